@@ -1,0 +1,45 @@
+package dev.ratelimit.core;
+
+/**
+ * The four rate-limiting algorithms. Each is an atomic Lua script in Redis; their exact contract, including
+ * the reference results, is {@code spec/ALGORITHMS.md}. They differ at bursts and window boundaries.
+ */
+public enum Algorithm {
+
+	/**
+	 * One counter per window {@code floor(now / W)}. Cheapest; a client straddling a boundary gets up to
+	 * {@code 2 × limit} in a short span.
+	 */
+	FIXED_WINDOW("fw"),
+
+	/**
+	 * A sorted set of admitted timestamps: exact, no span of one window ever holds more than {@code limit} units.
+	 * Memory grows with the limit. The sliding log as described by Cloudflare and Figma's engineering posts.
+	 */
+	SLIDING_LOG("sl"),
+
+	/**
+	 * Two fixed-window counters, the previous weighted by its overlap with the sliding window (Cloudflare,
+	 * "How we built rate limiting capable of scaling to millions of domains", 2017). Constant memory, slight
+	 * overshoot.
+	 */
+	SLIDING_WINDOW_COUNTER("swc"),
+
+	/**
+	 * A bucket of {@code capacity} tokens refilled with {@code limit} tokens per window, decided in exact integer
+	 * arithmetic. Allows bursts up to the capacity; up to {@code capacity + limit} units within one window.
+	 */
+	TOKEN_BUCKET("tb");
+
+	private final String code;
+
+	Algorithm(String code) {
+		this.code = code;
+	}
+
+	/** Short code used in Redis keys and script arguments, e.g. {@code "tb"}. */
+	String code() {
+		return this.code;
+	}
+
+}

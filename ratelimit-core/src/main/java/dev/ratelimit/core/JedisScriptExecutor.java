@@ -1,0 +1,36 @@
+package dev.ratelimit.core;
+
+import java.util.List;
+import java.util.Objects;
+
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * A {@link ScriptExecutor} on Jedis. {@link UnifiedJedis} covers standalone ({@code RedisClient}), Sentinel and
+ * Cluster ({@code RedisClusterClient}) deployments alike. Jedis' exceptions pass through.
+ */
+public final class JedisScriptExecutor implements ScriptExecutor {
+
+	private final UnifiedJedis jedis;
+
+	/** An executor on {@code jedis}, which the caller owns and closes. */
+	public JedisScriptExecutor(UnifiedJedis jedis) {
+		this.jedis = Objects.requireNonNull(jedis, "jedis must not be null");
+	}
+
+	@Override
+	@SuppressWarnings("unchecked")
+	public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
+		Object reply;
+		try {
+			reply = this.jedis.evalsha(script.sha1(), keys, args);
+		}
+		catch (JedisNoScriptException ex) {
+			// Script cache empty (flush, restart, failover): EVAL runs the source and caches it again.
+			reply = this.jedis.eval(script.source(), keys, args);
+		}
+		return (List<Long>) reply;
+	}
+
+}

@@ -1,0 +1,117 @@
+package dev.ratelimit.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One limit: at most {@code limit} units per {@code window}, counted by {@code algorithm}, for each client.
+ *
+ * <p>
+ * {@code name} identifies the limit in Redis keys and in HTTP headers. Limits with the same name (and the same
+ * algorithm and window) share one budget per client; different names never share state. {@code capacity} is
+ * the token bucket's size (for other algorithms it equals {@code limit}). {@code cost} is the number of units
+ * one request takes.
+ *
+ * <p>
+ * The canonical constructor checks every value and throws {@link IllegalArgumentException} with a message that
+ * names the offending field: a blank name or one with {@code {}} braces (they would break the Redis Cluster hash
+ * tag), a limit, capacity or cost below 1, a window below 1 ms or not a whole number of milliseconds, and numbers
+ * whose script arithmetic would leave the exact integer range of a Lua number ({@code (max(limit, capacity, cost)
+ * + 1) × window in ms < 2^52}). A cost above the limit (or the capacity) is accepted here: such a request is
+ * decided as {@link LimitDecision#NEVER}. Configuration with a fixed cost should use {@link #requireCostFits()} to
+ * reject it at startup.
+ *
+ * @param name identifies the limit; 1 to 200 characters, no whitespace, no braces
+ * @param algorithm how units are counted
+ * @param limit units allowed per window; for the token bucket, tokens added per window
+ * @param window the window, at least 1 ms, in whole milliseconds
+ * @param capacity token bucket size in units; must equal {@code limit} for the other algorithms
+ * @param cost units one request takes
+ */
+public record LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity,
+		long cost) {
+
+	/**
+	 * Bound for {@code (max(limit, capacity, cost) + 1) × window in ms}: 2^52, half of the 2^53 up to which a Lua
+	 * number (a double) holds every integer, so that sums of two such terms in the scripts stay exact too.
+	 */
+	static final long EXACT_BOUND = 1L << 52;
+
+	public LimitDefinition {
+		Objects.requireNonNull(name, "name must not be null");
+		Objects.requireNonNull(algorithm, "algorithm must not be null");
+		Objects.requireNonNull(window, "window must not be null");
+		if (name.isBlank() || name.length() > 200 || name.chars().anyMatch(ch -> ch == '{' || ch == '}' || Character.isWhitespace(ch) || Character.isISOControl(ch))) {
+			throw new IllegalArgumentException("name must be 1 to 200 characters without whitespace or braces, but was '" + name + "'");
+		}
+		requirePositive("limit", limit, name);
+		requirePositive("capacity", capacity, name);
+		requirePositive("cost", cost, name);
+		if (window.isNegative() || window.isZero() || window.toNanos() % 1_000_000 != 0) {
+			throw new IllegalArgumentException(
+					"window of limit '" + name + "' must be at least 1 ms and a whole number of ms, but was " + window);
+		}
+		if (algorithm != Algorithm.TOKEN_BUCKET && capacity != limit) {
+			throw new IllegalArgumentException("capacity of limit '" + name + "' applies to the token bucket only; "
+					+ algorithm + " needs capacity == limit");
+		}
+		long largest = Math.max(limit, Math.max(capacity, cost));
+		long windowMs = window.toMillis();
+		if (largest >= EXACT_BOUND / windowMs - 1) {
+			throw new IllegalArgumentException("limit '" + name + "' leaves Lua's exact integer range: "
+					+ "(max(limit, capacity, cost) + 1) × window in ms = (" + largest + " + 1) × " + windowMs
+					+ " must stay below 2^52; use a smaller limit or window");
+		}
+	}
+
+	/**
+	 * A limit of cost 1 whose capacity equals its limit.
+	 * @throws IllegalArgumentException as the canonical constructor
+	 */
+	public static LimitDefinition of(String name, Algorithm algorithm, long limit, Duration window) {
+		return new LimitDefinition(name, algorithm, limit, window, limit, 1);
+	}
+
+	/**
+	 * This limit with another cost per request.
+	 * @throws IllegalArgumentException if {@code cost} is below 1 or out of range
+	 */
+	public LimitDefinition withCost(long cost) {
+		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, this.capacity, cost);
+	}
+
+	/**
+	 * This token bucket with another capacity.
+	 * @throws IllegalArgumentException if this is not a token bucket, or {@code capacity} is below 1 or out of range
+	 */
+	public LimitDefinition withCapacity(long capacity) {
+		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, capacity, this.cost);
+	}
+
+	/** The window in ms. */
+	public long windowMs() {
+		return this.window.toMillis();
+	}
+
+	/**
+	 * Checks that a request of this cost can ever be admitted, for configuration whose cost is fixed.
+	 * @return this definition
+	 * @throws IllegalArgumentException if the cost exceeds the limit, or for the token bucket the capacity
+	 */
+	public LimitDefinition requireCostFits() {
+		long bound = (this.algorithm == Algorithm.TOKEN_BUCKET) ? this.capacity : this.limit;
+		if (this.cost > bound) {
+			throw new IllegalArgumentException("cost " + this.cost + " of limit '" + this.name + "' exceeds its "
+					+ ((this.algorithm == Algorithm.TOKEN_BUCKET) ? "capacity " : "limit ") + bound
+					+ ": such a request could never be admitted");
+		}
+		return this;
+	}
+
+	private static void requirePositive(String field, long value, String name) {
+		if (value < 1) {
+			throw new IllegalArgumentException(field + " of limit '" + name + "' must be at least 1, but was " + value);
+		}
+	}
+
+}

@@ -1,0 +1,85 @@
+package dev.ratelimit.core;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The {@link RateLimiter} on Redis: one call of {@link LuaScript#rateLimit()} per decision, whatever the number of
+ * limits, through a {@link ScriptExecutor}. Keys follow {@code <prefix>{<client>}:<name>:<algorithm>:<window ms>}
+ * (see {@code RedisKeys}), so they are Redis Cluster safe.
+ */
+public final class RedisRateLimiter implements RateLimiter {
+
+	/** Key prefix used when none is given. */
+	public static final String DEFAULT_KEY_PREFIX = "rl:";
+
+	private static final long SERVER_TIME = -1;
+
+	private final ScriptExecutor executor;
+
+	private final RedisKeys keys;
+
+	/** A limiter on {@code executor} with keys under {@value #DEFAULT_KEY_PREFIX}. */
+	public RedisRateLimiter(ScriptExecutor executor) {
+		this(executor, DEFAULT_KEY_PREFIX);
+	}
+
+	/**
+	 * A limiter on {@code executor} with keys under {@code keyPrefix}.
+	 * @throws IllegalArgumentException if the prefix contains a brace
+	 */
+	public RedisRateLimiter(ScriptExecutor executor, String keyPrefix) {
+		this.executor = Objects.requireNonNull(executor, "executor must not be null");
+		this.keys = new RedisKeys(Objects.requireNonNull(keyPrefix, "keyPrefix must not be null"));
+	}
+
+	@Override
+	public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits) {
+		return decide(clientId, limits, SERVER_TIME);
+	}
+
+	@Override
+	public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
+		if (nowMs < 0) {
+			throw new IllegalArgumentException("nowMs must be at least 0, but was " + nowMs);
+		}
+		return decide(clientId, limits, nowMs);
+	}
+
+	private RateLimitDecision decide(String clientId, List<LimitDefinition> limits, long nowMs) {
+		Objects.requireNonNull(clientId, "clientId must not be null");
+		if (limits.isEmpty()) {
+			throw new IllegalArgumentException("limits must not be empty");
+		}
+		Set<String> names = new HashSet<>();
+		List<String> keys = new ArrayList<>(limits.size());
+		List<String> args = new ArrayList<>(1 + 5 * limits.size());
+		args.add(Long.toString(nowMs));
+		for (LimitDefinition limit : limits) {
+			if (!names.add(limit.name())) {
+				throw new IllegalArgumentException("limits applied to one request must have different names, but '"
+						+ limit.name() + "' appears twice");
+			}
+			keys.add(this.keys.key(clientId, limit));
+			args.add(limit.algorithm().code());
+			args.add(Long.toString(limit.limit()));
+			args.add(Long.toString(limit.windowMs()));
+			args.add(Long.toString(limit.capacity()));
+			args.add(Long.toString(limit.cost()));
+		}
+		List<Long> reply = this.executor.execute(LuaScript.rateLimit(), keys, args);
+		if (reply.size() != 4 * limits.size()) {
+			throw new IllegalStateException("rate-limit script replied " + reply + " for " + limits.size() + " limits");
+		}
+		List<LimitDecision> decisions = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			decisions.add(new LimitDecision(limits.get(i), reply.get(4 * i) == 1, reply.get(4 * i + 1),
+					reply.get(4 * i + 2), reply.get(4 * i + 3)));
+		}
+		return new RateLimitDecision(decisions);
+	}
+
+}

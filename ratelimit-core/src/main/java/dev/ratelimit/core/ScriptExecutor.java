@@ -1,0 +1,27 @@
+package dev.ratelimit.core;
+
+import java.util.List;
+
+/**
+ * Runs a Lua script on Redis. The core ships {@link JedisScriptExecutor}; the Spring Boot starter implements it
+ * on Spring Data Redis.
+ *
+ * <p>
+ * Implementations run the script with {@code EVALSHA} and, when Redis answers {@code NOSCRIPT} (its script cache
+ * was flushed, or the server restarted or failed over), send the source on the same call ({@code EVAL}, which
+ * also caches it), so the caller always gets the script's reply. They route by {@code keys}, so a Redis Cluster
+ * client sends the call to the node that owns the keys' hash slot.
+ */
+public interface ScriptExecutor {
+
+	/**
+	 * Runs {@code script} once.
+	 * @param script the script
+	 * @param keys its {@code KEYS}
+	 * @param args its {@code ARGV}
+	 * @return the script's reply, an array of integers
+	 * @throws RuntimeException the client's exception when Redis cannot be reached, times out, or answers an error
+	 */
+	List<Long> execute(LuaScript script, List<String> keys, List<String> args);
+
+}

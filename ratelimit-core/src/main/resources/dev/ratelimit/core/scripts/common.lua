@@ -1,0 +1,45 @@
+-- common.lua: arithmetic shared by the four algorithm scripts.
+--
+-- Everything here is exact integer arithmetic on Lua numbers (doubles): every value stays below 2^53,
+-- which LimitDefinition guarantees before a script is ever called. Plain a / b is not enough: for large
+-- operands the rounded quotient can land on the next integer, so idiv corrects it.
+
+-- floor(a / b) for integers a and b > 0, exact for |a| < 2^53.
+local function idiv(a, b)
+  local q = math.floor(a / b)
+  local r = a - q * b
+  if r < 0 then
+    q = q - 1
+  elseif r >= b then
+    q = q + 1
+  end
+  return q
+end
+
+-- ceil(a / b) for integers a >= 0 and b > 0.
+local function ceil_div(a, b)
+  return idiv(a + b - 1, b)
+end
+
+-- A number as Redis should store it: all digits, never an exponent (tostring would write 1e+15).
+local function int(n)
+  return string.format('%.0f', n)
+end
+
+local function nonneg(n)
+  if n < 0 then
+    return 0
+  end
+  return n
+end
+
+-- The decision of one limit. remaining and reset_after describe the state as it stands without this
+-- request; commit (nil when denied) writes the request and returns remaining and reset_after after it.
+local NEVER = -1
+local function denied(remaining, retry_after, reset_after)
+  return { allowed = false, remaining = nonneg(remaining), retry_after = retry_after, reset_after = reset_after }
+end
+local function allowed(remaining, reset_after, commit)
+  return { allowed = true, remaining = nonneg(remaining), retry_after = 0, reset_after = reset_after, commit = commit }
+end
+
