@@ -1,0 +1,70 @@
+package dev.ratelimit.core;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class LimitDefinitionTest {
+
+	private static final Duration SECOND = Duration.ofSeconds(1);
+
+	@Test
+	void rejectsValuesBelowOneNamingTheField() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 0, SECOND))
+			.withMessage("limit of limit 'api' must be at least 1, but was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).withCost(0))
+			.withMessageStartingWith("cost of limit 'api'");
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 5, SECOND).withCapacity(-1))
+			.withMessageStartingWith("capacity of limit 'api'");
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.SLIDING_LOG, 5, Duration.ZERO))
+			.withMessageStartingWith("window of limit 'api' must be at least 1 ms");
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.SLIDING_LOG, 5, Duration.ofNanos(1_500_000)))
+			.withMessageContaining("whole number of ms");
+	}
+
+	@Test
+	void rejectsNamesThatWouldBreakTheKeyLayout() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("a{b}", Algorithm.FIXED_WINDOW, 5, SECOND))
+			.withMessageContaining("braces");
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of(" ", Algorithm.FIXED_WINDOW, 5, SECOND));
+		assertThatIllegalArgumentException().isThrownBy(() -> new RedisRateLimiter((script, keys, args) -> null, "rl:{x}:"))
+			.withMessageContaining("key prefix");
+	}
+
+	@Test
+	void capacityIsForTheTokenBucketOnly() {
+		assertThat(LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 5, SECOND).withCapacity(20).capacity()).isEqualTo(20);
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).withCapacity(20))
+			.withMessageContaining("token bucket only");
+	}
+
+	@Test
+	void rejectsNumbersBeyondLuasExactIntegerRange() {
+		Duration day = Duration.ofDays(1);
+		assertThat(LimitDefinition.of("ok", Algorithm.TOKEN_BUCKET, 10_000_000L, day).limit()).isEqualTo(10_000_000L);
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("big", Algorithm.TOKEN_BUCKET, 100_000_000L, day))
+			.withMessageContaining("exact integer range");
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("big", Algorithm.TOKEN_BUCKET, 10, day).withCapacity(Long.MAX_VALUE / 2))
+			.withMessageContaining("exact integer range");
+	}
+
+	@Test
+	void staticCostAboveTheLimitOrCapacityIsRejected() {
+		LimitDefinition bucket = LimitDefinition.of("reports", Algorithm.TOKEN_BUCKET, 10, SECOND).withCapacity(20);
+		assertThat(bucket.withCost(15).requireCostFits().cost()).isEqualTo(15);
+		assertThatIllegalArgumentException().isThrownBy(() -> bucket.withCost(21).requireCostFits())
+			.withMessage("cost 21 of limit 'reports' exceeds its capacity 20: such a request could never be admitted");
+	}
+
+	@Test
+	void limiterRejectsTwoLimitsWithOneName() {
+		RedisRateLimiter limiter = new RedisRateLimiter((script, keys, args) -> null);
+		LimitDefinition limit = LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND);
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("client", java.util.List.of(limit, limit), 0))
+			.withMessageContaining("'api' appears twice");
+	}
+
+}
