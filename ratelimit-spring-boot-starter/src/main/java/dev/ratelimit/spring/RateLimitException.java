@@ -1,0 +1,21 @@
+package dev.ratelimit.spring;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.ErrorResponseException;
+
+/**
+ * Base of the answers the rate limiter gives instead of the handler's: each carries its status, header fields and
+ * RFC 9457 problem body ({@link #getBody()}), ready for Spring MVC's exception handling. Applications customise
+ * them as any {@link ErrorResponseException}, for example with their own {@code @ExceptionHandler}.
+ */
+public abstract class RateLimitException extends ErrorResponseException {
+
+	protected RateLimitException(HttpStatus status, ProblemDetail body, HttpHeaders headers) {
+		super(status, body, null);
+		getHeaders().putAll(headers);
+		getHeaders().setCacheControl("no-store");
+	}
+
+}

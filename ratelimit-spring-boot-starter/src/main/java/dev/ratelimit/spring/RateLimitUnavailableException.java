@@ -1,0 +1,17 @@
+package dev.ratelimit.spring;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+
+/**
+ * Redis could not decide a request whose limit is {@code fail-closed}: {@code 503 Service Unavailable} with
+ * {@code Retry-After} ({@code ratelimit.redis.unavailable-retry-after}) and a problem body.
+ */
+public class RateLimitUnavailableException extends RateLimitException {
+
+	public RateLimitUnavailableException(ProblemDetail body, HttpHeaders headers) {
+		super(HttpStatus.SERVICE_UNAVAILABLE, body, headers);
+	}
+
+}

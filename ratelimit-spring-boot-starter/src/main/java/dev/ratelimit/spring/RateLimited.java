@@ -1,0 +1,82 @@
+package dev.ratelimit.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits calls of the annotated method, or of every method of the annotated class, per client.
+ *
+ * <p>
+ * Repeatable: {@code @RateLimited(limit = 10, window = "1s") @RateLimited(limit = 1000, window = "1h")} applies
+ * both limits. Limits on one method with the same client key are decided in one Redis round trip, all or nothing:
+ * a request denied by one consumes from none. Annotations on the class apply to every method, in addition to the
+ * method's own.
+ *
+ * <p>
+ * Attributes left unset take the defaults under {@code ratelimit.defaults.*}. Invalid values stop the application
+ * at startup with a message naming the method. A denied call throws {@link RateLimitExceededException}, which Spring
+ * MVC turns into {@code 429 Too Many Requests} with {@code Retry-After}, the rate-limit header fields and an RFC 9457
+ * problem body.
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Repeatable(RateLimited.List.class)
+public @interface RateLimited {
+
+	/**
+	 * Name of the limit, shown in the {@code RateLimit-Policy} header and part of the Redis key. Methods whose limits
+	 * have the same name draw on one budget per client (their algorithm, limit and window must then agree). Defaults
+	 * to {@code SimpleClassName.methodName} ({@code SimpleClassName} on a class).
+	 */
+	String name() default "";
+
+	/**
+	 * Algorithm: {@code fixed-window}, {@code sliding-log}, {@code sliding-window-counter} or {@code token-bucket}
+	 * (property placeholders allowed). Defaults to {@code ratelimit.defaults.algorithm}.
+	 */
+	String algorithm() default "";
+
+	/** Units allowed per window (token bucket: tokens added per window); 0 means {@code ratelimit.defaults.limit}. */
+	long limit() default 0;
+
+	/**
+	 * The window as a duration string such as {@code 500ms}, {@code 1s}, {@code 1h} or {@code PT1M} (property
+	 * placeholders allowed). Defaults to {@code ratelimit.defaults.window}.
+	 */
+	String window() default "";
+
+	/** Token bucket size; 0 means {@code ratelimit.defaults.capacity}, or the limit when that is unset. */
+	long capacity() default 0;
+
+	/** Units one call takes; 0 means {@code ratelimit.defaults.cost}. Must not exceed the limit (or capacity). */
+	long cost() default 0;
+
+	/**
+	 * SpEL expression for the client key, evaluated per call with {@code #request}, {@code #principal}, the method's
+	 * arguments by name and bean references ({@code @bean}). Defaults to the client's IP address. A null or empty
+	 * result falls back according to {@code ratelimit.missing-key}.
+	 */
+	String key() default "";
+
+	/**
+	 * What to do when Redis cannot answer: {@code fail-open} or {@code fail-closed}. Defaults to
+	 * {@code ratelimit.defaults.failure-policy}.
+	 */
+	String failurePolicy() default "";
+
+	/** Container of repeated {@link RateLimited} annotations. */
+	@Target({ ElementType.METHOD, ElementType.TYPE })
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@interface List {
+
+		RateLimited[] value();
+
+	}
+
+}

@@ -1,0 +1,14 @@
+package dev.ratelimit.spring.autoconfigure;
+
+/**
+ * What a limit does when Redis cannot decide a request (unreachable, timed out, erroring).
+ */
+public enum FailurePolicy {
+
+	/** The request proceeds without rate-limit fields; a WARN log (itself rate-limited) and a metric record it. */
+	FAIL_OPEN,
+
+	/** The request is answered 503 Service Unavailable with {@code Retry-After} and a problem body. */
+	FAIL_CLOSED
+
+}

@@ -1,0 +1,157 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.Locale;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.spring.RateLimited;
+
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.env.Environment;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.StringUtils;
+
+/**
+ * Turns {@link RateLimited} annotations and filter rules into {@link ConfiguredLimit}s, filling unset attributes from
+ * {@code ratelimit.defaults}, and rejects invalid values with a message naming the property or the method.
+ */
+final class LimitFactory {
+
+	private final RateLimitProperties.Defaults defaults;
+
+	private final Environment environment;
+
+	private final SpelExpressionParser parser = new SpelExpressionParser();
+
+	LimitFactory(RateLimitProperties.Defaults defaults, Environment environment) {
+		this.defaults = defaults;
+		this.environment = environment;
+		checkDefaults();
+	}
+
+	/**
+	 * @throws IllegalStateException naming {@code source} when a value is invalid
+	 */
+	ConfiguredLimit fromAnnotation(RateLimited annotation, String defaultName, String source) {
+		try {
+			String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name()) : defaultName;
+			Algorithm algorithm = StringUtils.hasText(annotation.algorithm())
+					? parseAlgorithm(resolve(annotation.algorithm())) : this.defaults.getAlgorithm();
+			long limit = (annotation.limit() != 0) ? annotation.limit() : this.defaults.getLimit();
+			Duration window = StringUtils.hasText(annotation.window())
+					? DurationStyle.detectAndParse(resolve(annotation.window())) : this.defaults.getWindow();
+			Long capacity = (annotation.capacity() != 0) ? Long.valueOf(annotation.capacity()) : null;
+			long cost = (annotation.cost() != 0) ? annotation.cost() : this.defaults.getCost();
+			FailurePolicy failurePolicy = StringUtils.hasText(annotation.failurePolicy())
+					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy();
+			LimitDefinition definition = definition(name, algorithm, limit, window, capacity, cost);
+			return new ConfiguredLimit(definition, parseKey(annotation.key()), failurePolicy, source,
+					StringUtils.hasText(annotation.name()));
+		}
+		catch (IllegalArgumentException | ParseException ex) {
+			throw new IllegalStateException("Invalid " + source + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * @throws InvalidConfigurationPropertyValueException naming the rule's property when a value is invalid
+	 */
+	ConfiguredLimit fromRule(RateLimitProperties.Rule rule, String property) {
+		if (rule.getPaths().isEmpty()) {
+			throw new InvalidConfigurationPropertyValueException(property + ".paths", rule.getPaths(),
+					"A filter rule needs at least one path pattern, such as '/api/**'.");
+		}
+		String name = StringUtils.hasText(rule.getName()) ? rule.getName() : rule.getPaths().get(0);
+		Expression key;
+		try {
+			key = parseKey(rule.getKey());
+		}
+		catch (ParseException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".key", rule.getKey(),
+					"Not a valid SpEL expression: " + ex.getMessage());
+		}
+		try {
+			LimitDefinition definition = definition(name,
+					(rule.getAlgorithm() != null) ? rule.getAlgorithm() : this.defaults.getAlgorithm(),
+					(rule.getLimit() != null) ? rule.getLimit() : this.defaults.getLimit(),
+					(rule.getWindow() != null) ? rule.getWindow() : this.defaults.getWindow(), rule.getCapacity(),
+					(rule.getCost() != null) ? rule.getCost() : this.defaults.getCost());
+			FailurePolicy failurePolicy = (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
+					: this.defaults.getFailurePolicy();
+			return new ConfiguredLimit(definition, key, failurePolicy, property, StringUtils.hasText(rule.getName()));
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalidProperty(property, rule, ex);
+		}
+	}
+
+	private void checkDefaults() {
+		try {
+			definition("defaults", this.defaults.getAlgorithm(), this.defaults.getLimit(), this.defaults.getWindow(),
+					this.defaults.getCapacity(), this.defaults.getCost());
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalidProperty("ratelimit.defaults", this.defaults, ex);
+		}
+	}
+
+	private LimitDefinition definition(String name, Algorithm algorithm, long limit, Duration window, Long capacity,
+			long cost) {
+		if (capacity != null && algorithm != Algorithm.TOKEN_BUCKET) {
+			throw new IllegalArgumentException("capacity of limit '" + name + "' applies to the token bucket only, not to " + algorithm);
+		}
+		Long defaultCapacity = (algorithm == Algorithm.TOKEN_BUCKET) ? this.defaults.getCapacity() : null;
+		long effectiveCapacity = (capacity != null) ? capacity : (defaultCapacity != null) ? defaultCapacity : limit;
+		return new LimitDefinition(name, algorithm, limit, window, effectiveCapacity, cost).requireCostFits();
+	}
+
+	private Expression parseKey(String key) {
+		return StringUtils.hasText(key) ? this.parser.parseExpression(key) : null;
+	}
+
+	private String resolve(String value) {
+		return this.environment.resolveRequiredPlaceholders(value);
+	}
+
+	static Algorithm parseAlgorithm(String value) {
+		try {
+			return Algorithm.valueOf(value.trim().replace('-', '_').toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("unknown algorithm '" + value
+					+ "'; use fixed-window, sliding-log, sliding-window-counter or token-bucket");
+		}
+	}
+
+	static FailurePolicy parseFailurePolicy(String value) {
+		try {
+			return FailurePolicy.valueOf(value.trim().replace('-', '_').toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("unknown failure policy '" + value + "'; use fail-open or fail-closed");
+		}
+	}
+
+	/**
+	 * The messages of {@link LimitDefinition} start with the field they reject ("cost of limit ..."), which names the
+	 * property below {@code prefix}.
+	 */
+	private static InvalidConfigurationPropertyValueException invalidProperty(String prefix, Object owner,
+			IllegalArgumentException ex) {
+		String message = ex.getMessage();
+		String field = message.substring(0, Math.max(0, message.indexOf(' ')));
+		BeanWrapper properties = new BeanWrapperImpl(owner);
+		if (!properties.isReadableProperty(field)) {
+			return new InvalidConfigurationPropertyValueException(prefix, owner, message);
+		}
+		return new InvalidConfigurationPropertyValueException(prefix + "." + field, properties.getPropertyValue(field),
+				message);
+	}
+
+}

@@ -1,0 +1,44 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ratelimit.core.LimitDefinition;
+
+/**
+ * Makes sure that one name means one budget. Limits with the same name share their Redis state per client, which is
+ * how two endpoints draw on one bucket; that only works when they agree on algorithm, limit, window and capacity,
+ * and it must be asked for by name, never happen because two methods derive the same default name.
+ */
+final class LimitNames {
+
+	private final Map<String, ConfiguredLimit> byName = new ConcurrentHashMap<>();
+
+	/**
+	 * @return {@code limit}
+	 * @throws IllegalStateException naming both sources when the names clash
+	 */
+	ConfiguredLimit register(ConfiguredLimit limit) {
+		ConfiguredLimit first = this.byName.putIfAbsent(limit.name(), limit);
+		if (first == null || first.source().equals(limit.source())) {
+			return limit;
+		}
+		if (!first.explicitName() || !limit.explicitName()) {
+			throw new IllegalStateException("Rate limits of " + first.source() + " and " + limit.source()
+					+ " both get the name '" + limit.name() + "'; give them distinct names, or the same name on purpose to share a budget");
+		}
+		LimitDefinition a = first.definition();
+		LimitDefinition b = limit.definition();
+		if (a.algorithm() != b.algorithm() || a.limit() != b.limit() || !a.window().equals(b.window())
+				|| a.capacity() != b.capacity()) {
+			throw new IllegalStateException("Rate limits named '" + limit.name() + "' share a budget but differ: "
+					+ first.source() + " has " + describe(a) + ", " + limit.source() + " has " + describe(b));
+		}
+		return limit;
+	}
+
+	private static String describe(LimitDefinition limit) {
+		return limit.algorithm() + " " + limit.limit() + " per " + limit.window() + " (capacity " + limit.capacity() + ")";
+	}
+
+}

@@ -1,0 +1,87 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.RateLimitException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.expression.EvaluationContext;
+
+/**
+ * Decides one request against the limits that apply to it, for the filter and the aspect alike.
+ *
+ * <p>
+ * Limits whose client keys are equal share a Redis hash tag and are decided in one script call, all or nothing.
+ * Limits with different keys (say one by IP, one by user) are decided one key after the other; a denial stops the
+ * sequence, but limits already decided for an earlier key keep their consumption. When Redis fails, the failure
+ * policy of the limits concerned applies: any {@code fail-closed} limit makes it a 503, otherwise those limits are
+ * skipped.
+ */
+final class RateLimitEnforcer {
+
+	private final RateLimiter limiter;
+
+	private final ClientKeys clientKeys;
+
+	private final RateLimitResponses responses;
+
+	private final RateLimitEvents events;
+
+	RateLimitEnforcer(RateLimiter limiter, ClientKeys clientKeys, RateLimitResponses responses,
+			RateLimitEvents events) {
+		this.limiter = limiter;
+		this.clientKeys = clientKeys;
+		this.responses = responses;
+		this.events = events;
+	}
+
+	ClientKeys clientKeys() {
+		return this.clientKeys;
+	}
+
+	/**
+	 * Decides the request and, when it goes ahead, adds the rate-limit fields to {@code response}.
+	 * @throws RateLimitException when the request is denied (429), Redis fails a fail-closed limit (503), or a key is
+	 * missing and rejected (400)
+	 */
+	void enforce(HttpServletRequest request, HttpServletResponse response, List<ConfiguredLimit> limits,
+			EvaluationContext context) {
+		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : limits) {
+			byKey.computeIfAbsent(this.clientKeys.resolve(limit, request, context), (key) -> new ArrayList<>())
+				.add(limit);
+		}
+		List<LimitDecision> applied = new ArrayList<>();
+		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
+			List<LimitDefinition> definitions = group.getValue().stream().map(ConfiguredLimit::definition).toList();
+			RateLimitDecision decision;
+			try {
+				decision = this.limiter.tryAcquire(group.getKey(), definitions);
+			}
+			catch (RuntimeException ex) {
+				this.events.redisFailed(ex);
+				if (group.getValue().stream().anyMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_CLOSED)) {
+					throw this.responses.unavailable(request);
+				}
+				continue;
+			}
+			applied.addAll(decision.decisions());
+			this.events.decided(decision);
+			if (!decision.allowed()) {
+				throw this.responses.exceeded(request, response, applied, decision);
+			}
+		}
+		if (!applied.isEmpty()) {
+			this.responses.headers().addTo(response, applied);
+		}
+	}
+
+}

@@ -1,0 +1,70 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.ratelimit.core.RateLimitDecision;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Records decisions and Redis failures: a WARN log at most once per interval (a Redis outage would otherwise log
+ * once per request), and Micrometer counters when a {@link MeterRegistry} is present:
+ * {@code ratelimit.decisions} (tag {@code outcome}: allowed, denied) and {@code ratelimit.redis.failures}.
+ */
+class RateLimitEvents {
+
+	private static final Log logger = LogFactory.getLog(RateLimitEvents.class);
+
+	private final long logIntervalNanos;
+
+	private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - Long.MAX_VALUE / 2);
+
+	private final AtomicLong unlogged = new AtomicLong();
+
+	RateLimitEvents(Duration logInterval) {
+		this.logIntervalNanos = logInterval.toNanos();
+	}
+
+	void redisFailed(RuntimeException ex) {
+		long now = System.nanoTime();
+		long last = this.lastLogged.get();
+		if (now - last >= this.logIntervalNanos && this.lastLogged.compareAndSet(last, now)) {
+			long suppressed = this.unlogged.getAndSet(0);
+			logger.warn("Redis could not decide a rate-limited request; applying the limit's failure policy"
+					+ ((suppressed > 0) ? " (" + suppressed + " similar failures not logged)" : "") + ": " + ex);
+		}
+		else {
+			this.unlogged.incrementAndGet();
+		}
+	}
+
+	void decided(RateLimitDecision decision) {
+	}
+
+	/** Adds the Micrometer counters. */
+	static final class Metered extends RateLimitEvents {
+
+		private final MeterRegistry registry;
+
+		Metered(Duration logInterval, MeterRegistry registry) {
+			super(logInterval);
+			this.registry = registry;
+		}
+
+		@Override
+		void redisFailed(RuntimeException ex) {
+			super.redisFailed(ex);
+			this.registry.counter("ratelimit.redis.failures").increment();
+		}
+
+		@Override
+		void decided(RateLimitDecision decision) {
+			this.registry.counter("ratelimit.decisions", "outcome", decision.allowed() ? "allowed" : "denied")
+				.increment();
+		}
+
+	}
+
+}

@@ -1,0 +1,73 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.io.IOException;
+import java.util.List;
+
+import dev.ratelimit.spring.RateLimitException;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+
+/**
+ * Applies the rules of {@code ratelimit.filter.rules} to every request they match. A
+ * {@link OncePerRequestFilter}: the error, forward and async dispatches of one request are charged once.
+ *
+ * <p>
+ * A denial is rendered by Spring MVC's exception resolvers, exactly as the aspect's denial is, so the application
+ * customises both in one place. Without Spring MVC the container's error page answers, with the same status and
+ * header fields.
+ */
+final class RateLimitFilter extends OncePerRequestFilter {
+
+	private final List<FilterRule> rules;
+
+	private final RateLimitEnforcer enforcer;
+
+	private final ObjectProvider<HandlerExceptionResolver> exceptionResolver;
+
+	RateLimitFilter(List<FilterRule> rules, RateLimitEnforcer enforcer,
+			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
+		this.rules = List.copyOf(rules);
+		this.enforcer = enforcer;
+		this.exceptionResolver = exceptionResolver;
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
+		List<ConfiguredLimit> matched = this.rules.stream()
+			.filter((rule) -> rule.matches(request.getMethod(), path))
+			.map(FilterRule::limit)
+			.toList();
+		if (!matched.isEmpty()) {
+			try {
+				this.enforcer.enforce(request, response, matched, this.enforcer.clientKeys().context(request));
+			}
+			catch (RateLimitException ex) {
+				render(request, response, ex);
+				return;
+			}
+		}
+		chain.doFilter(request, response);
+	}
+
+	private void render(HttpServletRequest request, HttpServletResponse response, RateLimitException ex)
+			throws IOException {
+		HandlerExceptionResolver resolver = this.exceptionResolver.getIfAvailable();
+		if (resolver != null && resolver.resolveException(request, response, null, ex) != null) {
+			return;
+		}
+		// No Spring MVC: the container's error page, with the status and header fields.
+		ex.getHeaders().forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
+		response.sendError(ex.getStatusCode().value(), ex.getBody().getDetail());
+	}
+
+}

@@ -1,0 +1,63 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.core.ScriptExecutor;
+import redis.clients.jedis.Jedis;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.data.redis.autoconfigure.JedisClientConfigurationBuilderCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * The limiter on Spring Data Redis.
+ */
+@Configuration(proxyBeanMethods = false)
+class RateLimitRedisConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RedisConnectionFactory.class)
+	ScriptExecutor rateLimitScriptExecutor(RedisConnectionFactory connectionFactory) {
+		return new SpringDataRedisScriptExecutor(new StringRedisTemplate(connectionFactory));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(ScriptExecutor.class)
+	RateLimiter rateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties) {
+		try {
+			return new RedisRateLimiter(rateLimitScriptExecutor, properties.getKeyPrefix());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.key-prefix", properties.getKeyPrefix(),
+					ex.getMessage());
+		}
+	}
+
+	/**
+	 * A short command timeout, so a slow or absent Redis cannot hold request threads for Jedis' default 2 s. Only
+	 * where the application set none of its own.
+	 */
+	@Bean
+	@ConditionalOnClass(Jedis.class)
+	JedisClientConfigurationBuilderCustomizer rateLimitRedisTimeouts(RateLimitProperties properties,
+			Environment environment) {
+		return (builder) -> {
+			if (!environment.containsProperty("spring.data.redis.timeout")) {
+				builder.readTimeout(properties.getRedis().getTimeout());
+			}
+			if (!environment.containsProperty("spring.data.redis.connect-timeout")) {
+				builder.connectTimeout(properties.getRedis().getTimeout());
+			}
+		};
+	}
+
+}

@@ -1,0 +1,138 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import dev.ratelimit.core.RateLimiter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.aspectj.lang.annotation.Aspect;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+/**
+ * The HTTP side, in a servlet Spring MVC application with a limiter: the filter, the aspect, and the responses.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(HandlerExceptionResolver.class)
+@ConditionalOnBean(RateLimiter.class)
+@Import({ RateLimitWebConfiguration.AspectConfiguration.class, RateLimitWebConfiguration.MetricsConfiguration.class })
+class RateLimitWebConfiguration {
+
+	@Bean
+	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment) {
+		return new LimitFactory(properties.getDefaults(), environment);
+	}
+
+	@Bean
+	LimitNames rateLimitNames() {
+		return new LimitNames();
+	}
+
+	@Bean
+	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events) {
+		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
+				properties.getRedis().getUnavailableRetryAfter());
+		return new RateLimitEnforcer(rateLimiter,
+				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
+				events.getIfAvailable(() -> new RateLimitEvents(properties.getRedis().getFailureLogInterval())));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitExceptionHandler rateLimitExceptionHandler() {
+		return new RateLimitExceptionHandler();
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
+	@ConditionalOnMissingBean(name = "rateLimitFilter")
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties, LimitFactory factory,
+			LimitNames names, RateLimitEnforcer enforcer,
+			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
+		List<FilterRule> rules = new ArrayList<>();
+		List<RateLimitProperties.Rule> configured = properties.getFilter().getRules();
+		for (int i = 0; i < configured.size(); i++) {
+			String property = "ratelimit.filter.rules[" + i + "]";
+			RateLimitProperties.Rule rule = configured.get(i);
+			ConfiguredLimit limit = factory.fromRule(rule, property);
+			try {
+				names.register(limit);
+			}
+			catch (IllegalStateException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + ".name", limit.name(), ex.getMessage());
+			}
+			rules.add(new FilterRule(limit, patterns(rule.getPaths(), property), Set.copyOf(rule.getMethods())));
+		}
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
+				new RateLimitFilter(rules, enforcer, exceptionResolver));
+		registration.setOrder(properties.getFilter().getOrder());
+		registration.setName("rateLimitFilter");
+		return registration;
+	}
+
+	private static List<PathPattern> patterns(List<String> paths, String property) {
+		List<PathPattern> patterns = new ArrayList<>();
+		for (int i = 0; i < paths.size(); i++) {
+			try {
+				patterns.add(PathPatternParser.defaultInstance.parse(paths.get(i)));
+			}
+			catch (PatternParseException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + ".paths[" + i + "]", paths.get(i),
+						"Not a valid path pattern: " + ex.getMessage());
+			}
+		}
+		return patterns;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(Aspect.class)
+	static class AspectConfiguration {
+
+		@Bean
+		RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
+				ConfigurableListableBeanFactory beanFactory) {
+			return new RateLimitedMethods(factory, names, beanFactory);
+		}
+
+		@Bean
+		RateLimitedAspect rateLimitedAspect(RateLimitedMethods methods, RateLimitEnforcer enforcer) {
+			return new RateLimitedAspect(methods, enforcer);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
+			MeterRegistry meterRegistry = registry.getIfAvailable();
+			return (meterRegistry != null)
+					? new RateLimitEvents.Metered(properties.getRedis().getFailureLogInterval(), meterRegistry)
+					: new RateLimitEvents(properties.getRedis().getFailureLogInterval());
+		}
+
+	}
+
+}
