@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
@@ -240,9 +241,9 @@ public final class TestRedis implements AutoCloseable {
 				throw new IllegalStateException("no redis-server on the PATH and " + EMBEDDED_BINARY
 						+ " not on the classpath (com.github.codemonstur:embedded-redis)");
 			}
-			Path file = Files.createTempFile("redis-server-", "",
-					PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-			Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+			Path file = Files.createTempFile("redis-server-", "");
+			Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+			Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwx------"));
 			file.toFile().deleteOnExit();
 			return file;
 		}
