@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.core.Algorithm;
-import dev.ratelimit.core.RedisRateLimiter;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -23,7 +22,7 @@ public class RateLimitProperties {
 	/**
 	 * Prefix of every Redis key the limiter writes. Must not contain braces: the client's hash tag follows it.
 	 */
-	private String keyPrefix = RedisRateLimiter.DEFAULT_KEY_PREFIX;
+	private String keyPrefix = "rl:";
 
 	/**
 	 * Rate-limit header fields on limited responses: 'ietf' (RateLimit and RateLimit-Policy, IETF
