@@ -15,7 +15,8 @@ import java.util.Objects;
  * <p>
  * The canonical constructor checks every value and throws {@link IllegalArgumentException} with a message that
  * names the offending field: a blank name or one with {@code {}} braces (they would break the Redis Cluster hash
- * tag), a limit, capacity or cost below 1, a window below 1 ms or not a whole number of milliseconds, and numbers
+ * tag), a limit, capacity or cost below 1, a window below 1 ms or not a whole number of milliseconds, a sliding log
+ * limit above {@value #MAX_SLIDING_LOG_LIMIT}, and numbers
  * whose script arithmetic would leave the exact integer range of a Lua number ({@code (max(limit, capacity, cost)
  * + 1) × window in ms < 2^52}). A cost above the limit (or the capacity) is accepted here: such a request is
  * decided as {@link LimitDecision#NEVER}. Configuration with a fixed cost should use {@link #requireCostFits()} to
@@ -37,6 +38,12 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 	 */
 	static final long EXACT_BOUND = 1L << 52;
 
+	/**
+	 * Largest limit of a sliding log: it keeps one sorted-set member per admitted unit, so memory per client and the
+	 * time one admission blocks Redis grow with the limit.
+	 */
+	public static final long MAX_SLIDING_LOG_LIMIT = 10_000;
+
 	public LimitDefinition {
 		Objects.requireNonNull(name, "name must not be null");
 		Objects.requireNonNull(algorithm, "algorithm must not be null");
@@ -54,6 +61,11 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		if (algorithm != Algorithm.TOKEN_BUCKET && capacity != limit) {
 			throw new IllegalArgumentException("capacity of limit '" + name + "' applies to the token bucket only; "
 					+ algorithm + " needs capacity == limit");
+		}
+		if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
+			throw new IllegalArgumentException("limit of limit '" + name + "' must be at most " + MAX_SLIDING_LOG_LIMIT
+					+ " for the sliding log, which stores one entry per admitted unit, but was " + limit
+					+ "; use the sliding window counter for large limits");
 		}
 		long largest = Math.max(limit, Math.max(capacity, cost));
 		long windowMs = window.toMillis();

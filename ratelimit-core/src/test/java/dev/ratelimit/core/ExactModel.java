@@ -56,8 +56,7 @@ final class ExactModel {
 	List<Decision> decide(String clientId, List<LimitDefinition> limits, long nowMs) {
 		List<Limiter> models = new ArrayList<>(limits.size());
 		for (LimitDefinition limit : limits) {
-			String key = clientId + "\u0000" + limit.name() + "\u0000" + limit.algorithm() + "\u0000" + limit.windowMs();
-			Limiter model = this.limiters.computeIfAbsent(key, (k) -> create(limit));
+			Limiter model = this.limiters.computeIfAbsent(key(clientId, limit), (k) -> create(limit));
 			model.checkShape(limit);
 			models.add(model);
 		}
@@ -91,6 +90,25 @@ final class ExactModel {
 			decisions.add(new Decision(verdicts[i], model.allowance(nowMs), retry, model.resetAfter(nowMs)));
 		}
 		return decisions;
+	}
+
+	/**
+	 * Drops the state of one limit of one client, as when its Redis key has expired. Once the limiter is back to
+	 * full allowance this changes no decision at a time at or after the latest one seen; it only matters for a
+	 * request that goes back in time, which then finds no stored time to be held to.
+	 */
+	void forget(String clientId, LimitDefinition limit) {
+		this.limiters.remove(key(clientId, limit));
+	}
+
+	/** The model's state of one limit of one client, for failure messages. */
+	String describe(String clientId, LimitDefinition limit) {
+		Limiter model = this.limiters.get(key(clientId, limit));
+		return (model != null) ? model.toString() : "(no state)";
+	}
+
+	private static String key(String clientId, LimitDefinition limit) {
+		return clientId + "\u0000" + limit.name() + "\u0000" + limit.algorithm() + "\u0000" + limit.windowMs();
 	}
 
 	private static Limiter create(LimitDefinition limit) {

@@ -52,6 +52,13 @@ class LimitDefinitionTest {
 	}
 
 	@Test
+	void slidingLogLimitIsBoundedByItsMemory() {
+		assertThat(LimitDefinition.of("log", Algorithm.SLIDING_LOG, 10_000, SECOND).limit()).isEqualTo(10_000);
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("log", Algorithm.SLIDING_LOG, 10_001, SECOND))
+			.withMessageStartingWith("limit of limit 'log' must be at most 10000 for the sliding log");
+	}
+
+	@Test
 	void staticCostAboveTheLimitOrCapacityIsRejected() {
 		LimitDefinition bucket = LimitDefinition.of("reports", Algorithm.TOKEN_BUCKET, 10, SECOND).withCapacity(20);
 		assertThat(bucket.withCost(15).requireCostFits().cost()).isEqualTo(15);

@@ -5,7 +5,8 @@
 -- window w - 1. With r = now - k * W, the estimate is e = p * (W - r) / W + c, and
 -- floor(e) = c + floor(p * (W - r) / W) is computed in exact integers. Admit iff floor(e) + cost <= limit.
 -- The hash lives until the end of window k + 1, while its count is still readable as the previous one.
--- A request whose clock is behind the stored window is decided at the start of the stored window.
+-- A request whose clock is behind the stored window is decided at the start of the stored window ("at");
+-- TTLs are counted from the request's own time, so the hash still lives until the end of window k + 1.
 -- Known property: slight overshoot against an exact sliding window.
 
 -- ms from r (offset in the current window) until floor(e) = 0, for counts cur and prev.
@@ -21,14 +22,15 @@ local function swc_reset_after(cur, prev, r, window)
 end
 
 local function sliding_window_counter(key, now, limit, window, capacity, cost)
-  local k = idiv(now, window)
+  local at = now
+  local k = idiv(at, window)
   local state = redis.call('HMGET', key, 'w', 'c', 'p')
   local w = tonumber(state[1])
   local cur, prev = 0, 0
   if w ~= nil then
     if w > k then
       k = w
-      now = w * window
+      at = w * window
     end
     if w == k then
       cur, prev = tonumber(state[2]), tonumber(state[3])
@@ -36,7 +38,7 @@ local function sliding_window_counter(key, now, limit, window, capacity, cost)
       prev = tonumber(state[2])
     end
   end
-  local r = now - k * window
+  local r = at - k * window
   local estimate = cur + idiv(prev * (window - r), window)
   local reset_after = swc_reset_after(cur, prev, r, window)
   if cost > limit then

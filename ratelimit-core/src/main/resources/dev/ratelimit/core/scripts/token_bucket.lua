@@ -5,24 +5,26 @@
 -- tokens = min(C, tokens + elapsed * L / W) becomes t = min(C * W, t + elapsed * L) in integers.
 -- Admit iff t >= cost * W. A missing bucket is a full one; the hash expires once it would be full again
 -- (plus a margin), so an expired bucket and a full one cannot be told apart.
--- Time never goes backwards: ts never decreases and elapsed time is never negative.
+-- Time never goes backwards: ts never decreases and elapsed time is never negative. A request older than ts is
+-- decided at ts ("at"); TTLs are counted from the request's own time.
 local TOKEN_BUCKET_TTL_MARGIN_MS = 1000
 
 local function token_bucket(key, now, limit, window, capacity, cost)
   local full = capacity * window
+  local at = now
   local state = redis.call('HMGET', key, 't', 'ts')
   local tokens, ts = tonumber(state[1]), tonumber(state[2])
   if tokens == nil or ts == nil then
     tokens = full
   else
-    if ts > now then
-      now = ts
+    if ts > at then
+      at = ts
     end
     -- Compare times rather than multiply: elapsed * limit could leave the exact range after a long idle.
-    if now - ts >= ceil_div(full - tokens, limit) then
+    if at - ts >= ceil_div(full - tokens, limit) then
       tokens = full
     else
-      tokens = tokens + (now - ts) * limit
+      tokens = tokens + (at - ts) * limit
     end
   end
   local need = cost * window
@@ -36,8 +38,8 @@ local function token_bucket(key, now, limit, window, capacity, cost)
   return allowed(idiv(tokens, window), reset_after, function()
     local left = tokens - need
     local refill_after = ceil_div(full - left, limit)
-    redis.call('HSET', key, 't', int(left), 'ts', int(now))
-    redis.call('PEXPIRE', key, int(refill_after + TOKEN_BUCKET_TTL_MARGIN_MS))
+    redis.call('HSET', key, 't', int(left), 'ts', int(at))
+    redis.call('PEXPIRE', key, int(at - now + refill_after + TOKEN_BUCKET_TTL_MARGIN_MS))
     return idiv(left, window), refill_after
   end)
 end
