@@ -70,9 +70,10 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		long largest = Math.max(limit, Math.max(capacity, cost));
 		long windowMs = window.toMillis();
 		if (largest >= EXACT_BOUND / windowMs - 1) {
-			throw new IllegalArgumentException("limit '" + name + "' leaves Lua's exact integer range: "
+			String field = (largest == limit) ? "limit" : (largest == capacity) ? "capacity" : "cost";
+			throw new IllegalArgumentException(field + " of limit '" + name + "' leaves Lua's exact integer range: "
 					+ "(max(limit, capacity, cost) + 1) × window in ms = (" + largest + " + 1) × " + windowMs
-					+ " must stay below 2^52; use a smaller limit or window");
+					+ " must stay below 2^52; use a smaller " + field + " or window");
 		}
 	}
 

@@ -28,6 +28,9 @@ import java.lang.annotation.Target;
 @Repeatable(RateLimited.List.class)
 public @interface RateLimited {
 
+	/** Value of {@link #limit()}, {@link #capacity()} and {@link #cost()} when not set: take the default. */
+	long UNSET = Long.MIN_VALUE;
+
 	/**
 	 * Name of the limit, shown in the {@code RateLimit-Policy} header and part of the Redis key. Methods whose limits
 	 * have the same name draw on one budget per client (their algorithm, limit and window must then agree). Defaults
@@ -41,8 +44,8 @@ public @interface RateLimited {
 	 */
 	String algorithm() default "";
 
-	/** Units allowed per window (token bucket: tokens added per window); 0 means {@code ratelimit.defaults.limit}. */
-	long limit() default 0;
+	/** Units allowed per window (token bucket: tokens added per window). Defaults to {@code ratelimit.defaults.limit}. */
+	long limit() default UNSET;
 
 	/**
 	 * The window as a duration string such as {@code 500ms}, {@code 1s}, {@code 1h} or {@code PT1M} (property
@@ -50,11 +53,11 @@ public @interface RateLimited {
 	 */
 	String window() default "";
 
-	/** Token bucket size; 0 means {@code ratelimit.defaults.capacity}, or the limit when that is unset. */
-	long capacity() default 0;
+	/** Token bucket size. Defaults to {@code ratelimit.defaults.capacity}, or the limit when that is unset. */
+	long capacity() default UNSET;
 
-	/** Units one call takes; 0 means {@code ratelimit.defaults.cost}. Must not exceed the limit (or capacity). */
-	long cost() default 0;
+	/** Units one call takes. Defaults to {@code ratelimit.defaults.cost}. Must not exceed the limit (or capacity). */
+	long cost() default UNSET;
 
 	/**
 	 * SpEL expression for the client key, evaluated per call with {@code #request}, {@code #principal}, the method's

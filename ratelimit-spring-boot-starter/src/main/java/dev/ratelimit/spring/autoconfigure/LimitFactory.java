@@ -43,11 +43,11 @@ final class LimitFactory {
 			String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name()) : defaultName;
 			Algorithm algorithm = StringUtils.hasText(annotation.algorithm())
 					? parseAlgorithm(resolve(annotation.algorithm())) : this.defaults.getAlgorithm();
-			long limit = (annotation.limit() != 0) ? annotation.limit() : this.defaults.getLimit();
+			long limit = (annotation.limit() != RateLimited.UNSET) ? annotation.limit() : this.defaults.getLimit();
 			Duration window = StringUtils.hasText(annotation.window())
 					? DurationStyle.detectAndParse(resolve(annotation.window())) : this.defaults.getWindow();
-			Long capacity = (annotation.capacity() != 0) ? Long.valueOf(annotation.capacity()) : null;
-			long cost = (annotation.cost() != 0) ? annotation.cost() : this.defaults.getCost();
+			Long capacity = (annotation.capacity() != RateLimited.UNSET) ? Long.valueOf(annotation.capacity()) : null;
+			long cost = (annotation.cost() != RateLimited.UNSET) ? annotation.cost() : this.defaults.getCost();
 			FailurePolicy failurePolicy = StringUtils.hasText(annotation.failurePolicy())
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy();
 			LimitDefinition definition = definition(name, algorithm, limit, window, capacity, cost);

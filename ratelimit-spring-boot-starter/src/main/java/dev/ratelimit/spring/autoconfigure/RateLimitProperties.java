@@ -179,8 +179,9 @@ public class RateLimitProperties {
 	public static class Redis {
 
 		/**
-		 * Read and connect timeout of the Jedis connection factory, so that a slow or absent Redis cannot stall
-		 * request threads. Applied only when 'spring.data.redis.timeout' is not set.
+		 * Read timeout, connect timeout and connection-pool wait of the Jedis connection factory, so that a slow or
+		 * absent Redis cannot stall request threads. Each applies only where the application sets none of its own
+		 * ('spring.data.redis.timeout', 'spring.data.redis.connect-timeout', 'spring.data.redis.jedis.pool.max-wait').
 		 */
 		private Duration timeout = Duration.ofMillis(250);
 

@@ -5,6 +5,10 @@ import dev.ratelimit.core.RedisRateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import redis.clients.jedis.Jedis;
 
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -14,6 +18,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -26,7 +31,16 @@ class RateLimitRedisConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RedisConnectionFactory.class)
 	ScriptExecutor rateLimitScriptExecutor(RedisConnectionFactory connectionFactory) {
-		return new SpringDataRedisScriptExecutor(new StringRedisTemplate(connectionFactory));
+		GenericObjectPoolConfig<?> pool = (connectionFactory instanceof JedisConnectionFactory jedis)
+				? jedis.getPoolConfig() : null;
+		int attempts = (pool != null && pool.getMaxTotal() > 0) ? pool.getMaxTotal() + 1 : 2;
+		return new SpringDataRedisScriptExecutor(new StringRedisTemplate(connectionFactory), attempts);
+	}
+
+	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */
+	@Bean
+	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment) {
+		return new LimitFactory(properties.getDefaults(), environment);
 	}
 
 	@Bean
@@ -57,6 +71,28 @@ class RateLimitRedisConfiguration {
 			if (!environment.containsProperty("spring.data.redis.connect-timeout")) {
 				builder.connectTimeout(properties.getRedis().getTimeout());
 			}
+		};
+	}
+
+	/**
+	 * A bounded wait for a pooled connection: the pool's default is to wait forever, so under load with Redis
+	 * paused, request threads would queue behind the pool's few connections for many timeouts in a row.
+	 */
+	@Bean
+	@ConditionalOnClass(Jedis.class)
+	static BeanPostProcessor rateLimitRedisPoolWait(ObjectProvider<RateLimitProperties> properties,
+			Environment environment) {
+		return new BeanPostProcessor() {
+
+			@Override
+			public Object postProcessBeforeInitialization(Object bean, String beanName) {
+				if (bean instanceof JedisConnectionFactory factory && factory.getPoolConfig() != null
+						&& !environment.containsProperty("spring.data.redis.jedis.pool.max-wait")) {
+					factory.getPoolConfig().setMaxWait(properties.getObject().getRedis().getTimeout());
+				}
+				return bean;
+			}
+
 		};
 	}
 

@@ -21,7 +21,6 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
@@ -36,11 +35,6 @@ import org.springframework.web.util.pattern.PatternParseException;
 @ConditionalOnBean(RateLimiter.class)
 @Import({ RateLimitWebConfiguration.AspectConfiguration.class, RateLimitWebConfiguration.MetricsConfiguration.class })
 class RateLimitWebConfiguration {
-
-	@Bean
-	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment) {
-		return new LimitFactory(properties.getDefaults(), environment);
-	}
 
 	@Bean
 	LimitNames rateLimitNames() {

@@ -1,10 +1,15 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.util.List;
+import java.util.NoSuchElementException;
 
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -12,15 +17,24 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The core's {@link ScriptExecutor} on Spring Data Redis, so the limiter uses the application's
  * {@code RedisConnectionFactory}. Spring Data runs scripts with {@code EVALSHA} and falls back to {@code EVAL} on
  * {@code NOSCRIPT}; failures surface as Spring's {@code DataAccessException}.
+ *
+ * <p>
+ * After Redis restarts or fails over, every idle pooled connection is dead, and each fails the first call that
+ * borrows it, at once and before the script reached any server. Such a call is tried again, up to
+ * {@code attempts} times in all (the pool's size plus one covers a pool full of dead connections), so limiting
+ * resumes with the first request. Timeouts are never retried: they would multiply the wait.
  */
 final class SpringDataRedisScriptExecutor implements ScriptExecutor {
 
 	private final StringRedisTemplate template;
 
+	private final int attempts;
+
 	private final RedisScript<List> rateLimit = RedisScript.of(LuaScript.rateLimit().source(), List.class);
 
-	SpringDataRedisScriptExecutor(StringRedisTemplate template) {
+	SpringDataRedisScriptExecutor(StringRedisTemplate template, int attempts) {
 		this.template = template;
+		this.attempts = attempts;
 	}
 
 	@Override
@@ -28,7 +42,31 @@ final class SpringDataRedisScriptExecutor implements ScriptExecutor {
 	public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
 		RedisScript<List> redisScript = script.equals(LuaScript.rateLimit()) ? this.rateLimit
 				: RedisScript.of(script.source(), List.class);
-		return this.template.execute(redisScript, keys, args.toArray());
+		for (int attempt = 1;; attempt++) {
+			try {
+				return this.template.execute(redisScript, keys, args.toArray());
+			}
+			catch (RedisConnectionFailureException ex) {
+				if (attempt >= this.attempts || !closedConnection(ex)) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	/** A connection found closed or refused, as opposed to a timeout or a pool with no connection to spare. */
+	static boolean closedConnection(Throwable ex) {
+		boolean connectionFailure = false;
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SocketTimeoutException || cause instanceof NoSuchElementException) {
+				return false;
+			}
+			if (cause instanceof SocketException) {
+				return true;
+			}
+			connectionFailure |= cause instanceof JedisConnectionException;
+		}
+		return connectionFailure;
 	}
 
 }

@@ -1,0 +1,845 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.JedisScriptExecutor;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisPooled;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link RateLimitAutoConfiguration}: which beans exist under which conditions and properties, which
+ * beans back off, and which configurations stop the application at startup with a message naming the property or
+ * the annotated method.
+ */
+class RateLimitAutoConfigurationTests {
+
+	private static final String IMPORTS = "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports";
+
+	private static final TestRedis redis = TestRedis.shared();
+
+	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+				AopAutoConfiguration.class, JacksonAutoConfiguration.class,
+				HttpMessageConvertersAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
+				WebMvcAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.url=" + redis.url());
+
+	private final ApplicationContextRunner nonWebContextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+				AopAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.url=" + redis.url());
+
+	/** For user-defined limiters and executors; the server is shared by the test JVM and stops with it. */
+	private static final JedisPooled jedis = new JedisPooled(redis.host(), redis.port());
+
+	@AfterAll
+	static void closeJedis() {
+		jedis.close();
+	}
+
+	// --- Beans per condition and property
+
+	@Test
+	void webApplicationGetsLimiterFilterAspectAndHandler() {
+		this.contextRunner.withUserConfiguration(LimitedController.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(RateLimitProperties.class);
+			assertThat(context).hasSingleBean(ScriptExecutor.class);
+			assertThat(context).hasSingleBean(RateLimiter.class);
+			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(RedisRateLimiter.class);
+			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+			assertThat(context).hasSingleBean(RateLimitExceptionHandler.class);
+			assertThat(context).hasSingleBean(RateLimitedAspect.class);
+			assertThat(context).hasSingleBean(RateLimitedMethods.class);
+			assertThat(context).hasBean("rateLimitFilter");
+			assertThat(context.getBean("rateLimitFilter", FilterRegistrationBean.class).getFilter())
+				.isInstanceOf(RateLimitFilter.class)
+				.isInstanceOf(OncePerRequestFilter.class);
+			assertThat(AopUtils.isAopProxy(context.getBean(LimitedController.class)))
+				.as("an @RateLimited controller is advised by the aspect")
+				.isTrue();
+		});
+	}
+
+	@Test
+	void filterUsesConfiguredOrder() {
+		this.contextRunner.withPropertyValues("ratelimit.filter.order=-42")
+			.run((context) -> assertThat(context.getBean("rateLimitFilter", FilterRegistrationBean.class).getOrder())
+				.isEqualTo(-42));
+	}
+
+	@Test
+	void disabledRateLimitingRegistersNothing() {
+		this.contextRunner.withUserConfiguration(LimitedController.class)
+			.withPropertyValues("ratelimit.enabled=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).hasSingleBean(RedisConnectionFactory.class);
+				assertThat(context).doesNotHaveBean(RateLimitProperties.class);
+				assertThat(context).doesNotHaveBean(ScriptExecutor.class);
+				assertThat(context).doesNotHaveBean(RateLimiter.class);
+				assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
+				assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
+				assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+				assertThat(context).doesNotHaveBean("rateLimitFilter");
+				assertThat(context).doesNotHaveBean("rateLimitRedisTimeouts");
+				assertThat(AopUtils.isAopProxy(context.getBean(LimitedController.class))).isFalse();
+			});
+	}
+
+	@Test
+	void disabledRateLimitingDoesNotShortenRedisTimeouts() {
+		this.contextRunner.withPropertyValues("ratelimit.enabled=false").run((context) -> {
+			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
+			assertThat(factory.getClientConfiguration().getReadTimeout()).isEqualTo(Duration.ofSeconds(2));
+		});
+	}
+
+	@Test
+	void disabledRateLimitingIgnoresInvalidConfiguration() {
+		this.contextRunner.withPropertyValues("ratelimit.enabled=false", "ratelimit.defaults.limit=0")
+			.withUserConfiguration(ZeroLimitController.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void nonWebApplicationGetsLimiterOnly() {
+		this.nonWebContextRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(RateLimiter.class);
+			assertThat(context).hasSingleBean(ScriptExecutor.class);
+			assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
+			assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+			assertThat(context).doesNotHaveBean(RateLimitedMethods.class);
+			assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
+			assertThat(context).doesNotHaveBean("rateLimitFilter");
+		});
+	}
+
+	@Test
+	void nonWebApplicationLimiterDecidesAgainstRedis() {
+		this.nonWebContextRunner.run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			LimitDefinition limit = LimitDefinition.of("nonweb-" + System.nanoTime(), Algorithm.FIXED_WINDOW, 2,
+					Duration.ofHours(1));
+			assertThat(limiter.tryAcquire("client", limit).allowed()).isTrue();
+			assertThat(limiter.tryAcquire("client", limit).allowed()).isTrue();
+			assertThat(limiter.tryAcquire("client", limit).allowed()).isFalse();
+		});
+	}
+
+	@Test
+	void withoutAspectJThereIsNoAspect() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.aspectj"))
+			.withUserConfiguration(LimitedController.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).hasSingleBean(RateLimiter.class);
+				assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+				assertThat(context).hasBean("rateLimitFilter");
+				assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+				assertThat(context).doesNotHaveBean(RateLimitedMethods.class);
+			});
+	}
+
+	@Test
+	void withoutAspectAnnotationClassThereIsNoAspect() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(org.aspectj.lang.annotation.Aspect.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+				assertThat(context).hasBean("rateLimitFilter");
+			});
+	}
+
+	@Test
+	void withoutMicrometerEventsStillWork() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+			assertThat(context).doesNotHaveBean(RateLimitEvents.class);
+		});
+	}
+
+	@Test
+	void withoutJedisThereIsNoLimiterAndStartupSucceeds() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("redis.clients.jedis")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean(RedisConnectionFactory.class);
+			assertThat(context).doesNotHaveBean(RateLimiter.class);
+			assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
+			assertThat(context).doesNotHaveBean("rateLimitFilter");
+		});
+	}
+
+	@Test
+	void withoutRedisConnectionFactoryThereIsNoLimiter() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(ScriptExecutor.class);
+				assertThat(context).doesNotHaveBean(RateLimiter.class);
+				assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
+				assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+				assertThat(context).doesNotHaveBean("rateLimitFilter");
+			});
+	}
+
+	@Test
+	void disabledFilterRegistersNoFilterButKeepsAspect() {
+		this.contextRunner.withPropertyValues("ratelimit.filter.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean("rateLimitFilter");
+			assertThat(context).getBeans(FilterRegistrationBean.class).isEmpty();
+			assertThat(context).hasSingleBean(RateLimitedAspect.class);
+			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+		});
+	}
+
+	@Test
+	void disabledFilterIgnoresItsRules() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.filter.enabled=false", "ratelimit.filter.rules[0].paths[0]=/api/**",
+					"ratelimit.filter.rules[0].limit=2", "ratelimit.filter.rules[0].cost=3")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("rateLimitFilter"));
+	}
+
+	// --- User beans win
+
+	@Test
+	void userRateLimiterWins() {
+		this.contextRunner.withUserConfiguration(UserRateLimiterConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimiter.class);
+			assertThat(context.getBean(RateLimiter.class))
+				.isSameAs(context.getBean(UserRateLimiterConfiguration.class).limiter);
+			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+			assertThat(context).hasSingleBean(RateLimitedAspect.class);
+		});
+	}
+
+	@Test
+	void userRateLimiterWithoutRedisConnectionFactoryEnablesTheWebSide() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
+			.withUserConfiguration(UserRateLimiterConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(ScriptExecutor.class);
+				assertThat(context).hasSingleBean(RateLimiter.class);
+				assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+				assertThat(context).hasBean("rateLimitFilter");
+			});
+	}
+
+	@Test
+	void userScriptExecutorWinsAndBacksTheLimiter() {
+		this.contextRunner.withUserConfiguration(UserScriptExecutorConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(ScriptExecutor.class);
+			CountingScriptExecutor executor = context.getBean(UserScriptExecutorConfiguration.class).executor;
+			assertThat(context.getBean(ScriptExecutor.class)).isSameAs(executor);
+			assertThat(context).hasSingleBean(RateLimiter.class);
+			LimitDefinition limit = LimitDefinition.of("user-executor-" + System.nanoTime(), Algorithm.TOKEN_BUCKET, 1,
+					Duration.ofHours(1));
+			RateLimitDecision first = context.getBean(RateLimiter.class).tryAcquire("client", limit);
+			RateLimitDecision second = context.getBean(RateLimiter.class).tryAcquire("client", limit);
+			assertThat(first.allowed()).isTrue();
+			assertThat(second.allowed()).isFalse();
+			assertThat(executor.calls).hasValue(2);
+		});
+	}
+
+	@Test
+	void userFilterNamedRateLimitFilterWins() {
+		this.contextRunner.withUserConfiguration(UserFilterConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(FilterRegistrationBean.class);
+			assertThat(context.getBean("rateLimitFilter"))
+				.isSameAs(context.getBean(UserFilterConfiguration.class).registration);
+		});
+	}
+
+	@Test
+	void keyPrefixIsApplied() {
+		this.contextRunner.withPropertyValues("ratelimit.key-prefix=autoconfig-test:").run((context) -> {
+			String name = "prefixed-" + System.nanoTime();
+			context.getBean(RateLimiter.class)
+				.tryAcquire("client", LimitDefinition.of(name, Algorithm.FIXED_WINDOW, 5, Duration.ofHours(1)));
+			assertThat(jedis.keys("autoconfig-test:*" + name + "*")).hasSize(1);
+		});
+	}
+
+	// --- Every listed auto-configuration loads
+
+	@Test
+	void everyListedAutoConfigurationLoads() throws Exception {
+		List<String> names = listedAutoConfigurations();
+		assertThat(names).contains(RateLimitAutoConfiguration.class.getName());
+		for (String name : names) {
+			Class<?> type = Class.forName(name, true, getClass().getClassLoader());
+			assertThat(type).as(name).hasAnnotation(AutoConfiguration.class);
+		}
+	}
+
+	// --- Bad properties fail startup naming the property
+
+	@Test
+	void zeroDefaultLimitFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.defaults.limit", "ratelimit.defaults.limit=0");
+	}
+
+	@Test
+	void negativeDefaultCostFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.defaults.cost", "ratelimit.defaults.cost=-1");
+	}
+
+	@Test
+	void zeroDefaultWindowFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.defaults.window", "ratelimit.defaults.window=0s");
+	}
+
+	@Test
+	void subMillisecondDefaultWindowFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.defaults.window", "ratelimit.defaults.window=500us");
+	}
+
+	@Test
+	void ruleCostAboveItsLimitFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.filter.rules[0].cost", "ratelimit.filter.rules[0].paths[0]=/api/**",
+				"ratelimit.filter.rules[0].algorithm=fixed-window", "ratelimit.filter.rules[0].limit=2",
+				"ratelimit.filter.rules[0].cost=3");
+	}
+
+	@Test
+	void ruleCostAboveTokenBucketCapacityFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.filter.rules[0].cost", "ratelimit.filter.rules[0].paths[0]=/api/**",
+				"ratelimit.filter.rules[0].algorithm=token-bucket", "ratelimit.filter.rules[0].limit=10",
+				"ratelimit.filter.rules[0].capacity=2", "ratelimit.filter.rules[0].cost=3");
+	}
+
+	@Test
+	void secondRuleIsNamedByItsIndex() {
+		assertStartupFailsNaming("ratelimit.filter.rules[1].limit", "ratelimit.filter.rules[0].paths[0]=/a/**",
+				"ratelimit.filter.rules[1].paths[0]=/b/**", "ratelimit.filter.rules[1].limit=0");
+	}
+
+	@Test
+	void unknownDefaultAlgorithmFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.defaults.algorithm", "ratelimit.defaults.algorithm=leaky-bucket");
+	}
+
+	@Test
+	void unknownRuleAlgorithmFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.filter.rules[0].algorithm", "ratelimit.filter.rules[0].paths[0]=/api/**",
+				"ratelimit.filter.rules[0].algorithm=leaky-bucket");
+	}
+
+	@Test
+	void relaxedAlgorithmNamesBind() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.defaults.algorithm=sliding-window-counter",
+					"ratelimit.filter.rules[0].paths[0]=/api/**", "ratelimit.filter.rules[0].algorithm=fixed-window")
+			.run((context) -> assertThat(context.getBean(RateLimitProperties.class).getDefaults().getAlgorithm())
+				.isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER));
+	}
+
+	@Test
+	void ruleTokenBucketLimitOutsideLuaExactRangeFailsNamingTheProperty() {
+		// (2^42 + 1) × 3,600,000 ms is far beyond 2^52.
+		assertStartupFailsNaming("ratelimit.filter.rules[0].limit", "ratelimit.filter.rules[0].paths[0]=/api/**",
+				"ratelimit.filter.rules[0].algorithm=token-bucket", "ratelimit.filter.rules[0].limit=4398046511104",
+				"ratelimit.filter.rules[0].window=1h");
+	}
+
+	@Test
+	void defaultTokenBucketLimitOutsideLuaExactRangeFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.defaults.limit", "ratelimit.defaults.algorithm=token-bucket",
+				"ratelimit.defaults.limit=4398046511104", "ratelimit.defaults.window=1h");
+	}
+
+	/**
+	 * The capacity is what leaves the range here; the message must name the capacity, not the (valid) limit.
+	 */
+	@Test
+	void ruleTokenBucketCapacityOutsideLuaExactRangeFailsNamingTheCapacity() {
+		assertStartupFailsNaming("ratelimit.filter.rules[0].capacity", "ratelimit.filter.rules[0].paths[0]=/api/**",
+				"ratelimit.filter.rules[0].algorithm=token-bucket", "ratelimit.filter.rules[0].limit=10",
+				"ratelimit.filter.rules[0].capacity=4398046511104", "ratelimit.filter.rules[0].window=1h");
+	}
+
+	@Test
+	void defaultTokenBucketCapacityOutsideLuaExactRangeFailsNamingTheCapacity() {
+		assertStartupFailsNaming("ratelimit.defaults.capacity", "ratelimit.defaults.algorithm=token-bucket",
+				"ratelimit.defaults.capacity=4398046511104", "ratelimit.defaults.window=1h");
+	}
+
+	@Test
+	void tokenBucketAtTheEdgeOfLuaExactRangeStarts() {
+		// (limit + 1) × 1000 ms just below 2^52.
+		this.contextRunner
+			.withPropertyValues("ratelimit.filter.rules[0].paths[0]=/api/**",
+					"ratelimit.filter.rules[0].algorithm=token-bucket", "ratelimit.filter.rules[0].limit=4503599627368",
+					"ratelimit.filter.rules[0].window=1s")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void invalidRuleKeyExpressionFailsNamingThePropertyAndExpression() {
+		String expression = "#request.getHeader('X-Api-Key'";
+		this.contextRunner
+			.withPropertyValues("ratelimit.filter.rules[0].paths[0]=/api/**", "ratelimit.filter.rules[0].key=" + expression)
+			.run((context) -> {
+				assertThat(failedProperty(context.getStartupFailure())).isEqualTo("ratelimit.filter.rules[0].key");
+				assertThat(messages(context.getStartupFailure())).contains(expression);
+			});
+	}
+
+	@Test
+	void invalidRulePathPatternFailsNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.filter.rules[0].paths[0]=/api/**", "ratelimit.filter.rules[0].paths[1]=/api/{id")
+			.run((context) -> {
+				assertThat(failedProperty(context.getStartupFailure())).isEqualTo("ratelimit.filter.rules[0].paths[1]");
+				assertThat(messages(context.getStartupFailure())).contains("/api/{id");
+			});
+	}
+
+	@Test
+	void ruleWithoutPathsFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.filter.rules[0].paths", "ratelimit.filter.rules[0].limit=5");
+	}
+
+	@Test
+	void ruleCapacityOnNonTokenBucketFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.filter.rules[0].capacity", "ratelimit.filter.rules[0].paths[0]=/api/**",
+				"ratelimit.filter.rules[0].algorithm=fixed-window", "ratelimit.filter.rules[0].capacity=5");
+	}
+
+	@Test
+	void keyPrefixWithBracesFailsNamingTheProperty() {
+		assertStartupFailsNaming("ratelimit.key-prefix", "ratelimit.key-prefix=rl:{tenant}:");
+	}
+
+	@Test
+	void keyPrefixWithBracesFailsInNonWebApplicationToo() {
+		this.nonWebContextRunner.withPropertyValues("ratelimit.key-prefix=rl{")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure())).isEqualTo("ratelimit.key-prefix"));
+	}
+
+	@Test
+	void validRulesStart() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.filter.rules[0].name=api", "ratelimit.filter.rules[0].paths[0]=/api/**",
+					"ratelimit.filter.rules[0].methods[0]=post", "ratelimit.filter.rules[0].limit=10",
+					"ratelimit.filter.rules[0].window=1s", "ratelimit.filter.rules[0].cost=10",
+					"ratelimit.filter.rules[0].key=#request.getHeader('X-Api-Key')",
+					"ratelimit.filter.rules[0].failure-policy=fail-closed")
+			.run((context) -> assertThat(context).hasNotFailed().hasBean("rateLimitFilter"));
+	}
+
+	// --- Bad annotations fail startup naming the method
+
+	/**
+	 * {@code limit = 0} is the annotation's "unset" value and silently takes {@code ratelimit.defaults.limit}; the
+	 * HTTP spec says a limit ≤ 0 stops the application. The annotation needs an "unset" sentinel that is not a
+	 * possible (invalid) value.
+	 */
+	@Test
+	void annotationWithZeroLimitFailsNamingTheMethod() {
+		assertAnnotationFailsNaming(ZeroLimitController.class, "zero");
+	}
+
+	/** As {@code limit = 0}: the spec says a cost ≤ 0 stops the application. */
+	@Test
+	void annotationWithZeroCostFailsNamingTheMethod() {
+		assertAnnotationFailsNaming(ZeroCostController.class, "free");
+	}
+
+	@Test
+	void annotationWithNegativeLimitFailsNamingTheMethod() {
+		assertAnnotationFailsNaming(NegativeLimitController.class, "negative");
+	}
+
+	@Test
+	void annotationWithUnknownAlgorithmFailsNamingTheMethod() {
+		assertAnnotationFailsNaming(UnknownAlgorithmController.class, "leaky");
+	}
+
+	@Test
+	void annotationWithBadWindowFailsNamingTheMethod() {
+		assertAnnotationFailsNaming(BadWindowController.class, "soon");
+	}
+
+	@Test
+	void annotationWithUnresolvableWindowPlaceholderFailsNamingTheMethod() {
+		assertAnnotationFailsNaming(UnresolvableWindowController.class, "placeholder");
+	}
+
+	@Test
+	void annotationWithCostAboveLimitFailsNamingTheMethod() {
+		assertAnnotationFailsNaming(CostAboveLimitController.class, "expensive");
+	}
+
+	@Test
+	void annotationWithInvalidKeyExpressionFailsNamingTheMethodAndExpression() {
+		this.contextRunner.withUserConfiguration(InvalidKeyController.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains("InvalidKeyController.keyed(")
+				.contains("#request.getHeader(");
+		});
+	}
+
+	@Test
+	void annotationWithUnknownFailurePolicyFailsNamingTheMethod() {
+		assertAnnotationFailsNaming(UnknownFailurePolicyController.class, "policy");
+	}
+
+	@Test
+	void annotationWithWindowPlaceholderResolvesIt() {
+		this.contextRunner.withUserConfiguration(PlaceholderWindowController.class)
+			.withPropertyValues("test.window=2s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				List<ConfiguredLimit> limits = context.getBean(RateLimitedMethods.class)
+					.limitsFor(PlaceholderWindowController.class.getDeclaredMethod("placeholder"),
+							PlaceholderWindowController.class);
+				assertThat(limits).singleElement()
+					.satisfies((limit) -> assertThat(limit.definition().window()).isEqualTo(Duration.ofSeconds(2)));
+			});
+	}
+
+	@Test
+	void validAnnotationsStart() {
+		this.contextRunner.withUserConfiguration(LimitedController.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	// --- The short Redis timeout
+
+	@Test
+	void shortRedisTimeoutAppliesWhenSpringDataRedisTimeoutIsUnset() {
+		this.contextRunner.withPropertyValues("ratelimit.redis.timeout=300ms").run((context) -> {
+			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
+			assertThat(factory.getClientConfiguration().getReadTimeout()).isEqualTo(Duration.ofMillis(300));
+			assertThat(factory.getClientConfiguration().getConnectTimeout()).isEqualTo(Duration.ofMillis(300));
+		});
+	}
+
+	@Test
+	void shortRedisTimeoutDefaultsTo250Milliseconds() {
+		this.contextRunner.run((context) -> {
+			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
+			assertThat(factory.getClientConfiguration().getReadTimeout()).isEqualTo(Duration.ofMillis(250));
+			assertThat(factory.getClientConfiguration().getConnectTimeout()).isEqualTo(Duration.ofMillis(250));
+		});
+	}
+
+	@Test
+	void shortRedisTimeoutAppliesInNonWebApplication() {
+		this.nonWebContextRunner.run((context) -> assertThat(
+				context.getBean(JedisConnectionFactory.class).getClientConfiguration().getReadTimeout())
+			.isEqualTo(Duration.ofMillis(250)));
+	}
+
+	@Test
+	void shortRedisTimeoutIsNotAppliedWhenSpringDataRedisTimeoutIsSet() {
+		this.contextRunner.withPropertyValues("spring.data.redis.timeout=5s", "ratelimit.redis.timeout=300ms")
+			.run((context) -> assertThat(
+					context.getBean(JedisConnectionFactory.class).getClientConfiguration().getReadTimeout())
+				.isEqualTo(Duration.ofSeconds(5)));
+	}
+
+	@Test
+	void shortConnectTimeoutIsNotAppliedWhenSpringDataRedisConnectTimeoutIsSet() {
+		this.contextRunner.withPropertyValues("spring.data.redis.connect-timeout=3s", "ratelimit.redis.timeout=300ms")
+			.run((context) -> {
+				JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
+				assertThat(factory.getClientConfiguration().getConnectTimeout()).isEqualTo(Duration.ofSeconds(3));
+				assertThat(factory.getClientConfiguration().getReadTimeout()).isEqualTo(Duration.ofMillis(300));
+			});
+	}
+
+	// --- Helpers
+
+	private void assertStartupFailsNaming(String property, String... properties) {
+		this.contextRunner.withPropertyValues(properties).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(failedProperty(context.getStartupFailure())).as(messages(context.getStartupFailure()))
+				.isEqualTo(property);
+		});
+	}
+
+	private void assertAnnotationFailsNaming(Class<?> controller, String method) {
+		this.contextRunner.withUserConfiguration(controller).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains(controller.getName() + "." + method + "(");
+		});
+	}
+
+	/** The configuration property that a startup failure names, as the failure analysers report it. */
+	private static String failedProperty(Throwable failure) {
+		for (Throwable ex = failure; ex != null; ex = ex.getCause()) {
+			if (ex instanceof InvalidConfigurationPropertyValueException invalid) {
+				return invalid.getName();
+			}
+			if (ex instanceof BindException bind) {
+				return (bind.getProperty() != null) ? bind.getProperty().getName().toString() : bind.getName().toString();
+			}
+		}
+		return null;
+	}
+
+	private static String messages(Throwable failure) {
+		StringBuilder messages = new StringBuilder();
+		for (Throwable ex = failure; ex != null; ex = ex.getCause()) {
+			messages.append(ex.getClass().getName()).append(": ").append(ex.getMessage()).append('\n');
+		}
+		return messages.toString();
+	}
+
+	private List<String> listedAutoConfigurations() throws IOException {
+		List<String> names = new ArrayList<>();
+		List<URL> resources = Collections.list(getClass().getClassLoader().getResources(IMPORTS));
+		List<URL> ours = resources.stream().filter((url) -> url.toString().contains("ratelimit-spring-boot-starter")).toList();
+		assertThat(ours).as("the starter's imports file among " + resources).hasSize(1);
+		try (BufferedReader reader = new BufferedReader(
+				new InputStreamReader(ours.get(0).openStream(), StandardCharsets.UTF_8))) {
+			for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+				int comment = line.indexOf('#');
+				String name = ((comment >= 0) ? line.substring(0, comment) : line).trim();
+				if (!name.isEmpty()) {
+					names.add(name);
+				}
+			}
+		}
+		return names;
+	}
+
+	// --- Test beans
+
+	@RestController
+	static class LimitedController {
+
+		@RateLimited(limit = 10, window = "1s")
+		@RateLimited(name = "hourly", limit = 1000, window = "1h", algorithm = "sliding-window-counter",
+				key = "#request.getHeader('X-Api-Key')", failurePolicy = "fail-closed")
+		@GetMapping("/limited")
+		String limited() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class ZeroLimitController {
+
+		@RateLimited(limit = 0)
+		@GetMapping("/zero")
+		String zero() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class ZeroCostController {
+
+		@RateLimited(cost = 0)
+		@GetMapping("/free")
+		String free() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class NegativeLimitController {
+
+		@RateLimited(limit = -1)
+		@GetMapping("/negative")
+		String negative() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class UnknownAlgorithmController {
+
+		@RateLimited(algorithm = "leaky-bucket")
+		@GetMapping("/leaky")
+		String leaky() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class BadWindowController {
+
+		@RateLimited(window = "soon")
+		@GetMapping("/soon")
+		String soon() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class UnresolvableWindowController {
+
+		@RateLimited(window = "${no.such.window}")
+		@GetMapping("/placeholder")
+		String placeholder() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class PlaceholderWindowController {
+
+		@RateLimited(window = "${test.window}")
+		@GetMapping("/placeholder")
+		String placeholder() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class CostAboveLimitController {
+
+		@RateLimited(limit = 2, cost = 3)
+		@GetMapping("/expensive")
+		String expensive() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class InvalidKeyController {
+
+		@RateLimited(key = "#request.getHeader(")
+		@GetMapping("/keyed")
+		String keyed() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class UnknownFailurePolicyController {
+
+		@RateLimited(failurePolicy = "fail-sometimes")
+		@GetMapping("/policy")
+		String policy() {
+			return "ok";
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserRateLimiterConfiguration {
+
+		final RateLimiter limiter = new RedisRateLimiter(
+				new JedisScriptExecutor(jedis), "user:");
+
+		@Bean
+		RateLimiter userRateLimiter() {
+			return this.limiter;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserScriptExecutorConfiguration {
+
+		final CountingScriptExecutor executor = new CountingScriptExecutor(
+				new JedisScriptExecutor(jedis));
+
+		@Bean
+		ScriptExecutor userScriptExecutor() {
+			return this.executor;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserFilterConfiguration {
+
+		final FilterRegistrationBean<OncePerRequestFilter> registration = new FilterRegistrationBean<>();
+
+		@Bean
+		FilterRegistrationBean<OncePerRequestFilter> rateLimitFilter() {
+			return this.registration;
+		}
+
+	}
+
+	/** A real executor that counts its calls. */
+	static final class CountingScriptExecutor implements ScriptExecutor {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		private final ScriptExecutor delegate;
+
+		CountingScriptExecutor(ScriptExecutor delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
+			this.calls.incrementAndGet();
+			return this.delegate.execute(script, keys, args);
+		}
+
+	}
+
+}
