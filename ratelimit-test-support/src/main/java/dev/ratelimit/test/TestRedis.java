@@ -211,6 +211,14 @@ public final class TestRedis implements AutoCloseable {
 	}
 
 	private static boolean dockerAvailable() {
+		// Asking Testcontainers where there is plainly no engine logs a page of errors; look for a hint of one first.
+		String home = System.getProperty("user.home");
+		boolean hint = System.getenv("DOCKER_HOST") != null || Files.exists(Path.of("/var/run/docker.sock"))
+				|| Files.exists(Path.of(home, ".testcontainers.properties"))
+				|| Files.exists(Path.of(home, ".docker", "run", "docker.sock"));
+		if (!hint) {
+			return false;
+		}
 		try {
 			return DockerClientFactory.instance().isDockerAvailable();
 		}
