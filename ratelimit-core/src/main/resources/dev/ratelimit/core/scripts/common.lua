@@ -26,6 +26,12 @@ local function int(n)
   return string.format('%.0f', n)
 end
 
+-- Every TTL is the time the algorithm needs the state, plus this margin. The state itself tells a stale window
+-- from a current one, so living longer is harmless; living shorter would forget admitted units whenever the
+-- caller's clock runs ahead of Redis' own (clock skew between application servers, or explicit time in a
+-- simulation, which runs many simulated seconds in one real one).
+local TTL_MARGIN_MS = 1000
+
 local function nonneg(n)
   if n < 0 then
     return 0

@@ -32,7 +32,7 @@ local function fixed_window(key, now, limit, window, capacity, cost)
   end
   return allowed(limit - count, reset_after, function()
     redis.call('HSET', key, 'w', int(k), 'c', int(count + cost))
-    redis.call('PEXPIRE', key, int(window_end - now))
+    redis.call('PEXPIRE', key, int(window_end - now + TTL_MARGIN_MS))
     return limit - count - cost, window_end - at
   end)
 end

@@ -5,7 +5,7 @@
 -- many requests share one millisecond: the members at one score are always <t>:1 ... <t>:m, since a trim
 -- removes a score's members all together, so the next one is <t>:(m + 1) with m = ZCOUNT of that score.
 -- Entries with score <= at - W are dropped before deciding (dropping is no consumption: those entries
--- no longer count). The set expires one window after its newest entry.
+-- no longer count). The set expires one window after its newest entry (plus TTL_MARGIN_MS).
 -- Time never goes backwards: a request older than the newest entry is decided at the newest entry's time
 -- ("at"); TTLs are counted from the request's own time, so the set still lives one window past that entry.
 local function sliding_log(key, now, limit, window, capacity, cost)
@@ -45,7 +45,7 @@ local function sliding_log(key, now, limit, window, capacity, cost)
     if #batch > 0 then
       redis.call('ZADD', key, unpack(batch))
     end
-    redis.call('PEXPIRE', key, int(at + window - now))
+    redis.call('PEXPIRE', key, int(at + window - now + TTL_MARGIN_MS))
     return limit - count - cost, window
   end)
 end

@@ -4,7 +4,8 @@
 -- State (one hash per client and limit): w = index of the current window, c = its count, p = the count of
 -- window w - 1. With r = now - k * W, the estimate is e = p * (W - r) / W + c, and
 -- floor(e) = c + floor(p * (W - r) / W) is computed in exact integers. Admit iff floor(e) + cost <= limit.
--- The hash lives until the end of window k + 1, while its count is still readable as the previous one.
+-- The hash lives until the end of window k + 1 (plus TTL_MARGIN_MS), while its count is still readable as the
+-- previous one.
 -- A request whose clock is behind the stored window is decided at the start of the stored window ("at");
 -- TTLs are counted from the request's own time, so the hash still lives until the end of window k + 1.
 -- Known property: slight overshoot against an exact sliding window.
@@ -70,7 +71,7 @@ local function sliding_window_counter(key, now, limit, window, capacity, cost)
   end
   return allowed(limit - estimate, reset_after, function()
     redis.call('HSET', key, 'w', int(k), 'c', int(cur + cost), 'p', int(prev))
-    redis.call('PEXPIRE', key, int((k + 2) * window - now))
+    redis.call('PEXPIRE', key, int((k + 2) * window - now + TTL_MARGIN_MS))
     return limit - estimate - cost, swc_reset_after(cur + cost, prev, r, window)
   end)
 end

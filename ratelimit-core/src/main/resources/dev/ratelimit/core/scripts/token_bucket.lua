@@ -4,11 +4,9 @@
 -- limit scaled units per ms, and no fraction is ever rounded), ts = time of the last refill in ms.
 -- tokens = min(C, tokens + elapsed * L / W) becomes t = min(C * W, t + elapsed * L) in integers.
 -- Admit iff t >= cost * W. A missing bucket is a full one; the hash expires once it would be full again
--- (plus a margin), so an expired bucket and a full one cannot be told apart.
+-- (plus TTL_MARGIN_MS), so an expired bucket and a full one cannot be told apart.
 -- Time never goes backwards: ts never decreases and elapsed time is never negative. A request older than ts is
 -- decided at ts ("at"); TTLs are counted from the request's own time.
-local TOKEN_BUCKET_TTL_MARGIN_MS = 1000
-
 local function token_bucket(key, now, limit, window, capacity, cost)
   local full = capacity * window
   local at = now
@@ -39,7 +37,7 @@ local function token_bucket(key, now, limit, window, capacity, cost)
     local left = tokens - need
     local refill_after = ceil_div(full - left, limit)
     redis.call('HSET', key, 't', int(left), 'ts', int(at))
-    redis.call('PEXPIRE', key, int(at - now + refill_after + TOKEN_BUCKET_TTL_MARGIN_MS))
+    redis.call('PEXPIRE', key, int(at - now + refill_after + TTL_MARGIN_MS))
     return idiv(left, window), refill_after
   end)
 end

@@ -12,7 +12,6 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.EvaluationException;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 import dev.ratelimit.spring.RateLimitKeyMissingException;
@@ -64,7 +63,9 @@ final class ClientKeys {
 			Object value = limit.key().getValue(context);
 			key = (value != null) ? value.toString() : null;
 		}
-		catch (EvaluationException ex) {
+		catch (RuntimeException ex) {
+			// An EvaluationException, or whatever a bean called by the expression threw: the request must not fail
+			// because its key could not be computed.
 			logger.debug("Key expression '" + limit.key().getExpressionString() + "' of " + limit.source()
 					+ " failed; treating the key as missing", ex);
 		}

@@ -14,6 +14,10 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.Environment;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.StringUtils;
 
@@ -27,11 +31,14 @@ final class LimitFactory {
 
 	private final Environment environment;
 
+	private final BeanFactory beanFactory;
+
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
-	LimitFactory(RateLimitProperties.Defaults defaults, Environment environment) {
+	LimitFactory(RateLimitProperties.Defaults defaults, Environment environment, BeanFactory beanFactory) {
 		this.defaults = defaults;
 		this.environment = environment;
+		this.beanFactory = beanFactory;
 		checkDefaults();
 	}
 
@@ -72,9 +79,9 @@ final class LimitFactory {
 		try {
 			key = parseKey(rule.getKey());
 		}
-		catch (ParseException ex) {
+		catch (ParseException | IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException(property + ".key", rule.getKey(),
-					"Not a valid SpEL expression: " + ex.getMessage());
+					"Not a valid key expression: " + ex.getMessage());
 		}
 		try {
 			LimitDefinition definition = definition(name,
@@ -111,8 +118,31 @@ final class LimitFactory {
 		return new LimitDefinition(name, algorithm, limit, window, effectiveCapacity, cost).requireCostFits();
 	}
 
+	/**
+	 * @throws ParseException when {@code key} is not SpEL
+	 * @throws IllegalArgumentException when it refers to a bean ({@code @name}) that does not exist: such an
+	 * expression would fail on every request
+	 */
 	private Expression parseKey(String key) {
-		return StringUtils.hasText(key) ? this.parser.parseExpression(key) : null;
+		if (!StringUtils.hasText(key)) {
+			return null;
+		}
+		SpelExpression expression = this.parser.parseRaw(key);
+		checkBeanReferences(expression.getAST(), key);
+		return expression;
+	}
+
+	private void checkBeanReferences(SpelNode node, String key) {
+		if (node instanceof BeanReference) {
+			String name = node.toStringAST().replaceAll("^[@&]'?|'$", "");
+			if (!this.beanFactory.containsBean(name)) {
+				throw new IllegalArgumentException(
+						"key expression '" + key + "' refers to bean '" + name + "', which does not exist");
+			}
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			checkBeanReferences(node.getChild(i), key);
+		}
 	}
 
 	private String resolve(String value) {

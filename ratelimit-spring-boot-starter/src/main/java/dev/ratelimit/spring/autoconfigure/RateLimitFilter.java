@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
+import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
@@ -42,6 +43,11 @@ final class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
+		if (CorsUtils.isPreFlightRequest(request)) {
+			// A CORS preflight is the browser asking, not the client acting: charging it would halve the budget.
+			chain.doFilter(request, response);
+			return;
+		}
 		PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
 		List<ConfiguredLimit> matched = this.rules.stream()
 			.filter((rule) -> rule.matches(request.getMethod(), path))

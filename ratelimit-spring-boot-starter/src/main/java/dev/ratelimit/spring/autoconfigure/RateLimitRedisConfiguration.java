@@ -7,6 +7,7 @@ import redis.clients.jedis.Jedis;
 
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -39,8 +40,9 @@ class RateLimitRedisConfiguration {
 
 	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */
 	@Bean
-	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment) {
-		return new LimitFactory(properties.getDefaults(), environment);
+	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment,
+			BeanFactory beanFactory) {
+		return new LimitFactory(properties.getDefaults(), environment, beanFactory);
 	}
 
 	@Bean

@@ -440,6 +440,17 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void ruleKeyReferringToAMissingBeanFailsNamingThePropertyAndBean() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.filter.rules[0].paths[0]=/api/**",
+					"ratelimit.filter.rules[0].key=@noSuchResolver.resolve(#request)")
+			.run((context) -> {
+				assertThat(failedProperty(context.getStartupFailure())).isEqualTo("ratelimit.filter.rules[0].key");
+				assertThat(messages(context.getStartupFailure())).contains("'noSuchResolver', which does not exist");
+			});
+	}
+
+	@Test
 	void invalidRulePathPatternFailsNamingTheProperty() {
 		this.contextRunner
 			.withPropertyValues("ratelimit.filter.rules[0].paths[0]=/api/**", "ratelimit.filter.rules[0].paths[1]=/api/{id")
@@ -531,6 +542,15 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).hasFailed();
 			assertThat(messages(context.getStartupFailure())).contains("InvalidKeyController.keyed(")
 				.contains("#request.getHeader(");
+		});
+	}
+
+	@Test
+	void annotationKeyReferringToAMissingBeanFailsNamingTheMethodAndBean() {
+		this.contextRunner.withUserConfiguration(MissingBeanKeyController.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains("MissingBeanKeyController.keyed(")
+				.contains("'noSuchResolver', which does not exist");
 		});
 	}
 
@@ -767,6 +787,17 @@ class RateLimitAutoConfigurationTests {
 	static class InvalidKeyController {
 
 		@RateLimited(key = "#request.getHeader(")
+		@GetMapping("/keyed")
+		String keyed() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class MissingBeanKeyController {
+
+		@RateLimited(key = "@noSuchResolver.resolve(#request)")
 		@GetMapping("/keyed")
 		String keyed() {
 			return "ok";

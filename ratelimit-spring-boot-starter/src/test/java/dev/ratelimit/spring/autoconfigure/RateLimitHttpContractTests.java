@@ -1,0 +1,252 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Arrays;
+import java.util.List;
+
+import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.skyscreamer.jsonassert.JSONAssert;
+import org.skyscreamer.jsonassert.JSONCompareMode;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The HTTP contract (spec/HTTP.md) seen by a real client of a real server, with the auto-configured limiter on the
+ * Redis server's clock. Every limit is a token bucket of whole minutes, so the few ms between requests never add a
+ * token and the expected numbers are exact.
+ */
+@SpringBootTest(classes = RateLimitTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "ratelimit.key-prefix=http-contract:",
+				"ratelimit.filter.rules[0].name=edge", "ratelimit.filter.rules[0].paths=/combo",
+				"ratelimit.filter.rules[0].limit=5",
+				"ratelimit.filter.rules[1].name=boom-rule",
+				// The error page too: the error dispatch of a failed request must not be charged again.
+				"ratelimit.filter.rules[1].paths=/dispatch/boom,/error",
+				"ratelimit.filter.rules[1].limit=10",
+				"ratelimit.filter.rules[2].name=forward-rule",
+				"ratelimit.filter.rules[2].paths=/dispatch/forward,/dispatch/target",
+				"ratelimit.filter.rules[2].limit=10",
+				"ratelimit.filter.rules[3].name=callable-rule", "ratelimit.filter.rules[3].paths=/dispatch/callable",
+				"ratelimit.filter.rules[3].limit=10",
+				"ratelimit.filter.rules[4].name=deferred-rule", "ratelimit.filter.rules[4].paths=/dispatch/deferred",
+				"ratelimit.filter.rules[4].limit=10",
+				"ratelimit.filter.rules[5].name=plain-rule", "ratelimit.filter.rules[5].paths=/plain",
+				"ratelimit.filter.rules[5].methods=GET", "ratelimit.filter.rules[5].limit=1",
+				"ratelimit.filter.rules[6].name=plain-html-rule", "ratelimit.filter.rules[6].paths=/plain-html",
+				"ratelimit.filter.rules[6].limit=1",
+				"ratelimit.filter.rules[7].name=preflight-rule", "ratelimit.filter.rules[7].paths=/plain-cors",
+				"ratelimit.filter.rules[7].limit=1" })
+class RateLimitHttpContractTests {
+
+	private static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+
+	private final HttpClient client = HttpClient.newHttpClient();
+
+	@LocalServerPort
+	private int port;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.url", () -> TestRedis.shared().url());
+	}
+
+	@Test
+	void allowedResponseCarriesPolicyAndRemainingInIetfStyle() throws Exception {
+		HttpResponse<String> first = get("/styled");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.body()).isEqualTo("styled");
+		assertThat(first.headers().allValues("RateLimit-Policy")).containsExactly("\"styled\";q=2;w=60");
+		// A fresh bucket of 2 per minute less one token: full again in 30 s.
+		assertThat(first.headers().allValues("RateLimit")).containsExactly("\"styled\";r=1;t=30");
+		assertThat(first.headers().firstValue("Retry-After")).isEmpty();
+		assertThat(first.headers().firstValue("RateLimit-Limit")).isEmpty();
+		HttpResponse<String> second = get("/styled");
+		assertThat(second.statusCode()).isEqualTo(200);
+		assertThat(second.headers().allValues("RateLimit")).singleElement().asString().startsWith("\"styled\";r=0;t=");
+	}
+
+	@Test
+	void deniedResponseIsAProblemWithRetryAfterEqualToTheViolatedPolicysT() throws Exception {
+		for (int remaining = 2; remaining >= 0; remaining--) {
+			HttpResponse<String> allowed = get("/reports");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.headers().allValues("RateLimit")).singleElement()
+				.asString()
+				.startsWith("\"reports\";r=" + remaining + ";");
+		}
+		HttpResponse<String> denied = get("/reports");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		// One token per 20 s; the bucket emptied a few ms ago.
+		assertThat(denied.headers().allValues("Retry-After")).containsExactly("20");
+		assertThat(denied.headers().allValues("RateLimit-Policy")).containsExactly("\"reports\";q=3;w=60");
+		assertThat(denied.headers().allValues("RateLimit")).containsExactly("\"reports\";r=0;t=20");
+		assertThat(denied.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(denied.headers().allValues("Cache-Control")).containsExactly("no-store");
+		JSONAssert.assertEquals("""
+				{"type":"%s","title":"Too Many Requests","status":429,
+				 "detail":"Rate limit 'reports' exceeded: retry in 20 s",
+				 "instance":"/reports","violated-policies":["reports"]}""".formatted(QUOTA_EXCEEDED), denied.body(),
+				JSONCompareMode.STRICT);
+	}
+
+	@Test
+	void filterRuleDenialIsTheSameProblem() throws Exception {
+		HttpResponse<String> allowed = get("/plain");
+		assertThat(allowed.statusCode()).isEqualTo(200);
+		assertThat(allowed.headers().allValues("RateLimit-Policy")).containsExactly("\"plain-rule\";q=1;w=60");
+		assertThat(allowed.headers().allValues("RateLimit")).containsExactly("\"plain-rule\";r=0;t=60");
+		HttpResponse<String> denied = get("/plain?page=2");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(denied.headers().allValues("Retry-After")).containsExactly("60");
+		assertThat(denied.headers().allValues("RateLimit-Policy")).containsExactly("\"plain-rule\";q=1;w=60");
+		assertThat(denied.headers().allValues("RateLimit")).containsExactly("\"plain-rule\";r=0;t=60");
+		assertThat(denied.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(denied.headers().allValues("Cache-Control")).containsExactly("no-store");
+		JSONAssert.assertEquals("""
+				{"type":"%s","title":"Too Many Requests","status":429,
+				 "detail":"Rate limit 'plain-rule' exceeded: retry in 60 s",
+				 "instance":"/plain","violated-policies":["plain-rule"]}""".formatted(QUOTA_EXCEEDED), denied.body(),
+				JSONCompareMode.STRICT);
+	}
+
+	@Test
+	void deniedRequestThatAcceptsOnlyHtmlIsStillA429WithRetryAfter() throws Exception {
+		// An annotated handler and a filter rule, both on handlers that produce HTML only.
+		for (String path : List.of("/html", "/plain-html")) {
+			HttpRequest.Builder browser = HttpRequest.newBuilder(uri(path)).header("Accept", "text/html");
+			assertThat(send(browser).statusCode()).isEqualTo(200);
+			HttpResponse<String> denied = send(browser);
+			assertThat(denied.statusCode()).as(path).isEqualTo(429);
+			assertThat(denied.headers().allValues("Retry-After")).as(path).containsExactly("60");
+			assertThat(denied.headers().allValues("Cache-Control")).as(path).containsExactly("no-store");
+			assertThat(denied.headers().firstValue("Content-Type")).as(path).hasValue("application/problem+json");
+			assertThat(denied.body()).as(path).contains("\"status\":429");
+		}
+	}
+
+	@Test
+	void filterRuleAppliesOnlyToItsMethods() throws Exception {
+		HttpResponse<String> head = send(HttpRequest.newBuilder(uri("/plain")).method("HEAD",
+				HttpRequest.BodyPublishers.noBody()));
+		assertThat(head.statusCode()).isEqualTo(200);
+		assertThat(head.headers().firstValue("RateLimit")).isEmpty();
+	}
+
+	@Test
+	void corsPreflightIsNotCharged() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> preflight = send(HttpRequest.newBuilder(uri("/plain-cors"))
+				.method("OPTIONS", HttpRequest.BodyPublishers.noBody())
+				.header("Origin", "https://example.org")
+				.header("Access-Control-Request-Method", "GET"));
+			assertThat(preflight.statusCode()).isNotEqualTo(429);
+			assertThat(preflight.headers().firstValue("RateLimit")).isEmpty();
+		}
+		HttpResponse<String> response = get("/plain-cors");
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.headers().allValues("RateLimit")).containsExactly("\"preflight-rule\";r=0;t=60");
+	}
+
+	@Test
+	void windowShorterThanASecondIsRoundedUpInThePolicy() throws Exception {
+		HttpResponse<String> response = get("/half-second");
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.headers().allValues("RateLimit-Policy")).containsExactly("\"half-second\";q=5;w=1");
+	}
+
+	@Test
+	void filterRuleAndAnnotationChargeOnceEachAndBothAppearInTheFields() throws Exception {
+		HttpResponse<String> first = get("/combo");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(String.join(", ", first.headers().allValues("RateLimit-Policy")))
+			.isEqualTo("\"edge\";q=5;w=60, \"combo\";q=3;w=60");
+		assertThat(String.join(", ", first.headers().allValues("RateLimit")))
+			.isEqualTo("\"edge\";r=4;t=12, \"combo\";r=2;t=20");
+		assertThat(items(get("/combo"), "RateLimit")).containsExactly("\"edge\";r=3", "\"combo\";r=1");
+		assertThat(items(get("/combo"), "RateLimit")).containsExactly("\"edge\";r=2", "\"combo\";r=0");
+		HttpResponse<String> denied = get("/combo");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		// The filter admitted the request (and charged it) before the annotation denied it.
+		assertThat(items(denied, "RateLimit")).containsExactly("\"edge\";r=1", "\"combo\";r=0");
+		assertThat(String.join(", ", denied.headers().allValues("RateLimit-Policy")))
+			.isEqualTo("\"edge\";q=5;w=60, \"combo\";q=3;w=60");
+		assertThat(denied.headers().allValues("Retry-After")).containsExactly("20");
+		assertThat(denied.body()).contains("\"violated-policies\":[\"combo\"]");
+	}
+
+	@Test
+	void controllerThatThrowsIsChargedOnce() throws Exception {
+		HttpResponse<String> failed = get("/dispatch/boom?fail=true");
+		assertThat(failed.statusCode()).isEqualTo(500);
+		HttpResponse<String> next = get("/dispatch/boom");
+		assertThat(next.statusCode()).isEqualTo(200);
+		assertThat(items(next, "RateLimit")).containsExactly("\"boom-rule\";r=8", "\"boom-annotated\";r=8");
+	}
+
+	@Test
+	void forwardedRequestIsChargedOnce() throws Exception {
+		HttpResponse<String> first = get("/dispatch/forward");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.body()).isEqualTo("target");
+		assertThat(items(first, "RateLimit")).containsExactly("\"forward-rule\";r=9", "\"forward-annotated\";r=9",
+				"\"target-annotated\";r=9");
+		HttpResponse<String> second = get("/dispatch/forward");
+		assertThat(items(second, "RateLimit")).containsExactly("\"forward-rule\";r=8", "\"forward-annotated\";r=8",
+				"\"target-annotated\";r=8");
+	}
+
+	@Test
+	void callableRequestIsChargedOnce() throws Exception {
+		HttpResponse<String> first = get("/dispatch/callable");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.body()).isEqualTo("callable");
+		assertThat(items(first, "RateLimit")).containsExactly("\"callable-rule\";r=9", "\"callable-annotated\";r=9");
+		HttpResponse<String> second = get("/dispatch/callable");
+		assertThat(items(second, "RateLimit")).containsExactly("\"callable-rule\";r=8", "\"callable-annotated\";r=8");
+	}
+
+	@Test
+	void deferredResultRequestIsChargedOnce() throws Exception {
+		HttpResponse<String> first = get("/dispatch/deferred");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.body()).isEqualTo("deferred");
+		assertThat(items(first, "RateLimit")).containsExactly("\"deferred-rule\";r=9", "\"deferred-annotated\";r=9");
+		HttpResponse<String> second = get("/dispatch/deferred");
+		assertThat(items(second, "RateLimit")).containsExactly("\"deferred-rule\";r=8", "\"deferred-annotated\";r=8");
+	}
+
+	/** The list items of a field across its field lines, without their {@code t} parameter. */
+	private static List<String> items(HttpResponse<String> response, String field) {
+		return response.headers()
+			.allValues(field)
+			.stream()
+			.flatMap((line) -> Arrays.stream(line.split(",\\s*")))
+			.map((item) -> item.replaceAll(";t=\\d+$", ""))
+			.toList();
+	}
+
+	private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+		return send(HttpRequest.newBuilder(uri(path)).GET());
+	}
+
+	private HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+		return this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private URI uri(String path) {
+		return URI.create("http://127.0.0.1:" + this.port + path);
+	}
+
+}

@@ -1,0 +1,37 @@
+package dev.ratelimit.spring.autoconfigure.app;
+
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.test.TestRedis;
+
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * The application's own {@link RateLimiter} (the auto-configured one backs off): on the shared test Redis, deciding
+ * at the time of a {@link TestClock} bean. It charges the limit named {@code oversized} one unit more than its
+ * capacity, which no annotation may declare, to reach a request that can never be admitted.
+ */
+@TestConfiguration(proxyBeanMethods = false)
+public class ClockedLimiterConfiguration {
+
+	/** The clock's start: a multiple of 10 s, 3,200 s into an hour (UTC). */
+	public static final long T0 = 1_791_860_000_000L;
+
+	@Bean
+	TestClock testClock() {
+		return new TestClock(T0);
+	}
+
+	@Bean
+	ClockedRateLimiter rateLimiter(TestClock clock, Environment environment) {
+		return new ClockedRateLimiter(TestRedis.shared(), environment.getRequiredProperty("ratelimit.key-prefix"),
+				clock, ClockedLimiterConfiguration::oversize);
+	}
+
+	private static LimitDefinition oversize(LimitDefinition limit) {
+		return limit.name().equals("oversized") ? limit.withCost(limit.capacity() + 1) : limit;
+	}
+
+}
