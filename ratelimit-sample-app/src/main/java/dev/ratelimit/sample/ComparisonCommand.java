@@ -1,0 +1,72 @@
+package dev.ratelimit.sample;
+
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+
+import dev.ratelimit.core.RateLimiter;
+
+import org.springframework.boot.Banner;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * {@code --compare}: starts the application without its web server, runs {@link ReferenceComparison} through the
+ * {@link RateLimiter} bean, prints {@link ComparisonReport} to standard output and ends. Redis is found as in the web
+ * application: {@code spring.data.redis.url}, {@code REDIS_URL}, or an embedded server.
+ */
+final class ComparisonCommand {
+
+	static final String FLAG = "--compare";
+
+	private ComparisonCommand() {
+	}
+
+	/** @return the process exit code: 0 when the comparison ran, 1 when it could not */
+	static int run(String[] args) {
+		// A prefix of this run's own: earlier runs' state at the same explicit times would change the counts.
+		String keyPrefix = "rl-compare:" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + ":";
+		String[] applicationArgs = Stream
+			.concat(Arrays.stream(args).filter((arg) -> !arg.equals(FLAG)),
+					Stream.of("--ratelimit.key-prefix=" + keyPrefix))
+			.toArray(String[]::new);
+		SpringApplicationBuilder application = new SpringApplicationBuilder(SampleApplication.class)
+			.web(WebApplicationType.NONE)
+			.bannerMode(Banner.Mode.OFF)
+			.logStartupInfo(false)
+			.properties("logging.level.root=warn");
+		try (ConfigurableApplicationContext context = application.run(applicationArgs)) {
+			RedisInspector redis = new RedisInspector(context.getBean(StringRedisTemplate.class));
+			ReferenceComparison.Results results = new ReferenceComparison(context.getBean(RateLimiter.class), redis,
+					keyPrefix)
+				.run();
+			System.out.print(ComparisonReport.format(results, describeRedis(context), redis.version(), keyPrefix));
+			System.out.flush();
+			return 0;
+		}
+		catch (RuntimeException ex) {
+			System.err.println("The comparison failed: " + ex);
+			return 1;
+		}
+	}
+
+	private static String describeRedis(ConfigurableApplicationContext context) {
+		Environment environment = context.getEnvironment();
+		String embeddedPort = environment.getProperty(EmbeddedRedisListener.EMBEDDED_PORT_PROPERTY);
+		if (embeddedPort != null) {
+			return EmbeddedRedisServer.HOST + ":" + embeddedPort + " (embedded redis-server, started for this run)";
+		}
+		DataRedisConnectionDetails details = context.getBeanProvider(DataRedisConnectionDetails.class).getIfAvailable();
+		if (details != null && details.getSentinel() == null && details.getCluster() == null
+				&& details.getStandalone() != null) {
+			return details.getStandalone().getHost() + ":" + details.getStandalone().getPort();
+		}
+		return "the configured Redis";
+	}
+
+}

@@ -1,0 +1,31 @@
+package dev.ratelimit.sample;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Lists the endpoints at {@code /}, not limited, so it also serves as a readiness probe. */
+@RestController
+class HomeController {
+
+	private static final String ENDPOINTS = """
+			ratelimit sample: clients are told apart by their X-Api-Key header, or by IP address without one.
+			  every /api/** request   filter rule 'api': sliding window counter, 100 per minute
+			  GET  /api/ping          the 'api' rule only
+			  GET  /api/catalog/{id}  cost 1 from the 'api-budget' token bucket (10 per hour)
+			  GET  /api/reports/{id}  cost 5 from the same 'api-budget' bucket
+			  GET  /api/search?q=     'search-per-second' (5 per second) and 'search-per-hour' (20 per hour)
+			  POST /auth/login        'login': sliding log, 5 attempts per minute per username
+			""";
+
+	@GetMapping(path = "/", produces = "text/plain")
+	String endpoints() {
+		return ENDPOINTS;
+	}
+
+	/** Limited by the 'api' filter rule of application.yml alone. */
+	@GetMapping(path = "/api/ping", produces = "text/plain")
+	String ping() {
+		return "pong";
+	}
+
+}

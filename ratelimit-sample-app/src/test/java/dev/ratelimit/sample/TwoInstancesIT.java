@@ -1,0 +1,220 @@
+package dev.ratelimit.sample;
+
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+
+import com.jayway.jsonpath.JsonPath;
+import dev.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two instances of the packaged application on different ports, sharing one Redis, with the traffic of every test
+ * spread across both: the limits hold as if there were one instance.
+ *
+ * <p>
+ * No test waits for a limit to pass. Decisions use the Redis server's clock, so the assertions are chosen not to
+ * depend on elapsed time: per-hour budgets (a token refills every 6 minutes), one-minute sliding logs, and, for the
+ * sliding window counter of the filter rule, a check of whether the test crossed a minute boundary. Every test uses
+ * its own API key or username, so the tests share no budget.
+ */
+class TwoInstancesIT {
+
+	private static TestRedis redis;
+
+	private static SampleProcess a;
+
+	private static SampleProcess b;
+
+	@BeforeAll
+	static void start() {
+		redis = TestRedis.start();
+		// Both start at once; each wait is bounded.
+		a = SampleProcess.web("instance-a", redis.url());
+		b = SampleProcess.web("instance-b", redis.url());
+		a.awaitReady();
+		b.awaitReady();
+	}
+
+	@AfterAll
+	static void stop() {
+		for (AutoCloseable closeable : new AutoCloseable[] { a, b, redis }) {
+			if (closeable != null) {
+				try {
+					closeable.close();
+				}
+				catch (Exception ex) {
+					// keep closing the others
+				}
+			}
+		}
+	}
+
+	@Test
+	void loginAttemptsOnBothInstancesAreLimitedPerUsernameAsOne() {
+		String username = "user-" + UUID.randomUUID();
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 0; i < 12; i++) {
+			HttpResponse<String> response = Http.login(instance(i), username, "guess-" + i);
+			statuses.add(response.statusCode());
+			if (response.statusCode() == 429) {
+				assertThat(Http.retryAfter(response)).isBetween(1L, 60L);
+				assertThat(JsonPath.<List<String>>read(response.body(), "$['violated-policies']")).containsExactly("login");
+			}
+		}
+		// The sliding log is exact: 5 attempts per minute, whichever instance each one reached.
+		assertThat(statuses).containsExactly(401, 401, 401, 401, 401, 429, 429, 429, 429, 429, 429, 429);
+		// Per username: another account is not affected, even from the same address.
+		assertThat(Http.login(a, "other-" + username, "guess").statusCode()).isEqualTo(401);
+	}
+
+	@Test
+	void apiKeyRuleAdmitsItsLimitOnceAcrossBothInstances() {
+		String apiKey = "key-" + UUID.randomUUID();
+		long minuteBefore = currentMinute();
+		int admitted = 0;
+		HttpResponse<String> denied = null;
+		for (int i = 0; i < 110; i++) {
+			HttpResponse<String> response = Http.get(instance(i), "/api/ping", apiKey);
+			if (response.statusCode() == 200) {
+				admitted++;
+			}
+			else {
+				assertThat(response.statusCode()).isEqualTo(429);
+				denied = response;
+			}
+		}
+		if (currentMinute() == minuteBefore) {
+			assertThat(admitted).isEqualTo(100);
+		}
+		else {
+			// Across a minute boundary the sliding window counter's estimate may admit slightly more (spec).
+			assertThat(admitted).isBetween(100, 102);
+		}
+		assertThat(denied).isNotNull();
+		assertThat(JsonPath.<List<String>>read(denied.body(), "$['violated-policies']")).containsExactly("api");
+		assertThat(Http.policies(denied)).containsEntry("api", new Http.Policy(100, 60));
+		assertThat(Http.retryAfter(denied)).isBetween(1L, 120L);
+	}
+
+	@Test
+	void requestsWithoutApiKeyAreCountedPerClientAddress() {
+		long minuteBefore = currentMinute();
+		long first = Http.states(Http.get(a, "/api/ping", null)).get("api").remaining();
+		long second = Http.states(Http.get(b, "/api/ping", null)).get("api").remaining();
+		long withKey = Http.states(Http.get(a, "/api/ping", "key-" + UUID.randomUUID())).get("api").remaining();
+		if (currentMinute() == minuteBefore) {
+			// Both calls came from 127.0.0.1: one budget across the instances.
+			assertThat(second).isEqualTo(first - 1);
+		}
+		assertThat(withKey).isEqualTo(99);
+	}
+
+	@Test
+	void twoReportsSpendTheBudgetAndTheThirdIsDenied() {
+		String apiKey = "key-" + UUID.randomUUID();
+		HttpResponse<String> first = Http.get(a, "/api/reports/weekly", apiKey);
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(Http.states(first).get("api-budget").remaining()).isEqualTo(5);
+		assertThat(Http.get(b, "/api/reports/weekly", apiKey).statusCode()).isEqualTo(200);
+
+		HttpResponse<String> third = Http.get(a, "/api/reports/weekly", apiKey);
+
+		assertThat(third.statusCode()).isEqualTo(429);
+		// 5 tokens at 10 per hour: 30 minutes, less the refill since the second report.
+		long retryAfter = Http.retryAfter(third);
+		assertThat(retryAfter).isBetween(1700L, 1800L);
+		assertThat(Http.policies(third)).containsEntry("api-budget", new Http.Policy(10, 3600))
+			.containsEntry("api", new Http.Policy(100, 60));
+		assertThat(Http.states(third).get("api-budget")).isEqualTo(new Http.State(0, retryAfter));
+		assertThat(third.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		String body = third.body();
+		assertThat(JsonPath.<String>read(body, "$.type"))
+			.isEqualTo("https://iana.org/assignments/http-problem-types#quota-exceeded");
+		assertThat(JsonPath.<String>read(body, "$.title")).isEqualTo("Too Many Requests");
+		assertThat(JsonPath.<Integer>read(body, "$.status")).isEqualTo(429);
+		assertThat(JsonPath.<String>read(body, "$.detail")).contains("'api-budget'", "retry in " + retryAfter + " s");
+		assertThat(JsonPath.<String>read(body, "$.instance")).isEqualTo("/api/reports/weekly");
+		assertThat(JsonPath.<List<String>>read(body, "$['violated-policies']")).containsExactly("api-budget");
+	}
+
+	@Test
+	void readsAndReportsDrawOnOneBudget() {
+		String apiKey = "key-" + UUID.randomUUID();
+		assertThat(budgetLeft(Http.get(a, "/api/catalog/1", apiKey))).isEqualTo(9);
+		assertThat(budgetLeft(Http.get(b, "/api/reports/daily", apiKey))).isEqualTo(4);
+		for (long left = 3; left >= 0; left--) {
+			assertThat(budgetLeft(Http.get(instance((int) left), "/api/catalog/2", apiKey))).isEqualTo(left);
+		}
+		HttpResponse<String> read = Http.get(a, "/api/catalog/1", apiKey);
+		HttpResponse<String> report = Http.get(b, "/api/reports/daily", apiKey);
+		assertThat(read.statusCode()).isEqualTo(429);
+		assertThat(report.statusCode()).isEqualTo(429);
+		// One token comes back every 6 minutes: a read waits for one, a report for five.
+		assertThat(Http.retryAfter(read)).isBetween(300L, 360L);
+		assertThat(Http.retryAfter(report)).isBetween(1700L, 1800L);
+	}
+
+	@Test
+	void perSecondAndPerHourLimitsAreDecidedTogether() {
+		String apiKey = "key-" + UUID.randomUUID();
+		// All at once, so that the per-second limit denies some.
+		List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			calls.add(Http.getAsync(instance(i), "/api/search?q=redis", apiKey));
+		}
+		List<HttpResponse<String>> responses = calls.stream().map(CompletableFuture::join).toList();
+
+		List<HttpResponse<String>> admitted = responses.stream().filter((r) -> r.statusCode() == 200).toList();
+		// The bucket starts full with 5; the hourly quota of 20 caps the rest whatever the timing.
+		assertThat(admitted.size()).isBetween(5, 20);
+		// Every admitted call took exactly one unit of the hourly quota, and no denied call took any: the
+		// remaining counts are 19, 18, ... down to 20 - admitted, each once.
+		Set<Long> hourlyLeft = admitted.stream()
+			.map((r) -> Http.states(r).get("search-per-hour").remaining())
+			.collect(Collectors.toCollection(TreeSet::new));
+		assertThat(hourlyLeft).containsExactlyElementsOf(
+				LongStream.range(20 - admitted.size(), 20).boxed().collect(Collectors.toCollection(TreeSet::new)));
+		for (HttpResponse<String> response : responses) {
+			assertThat(Http.policies(response)).containsEntry("search-per-second", new Http.Policy(5, 1))
+				.containsEntry("search-per-hour", new Http.Policy(20, 3600));
+			if (response.statusCode() != 200) {
+				assertThat(response.statusCode()).isEqualTo(429);
+				assertThat(Http.retryAfter(response)).isEqualTo(1);
+				if (admitted.size() < 20) {
+					assertThat(JsonPath.<List<String>>read(response.body(), "$['violated-policies']"))
+						.containsExactly("search-per-second");
+				}
+			}
+		}
+	}
+
+	/** Requests alternate between the two instances. */
+	private static SampleProcess instance(int i) {
+		return (i % 2 == 0) ? a : b;
+	}
+
+	private static long budgetLeft(HttpResponse<String> response) {
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+		return Http.states(response).get("api-budget").remaining();
+	}
+
+	/**
+	 * The minute on this machine's clock, the clock of the Redis server the tests start, for the sliding window
+	 * counter, whose counts legitimately differ when a burst straddles a window boundary.
+	 */
+	private static long currentMinute() {
+		return System.currentTimeMillis() / 60_000;
+	}
+
+}
