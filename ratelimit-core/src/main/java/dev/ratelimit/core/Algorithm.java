@@ -7,8 +7,9 @@ package dev.ratelimit.core;
 public enum Algorithm {
 
 	/**
-	 * One counter per window {@code floor(now / W)}. Cheapest; a client straddling a boundary gets up to
-	 * {@code 2 × limit} in a short span.
+	 * One counter per window {@code floor(now / W)}, the classic counter of the Redis documentation's
+	 * {@code INCR} rate-limiter pattern. Cheapest; a client straddling a boundary gets up to {@code 2 × limit} in a
+	 * short span.
 	 */
 	FIXED_WINDOW("fw"),
 
@@ -26,8 +27,9 @@ public enum Algorithm {
 	SLIDING_WINDOW_COUNTER("swc"),
 
 	/**
-	 * A bucket of {@code capacity} tokens refilled with {@code limit} tokens per window, decided in exact integer
-	 * arithmetic. Allows bursts up to the capacity; up to {@code capacity + limit} units within one window.
+	 * A bucket of {@code capacity} tokens refilled with {@code limit} tokens per window (the token bucket of network
+	 * traffic shaping, Turner 1986), refilled lazily and decided in exact integer arithmetic. Allows bursts up to the
+	 * capacity; up to {@code capacity + limit} units within one window.
 	 */
 	TOKEN_BUCKET("tb");
 

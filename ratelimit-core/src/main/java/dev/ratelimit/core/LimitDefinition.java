@@ -56,14 +56,14 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		requirePositive("cost", cost, name);
 		if (window.isNegative() || window.isZero() || window.toNanos() % 1_000_000 != 0) {
 			throw new IllegalArgumentException(
-					"window of limit '" + name + "' must be at least 1 ms and a whole number of ms, but was " + window);
+					"window of rate limit '" + name + "' must be at least 1 ms and a whole number of ms, but was " + window);
 		}
 		if (algorithm != Algorithm.TOKEN_BUCKET && capacity != limit) {
-			throw new IllegalArgumentException("capacity of limit '" + name + "' applies to the token bucket only; "
+			throw new IllegalArgumentException("capacity of rate limit '" + name + "' applies to the token bucket only; "
 					+ algorithm + " needs capacity == limit");
 		}
 		if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
-			throw new IllegalArgumentException("limit of limit '" + name + "' must be at most " + MAX_SLIDING_LOG_LIMIT
+			throw new IllegalArgumentException("limit of rate limit '" + name + "' must be at most " + MAX_SLIDING_LOG_LIMIT
 					+ " for the sliding log, which stores one entry per admitted unit, but was " + limit
 					+ "; use the sliding window counter for large limits");
 		}
@@ -71,7 +71,7 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		long windowMs = window.toMillis();
 		if (largest >= EXACT_BOUND / windowMs - 1) {
 			String field = (largest == limit) ? "limit" : (largest == capacity) ? "capacity" : "cost";
-			throw new IllegalArgumentException(field + " of limit '" + name + "' leaves Lua's exact integer range: "
+			throw new IllegalArgumentException(field + " of rate limit '" + name + "' leaves Lua's exact integer range: "
 					+ "(max(limit, capacity, cost) + 1) × window in ms = (" + largest + " + 1) × " + windowMs
 					+ " must stay below 2^52; use a smaller " + field + " or window");
 		}
@@ -114,7 +114,7 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 	public LimitDefinition requireCostFits() {
 		long bound = (this.algorithm == Algorithm.TOKEN_BUCKET) ? this.capacity : this.limit;
 		if (this.cost > bound) {
-			throw new IllegalArgumentException("cost " + this.cost + " of limit '" + this.name + "' exceeds its "
+			throw new IllegalArgumentException("cost " + this.cost + " of rate limit '" + this.name + "' exceeds its "
 					+ ((this.algorithm == Algorithm.TOKEN_BUCKET) ? "capacity " : "limit ") + bound
 					+ ": such a request could never be admitted");
 		}
@@ -123,7 +123,7 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 
 	private static void requirePositive(String field, long value, String name) {
 		if (value < 1) {
-			throw new IllegalArgumentException(field + " of limit '" + name + "' must be at least 1, but was " + value);
+			throw new IllegalArgumentException(field + " of rate limit '" + name + "' must be at least 1, but was " + value);
 		}
 	}
 

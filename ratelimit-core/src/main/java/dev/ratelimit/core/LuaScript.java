@@ -21,11 +21,25 @@ public record LuaScript(String source, String sha1) {
 
 	private static final LuaScript RATE_LIMIT = load(RATE_LIMIT_PARTS);
 
+	/**
+	 * @throws IllegalArgumentException if {@code sha1} is not the SHA-1 of {@code source}: EVALSHA would run another
+	 * script, or none
+	 */
+	public LuaScript {
+		if (!sha1(source).equals(sha1)) {
+			throw new IllegalArgumentException("sha1 " + sha1 + " is not the SHA-1 of the script's source");
+		}
+	}
+
 	/** A script with its digest computed from {@code source}. */
 	public static LuaScript of(String source) {
+		return new LuaScript(source, sha1(source));
+	}
+
+	private static String sha1(String source) {
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
-			return new LuaScript(source, HexFormat.of().formatHex(digest));
+			return HexFormat.of().formatHex(digest);
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-1 is required of every Java platform", ex);

@@ -43,8 +43,8 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
-		if (nowMs < 0) {
-			throw new IllegalArgumentException("nowMs must be at least 0, but was " + nowMs);
+		if (nowMs < 0 || nowMs >= LimitDefinition.EXACT_BOUND) {
+			throw new IllegalArgumentException("nowMs must be from 0 to 2^52 (exact in Lua), but was " + nowMs);
 		}
 		return decide(clientId, limits, nowMs);
 	}

@@ -10,7 +10,8 @@ import java.util.List;
  * Implementations run the script with {@code EVALSHA} and, when Redis answers {@code NOSCRIPT} (its script cache
  * was flushed, or the server restarted or failed over), send the source on the same call ({@code EVAL}, which
  * also caches it), so the caller always gets the script's reply. They route by {@code keys}, so a Redis Cluster
- * client sends the call to the node that owns the keys' hash slot.
+ * client sends the call to the node that owns the keys' hash slot. An implementation may send a call again when its
+ * connection was found closed; it must not retry timeouts, which would multiply the wait.
  */
 public interface ScriptExecutor {
 

@@ -51,7 +51,6 @@ class ConcurrencyTest {
 			for (Future<Integer> result : results) {
 				admitted += result.get(60, TimeUnit.SECONDS);
 			}
-			assertThat(THREADS * REQUESTS_PER_THREAD).isGreaterThan(137);
 			assertThat(admitted).isEqualTo(137);
 		}
 		finally {

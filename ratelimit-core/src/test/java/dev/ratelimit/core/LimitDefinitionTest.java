@@ -14,13 +14,13 @@ class LimitDefinitionTest {
 	@Test
 	void rejectsValuesBelowOneNamingTheField() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 0, SECOND))
-			.withMessage("limit of limit 'api' must be at least 1, but was 0");
+			.withMessage("limit of rate limit 'api' must be at least 1, but was 0");
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).withCost(0))
-			.withMessageStartingWith("cost of limit 'api'");
+			.withMessageStartingWith("cost of rate limit 'api'");
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 5, SECOND).withCapacity(-1))
-			.withMessageStartingWith("capacity of limit 'api'");
+			.withMessageStartingWith("capacity of rate limit 'api'");
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.SLIDING_LOG, 5, Duration.ZERO))
-			.withMessageStartingWith("window of limit 'api' must be at least 1 ms");
+			.withMessageStartingWith("window of rate limit 'api' must be at least 1 ms");
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.SLIDING_LOG, 5, Duration.ofNanos(1_500_000)))
 			.withMessageContaining("whole number of ms");
 	}
@@ -55,7 +55,7 @@ class LimitDefinitionTest {
 	void slidingLogLimitIsBoundedByItsMemory() {
 		assertThat(LimitDefinition.of("log", Algorithm.SLIDING_LOG, 10_000, SECOND).limit()).isEqualTo(10_000);
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("log", Algorithm.SLIDING_LOG, 10_001, SECOND))
-			.withMessageStartingWith("limit of limit 'log' must be at most 10000 for the sliding log");
+			.withMessageStartingWith("limit of rate limit 'log' must be at most 10000 for the sliding log");
 	}
 
 	@Test
@@ -63,7 +63,7 @@ class LimitDefinitionTest {
 		LimitDefinition bucket = LimitDefinition.of("reports", Algorithm.TOKEN_BUCKET, 10, SECOND).withCapacity(20);
 		assertThat(bucket.withCost(15).requireCostFits().cost()).isEqualTo(15);
 		assertThatIllegalArgumentException().isThrownBy(() -> bucket.withCost(21).requireCostFits())
-			.withMessage("cost 21 of limit 'reports' exceeds its capacity 20: such a request could never be admitted");
+			.withMessage("cost 21 of rate limit 'reports' exceeds its capacity 20: such a request could never be admitted");
 	}
 
 	@Test

@@ -16,6 +16,11 @@ public class RateLimitExceededException extends RateLimitException {
 
 	private final List<String> violatedPolicies;
 
+	/**
+	 * @param body the problem details, type {@code quota-exceeded}
+	 * @param headers {@code Retry-After} and the rate-limit fields
+	 * @param violatedPolicies names of the limits that denied the request
+	 */
 	public RateLimitExceededException(ProblemDetail body, HttpHeaders headers, List<String> violatedPolicies) {
 		super(HttpStatus.TOO_MANY_REQUESTS, body, headers);
 		this.violatedPolicies = List.copyOf(violatedPolicies);

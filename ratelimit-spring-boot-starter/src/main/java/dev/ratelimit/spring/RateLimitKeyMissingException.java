@@ -10,6 +10,9 @@ import org.springframework.http.ProblemDetail;
  */
 public class RateLimitKeyMissingException extends RateLimitException {
 
+	/**
+	 * @param body the problem details, naming the limit whose key is missing
+	 */
 	public RateLimitKeyMissingException(ProblemDetail body) {
 		super(HttpStatus.BAD_REQUEST, body, new HttpHeaders());
 	}

@@ -10,6 +10,10 @@ import org.springframework.http.ProblemDetail;
  */
 public class RateLimitUnavailableException extends RateLimitException {
 
+	/**
+	 * @param body the problem details
+	 * @param headers {@code Retry-After} in delay-seconds
+	 */
 	public RateLimitUnavailableException(ProblemDetail body, HttpHeaders headers) {
 		super(HttpStatus.SERVICE_UNAVAILABLE, body, headers);
 	}

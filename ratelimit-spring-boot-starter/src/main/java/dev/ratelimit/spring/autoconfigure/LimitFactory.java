@@ -17,6 +17,7 @@ import org.springframework.expression.ParseException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.StringUtils;
@@ -45,7 +46,7 @@ final class LimitFactory {
 	/**
 	 * @throws IllegalStateException naming {@code source} when a value is invalid
 	 */
-	ConfiguredLimit fromAnnotation(RateLimited annotation, String defaultName, String source) {
+	ConfiguredLimit fromAnnotation(RateLimited annotation, String defaultName, String source, KeyVariables variables) {
 		try {
 			String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name()) : defaultName;
 			Algorithm algorithm = StringUtils.hasText(annotation.algorithm())
@@ -58,7 +59,7 @@ final class LimitFactory {
 			FailurePolicy failurePolicy = StringUtils.hasText(annotation.failurePolicy())
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy();
 			LimitDefinition definition = definition(name, algorithm, limit, window, capacity, cost);
-			return new ConfiguredLimit(definition, parseKey(annotation.key()), failurePolicy, source,
+			return new ConfiguredLimit(definition, parseKey(annotation.key(), variables), failurePolicy, source,
 					StringUtils.hasText(annotation.name()));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
@@ -74,10 +75,12 @@ final class LimitFactory {
 			throw new InvalidConfigurationPropertyValueException(property + ".paths", rule.getPaths(),
 					"A filter rule needs at least one path pattern, such as '/api/**'.");
 		}
-		String name = StringUtils.hasText(rule.getName()) ? rule.getName() : rule.getPaths().get(0);
+		// The default name is the first path, with its variables as '*': braces would break the key's hash tag.
+		String name = StringUtils.hasText(rule.getName()) ? rule.getName()
+				: rule.getPaths().get(0).replaceAll("\\{[^}]*}", "*");
 		Expression key;
 		try {
-			key = parseKey(rule.getKey());
+			key = parseKey(rule.getKey(), KeyVariables.ofRequest());
 		}
 		catch (ParseException | IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException(property + ".key", rule.getKey(),
@@ -111,7 +114,7 @@ final class LimitFactory {
 	private LimitDefinition definition(String name, Algorithm algorithm, long limit, Duration window, Long capacity,
 			long cost) {
 		if (capacity != null && algorithm != Algorithm.TOKEN_BUCKET) {
-			throw new IllegalArgumentException("capacity of limit '" + name + "' applies to the token bucket only, not to " + algorithm);
+			throw new IllegalArgumentException("capacity of rate limit '" + name + "' applies to the token bucket only, not to " + algorithm);
 		}
 		Long defaultCapacity = (algorithm == Algorithm.TOKEN_BUCKET) ? this.defaults.getCapacity() : null;
 		long effectiveCapacity = (capacity != null) ? capacity : (defaultCapacity != null) ? defaultCapacity : limit;
@@ -120,19 +123,26 @@ final class LimitFactory {
 
 	/**
 	 * @throws ParseException when {@code key} is not SpEL
-	 * @throws IllegalArgumentException when it refers to a bean ({@code @name}) that does not exist: such an
-	 * expression would fail on every request
+	 * @throws IllegalArgumentException when it refers to a bean ({@code @name}) or a variable ({@code #name}) that
+	 * does not exist: such an expression would fail, or yield null, on every request
 	 */
-	private Expression parseKey(String key) {
+	private Expression parseKey(String key, KeyVariables variables) {
 		if (!StringUtils.hasText(key)) {
 			return null;
 		}
 		SpelExpression expression = this.parser.parseRaw(key);
-		checkBeanReferences(expression.getAST(), key);
+		checkReferences(expression.getAST(), key, variables);
 		return expression;
 	}
 
-	private void checkBeanReferences(SpelNode node, String key) {
+	private void checkReferences(SpelNode node, String key, KeyVariables variables) {
+		if (node instanceof VariableReference) {
+			String name = node.toStringAST().substring(1);
+			if (!variables.names().contains(name)) {
+				throw new IllegalArgumentException("key expression '" + key + "' reads #" + name
+						+ ", which is not defined; " + variables.hint());
+			}
+		}
 		if (node instanceof BeanReference) {
 			String name = node.toStringAST().replaceAll("^[@&]'?|'$", "");
 			if (!this.beanFactory.containsBean(name)) {
@@ -141,7 +151,7 @@ final class LimitFactory {
 			}
 		}
 		for (int i = 0; i < node.getChildCount(); i++) {
-			checkBeanReferences(node.getChild(i), key);
+			checkReferences(node.getChild(i), key, variables);
 		}
 	}
 
@@ -169,7 +179,7 @@ final class LimitFactory {
 	}
 
 	/**
-	 * The messages of {@link LimitDefinition} start with the field they reject ("cost of limit ..."), which names the
+	 * The messages of {@link LimitDefinition} start with the field they reject ("cost of rate limit ..."), which names the
 	 * property below {@code prefix}.
 	 */
 	private static InvalidConfigurationPropertyValueException invalidProperty(String prefix, Object owner,

@@ -20,10 +20,11 @@ final class LimitNames {
 	 */
 	ConfiguredLimit register(ConfiguredLimit limit) {
 		ConfiguredLimit first = this.byName.putIfAbsent(limit.name(), limit);
-		if (first == null || first.source().equals(limit.source())) {
+		if (first == null) {
 			return limit;
 		}
-		if (!first.explicitName() || !limit.explicitName()) {
+		boolean sameSource = first.source().equals(limit.source());
+		if (!sameSource && (!first.explicitName() || !limit.explicitName())) {
 			throw new IllegalStateException("Rate limits of " + first.source() + " and " + limit.source()
 					+ " both get the name '" + limit.name() + "'; give them distinct names, or the same name on purpose to share a budget");
 		}

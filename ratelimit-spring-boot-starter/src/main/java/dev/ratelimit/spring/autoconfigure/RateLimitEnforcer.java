@@ -48,6 +48,19 @@ final class RateLimitEnforcer {
 	}
 
 	/**
+	 * Limits with one name are one budget (their shapes agree: {@link LimitNames}); when several apply to one request
+	 * (a rule and an annotation, a class and its method), the request takes the sum of their costs from it once.
+	 */
+	private static List<LimitDefinition> sharedBudgetsMerged(List<ConfiguredLimit> limits) {
+		Map<String, LimitDefinition> byName = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : limits) {
+			byName.merge(limit.name(), limit.definition(),
+					(first, second) -> first.withCost(first.cost() + second.cost()));
+		}
+		return List.copyOf(byName.values());
+	}
+
+	/**
 	 * Decides the request and, when it goes ahead, adds the rate-limit fields to {@code response}.
 	 * @throws RateLimitException when the request is denied (429), Redis fails a fail-closed limit (503), or a key is
 	 * missing and rejected (400)
@@ -61,7 +74,7 @@ final class RateLimitEnforcer {
 		}
 		List<LimitDecision> applied = new ArrayList<>();
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
-			List<LimitDefinition> definitions = group.getValue().stream().map(ConfiguredLimit::definition).toList();
+			List<LimitDefinition> definitions = sharedBudgetsMerged(group.getValue());
 			RateLimitDecision decision;
 			try {
 				decision = this.limiter.tryAcquire(group.getKey(), definitions);

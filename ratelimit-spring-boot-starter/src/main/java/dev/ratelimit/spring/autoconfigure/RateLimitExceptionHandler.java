@@ -11,12 +11,19 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 
 /**
  * Turns the limiter's exceptions into their responses: status, header fields and the problem body
- * ({@code application/problem+json}). Lowest precedence, so an application's own {@code @ExceptionHandler} for
- * {@link RateLimitException} or its subclasses, in an advice ordered ahead of this one, wins.
+ * ({@code application/problem+json}).
+ *
+ * <p>
+ * Ordered just ahead of advice without an {@code @Order} (which has the lowest precedence), so an application's
+ * catch-all {@code @ExceptionHandler(Exception.class)} does not turn a 429 into a 500. To answer rate-limit denials
+ * your own way, handle {@link RateLimitException} or a subclass in an advice with an explicit {@code @Order}, or
+ * define a bean of this type.
  */
 @ControllerAdvice
-@Order(Ordered.LOWEST_PRECEDENCE)
+@Order(RateLimitExceptionHandler.ORDER)
 final class RateLimitExceptionHandler {
+
+	static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
 	@ExceptionHandler(RateLimitException.class)
 	ResponseEntity<ProblemDetail> handle(RateLimitException ex) {

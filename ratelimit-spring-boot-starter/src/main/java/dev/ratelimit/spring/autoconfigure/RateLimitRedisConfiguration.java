@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.Duration;
+
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
@@ -15,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.JedisClientConfigurationBuilderCustomizer;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -40,6 +43,7 @@ class RateLimitRedisConfiguration {
 
 	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */
 	@Bean
+	@ConditionalOnMissingBean
 	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment,
 			BeanFactory beanFactory) {
 		return new LimitFactory(properties.getDefaults(), environment, beanFactory);
@@ -68,10 +72,10 @@ class RateLimitRedisConfiguration {
 			Environment environment) {
 		return (builder) -> {
 			if (!environment.containsProperty("spring.data.redis.timeout")) {
-				builder.readTimeout(properties.getRedis().getTimeout());
+				builder.readTimeout(timeout(properties));
 			}
 			if (!environment.containsProperty("spring.data.redis.connect-timeout")) {
-				builder.connectTimeout(properties.getRedis().getTimeout());
+				builder.connectTimeout(timeout(properties));
 			}
 		};
 	}
@@ -90,12 +94,42 @@ class RateLimitRedisConfiguration {
 			public Object postProcessBeforeInitialization(Object bean, String beanName) {
 				if (bean instanceof JedisConnectionFactory factory && factory.getPoolConfig() != null
 						&& !environment.containsProperty("spring.data.redis.jedis.pool.max-wait")) {
-					factory.getPoolConfig().setMaxWait(properties.getObject().getRedis().getTimeout());
+					factory.getPoolConfig().setMaxWait(timeout(properties.getObject()));
 				}
 				return bean;
 			}
 
 		};
+	}
+
+	/** The same short command timeout for Lettuce, where the application uses it instead of Jedis. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.lettuce.core.RedisClient")
+	static class LettuceTimeoutConfiguration {
+
+		@Bean
+		LettuceClientConfigurationBuilderCustomizer rateLimitRedisLettuceTimeout(RateLimitProperties properties,
+				Environment environment) {
+			return (builder) -> {
+				if (!environment.containsProperty("spring.data.redis.timeout")) {
+					builder.commandTimeout(timeout(properties));
+				}
+			};
+		}
+
+	}
+
+	/**
+	 * @throws InvalidConfigurationPropertyValueException unless the timeout is positive (0 would mean "wait forever"
+	 * to Jedis)
+	 */
+	static Duration timeout(RateLimitProperties properties) {
+		Duration timeout = properties.getRedis().getTimeout();
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.timeout", timeout,
+					"The timeout must be positive, such as 250ms.");
+		}
+		return timeout;
 	}
 
 }

@@ -21,6 +21,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
@@ -37,11 +38,22 @@ import org.springframework.web.util.pattern.PatternParseException;
 class RateLimitWebConfiguration {
 
 	@Bean
+	@ConditionalOnMissingBean
 	LimitNames rateLimitNames() {
 		return new LimitNames();
 	}
 
+	/** Checks every @RateLimited at startup, also where the aspect is missing (and then refuses to start). */
 	@Bean
+	@ConditionalOnMissingBean
+	RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
+			ConfigurableListableBeanFactory beanFactory) {
+		return new RateLimitedMethods(factory, names, beanFactory,
+				ClassUtils.isPresent("org.aspectj.lang.annotation.Aspect", beanFactory.getBeanClassLoader()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events) {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
@@ -103,12 +115,7 @@ class RateLimitWebConfiguration {
 	static class AspectConfiguration {
 
 		@Bean
-		RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
-				ConfigurableListableBeanFactory beanFactory) {
-			return new RateLimitedMethods(factory, names, beanFactory);
-		}
-
-		@Bean
+		@ConditionalOnMissingBean
 		RateLimitedAspect rateLimitedAspect(RateLimitedMethods methods, RateLimitEnforcer enforcer) {
 			return new RateLimitedAspect(methods, enforcer);
 		}
@@ -120,6 +127,7 @@ class RateLimitWebConfiguration {
 	static class MetricsConfiguration {
 
 		@Bean
+		@ConditionalOnMissingBean
 		RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
 			MeterRegistry meterRegistry = registry.getIfAvailable();
 			return (meterRegistry != null)

@@ -36,8 +36,12 @@ final class RateLimitedAspect implements Ordered {
 		this.enforcer = enforcer;
 	}
 
+	// Controllers are advised whatever their annotations, because AspectJ's @annotation does not see an annotation
+	// on an interface method (generated API interfaces); RateLimitedMethods finds those, and answers fast for others.
 	@Around("@annotation(dev.ratelimit.spring.RateLimited) || @annotation(dev.ratelimit.spring.RateLimited.List)"
-			+ " || @within(dev.ratelimit.spring.RateLimited) || @within(dev.ratelimit.spring.RateLimited.List)")
+			+ " || @within(dev.ratelimit.spring.RateLimited) || @within(dev.ratelimit.spring.RateLimited.List)"
+			+ " || within(@org.springframework.stereotype.Controller *)"
+			+ " || within(@org.springframework.web.bind.annotation.RestController *)")
 	Object limit(ProceedingJoinPoint call) throws Throwable {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		if (!(attributes instanceof ServletRequestAttributes servlet) || servlet.getResponse() == null) {

@@ -1,7 +1,9 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,6 +17,9 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.InitBinder;
+import org.springframework.web.bind.annotation.ModelAttribute;
 
 /**
  * The limits of {@link RateLimited} methods: resolved once per method and cached, and for every bean checked at
@@ -28,12 +33,20 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 
 	private final ConfigurableListableBeanFactory beanFactory;
 
+	private final boolean enforced;
+
 	private final Map<MethodClassKey, List<ConfiguredLimit>> cache = new ConcurrentHashMap<>();
 
-	RateLimitedMethods(LimitFactory factory, LimitNames names, ConfigurableListableBeanFactory beanFactory) {
+	/**
+	 * @param enforced whether the aspect applies the limits; when not, an annotated method stops startup rather than
+	 * go unlimited
+	 */
+	RateLimitedMethods(LimitFactory factory, LimitNames names, ConfigurableListableBeanFactory beanFactory,
+			boolean enforced) {
 		this.factory = factory;
 		this.names = names;
 		this.beanFactory = beanFactory;
+		this.enforced = enforced;
 	}
 
 	/** The limits of {@code method} invoked on {@code targetClass}: the class's annotations, then the method's. */
@@ -50,10 +63,13 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 			}
 			Class<?> userClass = ClassUtils.getUserClass(type);
 			boolean annotatedClass = !annotations(userClass).isEmpty();
-			ReflectionUtils.doWithMethods(userClass, (method) -> limitsFor(method, userClass),
-					(method) -> !method.isBridge() && !method.isSynthetic()
-							&& method.getDeclaringClass() != Object.class
-							&& (annotatedClass || !annotations(method).isEmpty()));
+			ReflectionUtils.doWithMethods(userClass, (method) -> {
+				if (!limitsFor(method, userClass).isEmpty() && !this.enforced) {
+					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
+							+ " would not be applied: add org.springframework.boot:spring-boot-starter-aspectj");
+				}
+			}, (method) -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class
+					&& (annotatedClass || !annotations(method).isEmpty()));
 		}
 	}
 
@@ -62,16 +78,32 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 		Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
 		String methodName = userClass.getSimpleName() + "." + specific.getName();
 		String source = "@RateLimited on " + userClass.getName() + "." + specific.getName() + "("
-				+ String.join(", ", java.util.Arrays.stream(specific.getParameterTypes()).map(Class::getSimpleName).toList()) + ")";
+				+ String.join(", ", Arrays.stream(specific.getParameterTypes()).map(Class::getSimpleName).toList())
+				+ ")";
+		KeyVariables variables = KeyVariables.of(specific);
 		List<ConfiguredLimit> limits = new ArrayList<>();
-		for (RateLimited annotation : annotations(userClass)) {
-			limits.add(this.names.register(this.factory.fromAnnotation(annotation, userClass.getSimpleName(),
-					"@RateLimited on class " + userClass.getName())));
+		if (appliesClassLimits(specific)) {
+			for (RateLimited annotation : annotations(userClass)) {
+				limits.add(this.names.register(this.factory.fromAnnotation(annotation, userClass.getSimpleName(),
+						"@RateLimited on class " + userClass.getName(), variables)));
+			}
 		}
 		for (RateLimited annotation : annotations(specific)) {
-			limits.add(this.names.register(this.factory.fromAnnotation(annotation, methodName, source)));
+			limits.add(this.names.register(this.factory.fromAnnotation(annotation, methodName, source, variables)));
 		}
 		return List.copyOf(limits);
+	}
+
+	/**
+	 * A class's limits apply to the methods that handle calls: public ones, but not the controller's helpers that
+	 * Spring MVC calls around a handler ({@code @InitBinder}, {@code @ModelAttribute}, {@code @ExceptionHandler}),
+	 * which would charge one request several times.
+	 */
+	private static boolean appliesClassLimits(Method method) {
+		return Modifier.isPublic(method.getModifiers()) && method.getDeclaringClass() != Object.class
+				&& !AnnotatedElementUtils.hasAnnotation(method, InitBinder.class)
+				&& !AnnotatedElementUtils.hasAnnotation(method, ModelAttribute.class)
+				&& !AnnotatedElementUtils.hasAnnotation(method, ExceptionHandler.class);
 	}
 
 	private static Set<RateLimited> annotations(java.lang.reflect.AnnotatedElement element) {

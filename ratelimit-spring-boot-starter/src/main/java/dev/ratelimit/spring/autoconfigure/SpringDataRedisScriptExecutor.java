@@ -20,9 +20,11 @@ import org.springframework.data.redis.core.script.RedisScript;
  *
  * <p>
  * After Redis restarts or fails over, every idle pooled connection is dead, and each fails the first call that
- * borrows it, at once and before the script reached any server. Such a call is tried again, up to
- * {@code attempts} times in all (the pool's size plus one covers a pool full of dead connections), so limiting
- * resumes with the first request. Timeouts are never retried: they would multiply the wait.
+ * borrows it, at once. Such a call is tried again, up to {@code attempts} times in all (the pool's size plus one
+ * covers a pool full of dead connections), so limiting resumes with the first request instead of letting the next
+ * few through (fail-open) or refusing them (fail-closed). Timeouts are never retried: they would multiply the wait.
+ * A connection closed by a live server after it ran the script (rare: {@code CLIENT KILL}, an output-buffer limit)
+ * makes the retry charge the request twice; that errs on the side of limiting, never of admitting too much.
  */
 final class SpringDataRedisScriptExecutor implements ScriptExecutor {
 

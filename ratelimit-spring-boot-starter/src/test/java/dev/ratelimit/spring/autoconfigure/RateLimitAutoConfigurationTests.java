@@ -45,6 +45,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -174,15 +175,23 @@ class RateLimitAutoConfigurationTests {
 
 	@Test
 	void withoutAspectJThereIsNoAspect() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.aspectj")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(RateLimiter.class);
+			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+			assertThat(context).hasBean("rateLimitFilter");
+			assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+		});
+	}
+
+	@Test
+	void withoutAspectJAnAnnotatedMethodStopsStartupInsteadOfGoingUnlimited() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader("org.aspectj"))
 			.withUserConfiguration(LimitedController.class)
 			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				assertThat(context).hasSingleBean(RateLimiter.class);
-				assertThat(context).hasSingleBean(RateLimitEnforcer.class);
-				assertThat(context).hasBean("rateLimitFilter");
-				assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
-				assertThat(context).doesNotHaveBean(RateLimitedMethods.class);
+				assertThat(context).hasFailed();
+				assertThat(messages(context.getStartupFailure())).contains("LimitedController")
+					.contains("spring-boot-starter-aspectj");
 			});
 	}
 
@@ -555,6 +564,37 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void annotationKeyReadingAnUnknownVariableFailsNamingTheMethodAndVariable() {
+		this.contextRunner.withUserConfiguration(MisspeltVariableKeyController.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains("MisspeltVariableKeyController.login(")
+				.contains("#usernme")
+				.contains("known are username");
+		});
+	}
+
+	@Test
+	void annotationKeyReadingAnArgumentByNameStarts() {
+		this.contextRunner.withUserConfiguration(ArgumentKeyController.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void repeatedAnnotationsWithOneNameButTwoShapesFailNamingTheMethod() {
+		this.contextRunner.withUserConfiguration(OneNameTwoShapesController.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains("OneNameTwoShapesController.tiers(")
+				.contains("named 'tier' share a budget but differ");
+		});
+	}
+
+	@Test
+	void nonPositiveRedisTimeoutFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("ratelimit.redis.timeout=0ms")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure())).isEqualTo("ratelimit.redis.timeout"));
+	}
+
+	@Test
 	void annotationWithUnknownFailurePolicyFailsNamingTheMethod() {
 		assertAnnotationFailsNaming(UnknownFailurePolicyController.class, "policy");
 	}
@@ -789,6 +829,40 @@ class RateLimitAutoConfigurationTests {
 		@RateLimited(key = "#request.getHeader(")
 		@GetMapping("/keyed")
 		String keyed() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class MisspeltVariableKeyController {
+
+		@RateLimited(key = "#usernme")
+		@GetMapping("/login")
+		String login(@RequestParam String username) {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class ArgumentKeyController {
+
+		@RateLimited(key = "#username + ':' + #p0 + ':' + #request.remoteAddr")
+		@GetMapping("/login")
+		String login(@RequestParam String username) {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class OneNameTwoShapesController {
+
+		@RateLimited(name = "tier", limit = 10, window = "1s")
+		@RateLimited(name = "tier", limit = 1000, window = "1h")
+		@GetMapping("/tiers")
+		String tiers() {
 			return "ok";
 		}
 
