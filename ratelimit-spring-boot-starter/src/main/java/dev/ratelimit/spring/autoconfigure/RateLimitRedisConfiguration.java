@@ -81,20 +81,32 @@ class RateLimitRedisConfiguration {
 	}
 
 	/**
-	 * A bounded wait for a pooled connection: the pool's default is to wait forever, so under load with Redis
-	 * paused, request threads would queue behind the pool's few connections for many timeouts in a row.
+	 * A connection pool sized for the limiter, which calls Redis on every request. Where the application set no
+	 * size of its own, the pool holds one connection per request thread ({@code server.tomcat.threads.max}, 200 by
+	 * default; Boot's own default is 8), so a burst of requests never queues for a connection: a queue would either
+	 * stall request threads or, with a bounded wait, make a healthy Redis look failed and let a fail-open burst
+	 * through. The wait for a connection is then bounded by the command timeout, for when Redis itself is slow.
 	 */
 	@Bean
 	@ConditionalOnClass(Jedis.class)
-	static BeanPostProcessor rateLimitRedisPoolWait(ObjectProvider<RateLimitProperties> properties,
+	static BeanPostProcessor rateLimitRedisPool(ObjectProvider<RateLimitProperties> properties,
 			Environment environment) {
 		return new BeanPostProcessor() {
 
 			@Override
 			public Object postProcessBeforeInitialization(Object bean, String beanName) {
-				if (bean instanceof JedisConnectionFactory factory && factory.getPoolConfig() != null
-						&& !environment.containsProperty("spring.data.redis.jedis.pool.max-wait")) {
-					factory.getPoolConfig().setMaxWait(timeout(properties.getObject()));
+				if (bean instanceof JedisConnectionFactory factory && factory.getPoolConfig() != null) {
+					GenericObjectPoolConfig<?> pool = factory.getPoolConfig();
+					if (!environment.containsProperty("spring.data.redis.jedis.pool.max-active")) {
+						int threads = environment.getProperty("server.tomcat.threads.max", Integer.class, 200);
+						pool.setMaxTotal(Math.max(pool.getMaxTotal(), threads));
+						if (!environment.containsProperty("spring.data.redis.jedis.pool.max-idle")) {
+							pool.setMaxIdle(pool.getMaxTotal());
+						}
+					}
+					if (!environment.containsProperty("spring.data.redis.jedis.pool.max-wait")) {
+						pool.setMaxWait(timeout(properties.getObject()));
+					}
 				}
 				return bean;
 			}

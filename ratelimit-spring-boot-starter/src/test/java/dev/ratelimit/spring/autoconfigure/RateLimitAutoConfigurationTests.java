@@ -22,6 +22,7 @@ import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterAll;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 
@@ -617,6 +618,32 @@ class RateLimitAutoConfigurationTests {
 	void validAnnotationsStart() {
 		this.contextRunner.withUserConfiguration(LimitedController.class)
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	// --- The connection pool
+
+	@Test
+	void poolHoldsOneConnectionPerRequestThreadAndWaitsNoLongerThanTheTimeout() {
+		this.contextRunner.withPropertyValues("ratelimit.redis.timeout=300ms").run((context) -> {
+			GenericObjectPoolConfig<?> pool = context.getBean(JedisConnectionFactory.class).getPoolConfig();
+			assertThat(pool.getMaxTotal()).isEqualTo(200);
+			assertThat(pool.getMaxIdle()).isEqualTo(200);
+			assertThat(pool.getMaxWaitDuration()).isEqualTo(Duration.ofMillis(300));
+		});
+		this.contextRunner.withPropertyValues("server.tomcat.threads.max=50")
+			.run((context) -> assertThat(context.getBean(JedisConnectionFactory.class).getPoolConfig().getMaxTotal())
+				.isEqualTo(50));
+	}
+
+	@Test
+	void poolSettingsOfTheApplicationAreKept() {
+		this.contextRunner
+			.withPropertyValues("spring.data.redis.jedis.pool.max-active=16", "spring.data.redis.jedis.pool.max-wait=2s")
+			.run((context) -> {
+				GenericObjectPoolConfig<?> pool = context.getBean(JedisConnectionFactory.class).getPoolConfig();
+				assertThat(pool.getMaxTotal()).isEqualTo(16);
+				assertThat(pool.getMaxWaitDuration()).isEqualTo(Duration.ofSeconds(2));
+			});
 	}
 
 	// --- The short Redis timeout

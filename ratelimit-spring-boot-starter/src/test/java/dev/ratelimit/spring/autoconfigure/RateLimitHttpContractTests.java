@@ -7,6 +7,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.ArrayList;
 
 import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
 import dev.ratelimit.test.TestRedis;
@@ -142,6 +145,24 @@ class RateLimitHttpContractTests {
 				HttpRequest.BodyPublishers.noBody()));
 		assertThat(head.statusCode()).isEqualTo(200);
 		assertThat(head.headers().firstValue("RateLimit")).isEmpty();
+	}
+
+	@Test
+	void concurrentBurstIsLimitedExactlyWithAHealthyRedis() throws Exception {
+		// More simultaneous requests than Boot's default pool of 8 connections: none may be let through as if Redis
+		// had failed.
+		List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+		for (int i = 0; i < 96; i++) {
+			burst.add(this.client.sendAsync(HttpRequest.newBuilder(uri("/burst")).build(),
+					HttpResponse.BodyHandlers.ofString()));
+		}
+		List<HttpResponse<String>> responses = new ArrayList<>();
+		for (CompletableFuture<HttpResponse<String>> response : burst) {
+			responses.add(response.get(30, TimeUnit.SECONDS));
+		}
+		assertThat(responses).filteredOn((response) -> response.statusCode() == 200).hasSize(5)
+			.allSatisfy((response) -> assertThat(response.headers().firstValue("RateLimit")).isPresent());
+		assertThat(responses).filteredOn((response) -> response.statusCode() == 429).hasSize(91);
 	}
 
 	@Test

@@ -73,6 +73,12 @@ public class LimitedController {
 		return "<p>html</p>";
 	}
 
+	@GetMapping("/burst")
+	@RateLimited(name = "burst", algorithm = "sliding-log", limit = 5, window = "1m")
+	public String burst() {
+		return "burst";
+	}
+
 	/** Not annotated: limited only where a test configures a filter rule on it. */
 	@GetMapping("/plain")
 	public String plain() {
