@@ -14,15 +14,15 @@ import java.util.Objects;
  *
  * <p>
  * The canonical constructor checks every value and throws {@link IllegalArgumentException} with a message that
- * names the offending field: a blank name or one with {@code {}} braces (they would break the Redis Cluster hash
- * tag), a limit, capacity or cost below 1, a window below 1 ms or not a whole number of milliseconds, a sliding log
+ * names the offending field: a name that is not 1 to 200 printable ASCII characters without spaces and braces (it
+ * appears in header fields, and braces would break the Redis Cluster hash tag), a limit, capacity or cost below 1, a window below 1 ms or not a whole number of milliseconds, a sliding log
  * limit above {@value #MAX_SLIDING_LOG_LIMIT}, and numbers
  * whose script arithmetic would leave the exact integer range of a Lua number ({@code (max(limit, capacity, cost)
  * + 1) × window in ms < 2^52}). A cost above the limit (or the capacity) is accepted here: such a request is
  * decided as {@link LimitDecision#NEVER}. Configuration with a fixed cost should use {@link #requireCostFits()} to
  * reject it at startup.
  *
- * @param name identifies the limit; 1 to 200 characters, no whitespace, no braces
+ * @param name identifies the limit; 1 to 200 printable ASCII characters, no spaces, no braces
  * @param algorithm how units are counted
  * @param limit units allowed per window; for the token bucket, tokens added per window
  * @param window the window, at least 1 ms, in whole milliseconds
@@ -48,8 +48,11 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		Objects.requireNonNull(name, "name must not be null");
 		Objects.requireNonNull(algorithm, "algorithm must not be null");
 		Objects.requireNonNull(window, "window must not be null");
-		if (name.isBlank() || name.length() > 200 || name.chars().anyMatch(ch -> ch == '{' || ch == '}' || Character.isWhitespace(ch) || Character.isISOControl(ch))) {
-			throw new IllegalArgumentException("name must be 1 to 200 characters without whitespace or braces, but was '" + name + "'");
+		// Printable ASCII: the name is an sf-string in the RateLimit header fields, and braces would change the
+		// Redis Cluster hash tag of the key.
+		if (name.isEmpty() || name.length() > 200
+				|| name.chars().anyMatch((ch) -> ch <= ' ' || ch > '~' || ch == '{' || ch == '}')) {
+			throw new IllegalArgumentException("name must be 1 to 200 printable ASCII characters without spaces or braces, but was '" + name + "'");
 		}
 		requirePositive("limit", limit, name);
 		requirePositive("capacity", capacity, name);

@@ -30,6 +30,8 @@ class LimitDefinitionTest {
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("a{b}", Algorithm.FIXED_WINDOW, 5, SECOND))
 			.withMessageContaining("braces");
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of(" ", Algorithm.FIXED_WINDOW, 5, SECOND));
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("配额", Algorithm.FIXED_WINDOW, 5, SECOND))
+			.withMessageContaining("printable ASCII");
 		assertThatIllegalArgumentException().isThrownBy(() -> new RedisRateLimiter((script, keys, args) -> null, "rl:{x}:"))
 			.withMessageContaining("key prefix");
 	}

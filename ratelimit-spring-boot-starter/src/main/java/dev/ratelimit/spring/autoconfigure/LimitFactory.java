@@ -52,8 +52,8 @@ final class LimitFactory {
 			Algorithm algorithm = StringUtils.hasText(annotation.algorithm())
 					? parseAlgorithm(resolve(annotation.algorithm())) : this.defaults.getAlgorithm();
 			long limit = (annotation.limit() != RateLimited.UNSET) ? annotation.limit() : this.defaults.getLimit();
-			Duration window = StringUtils.hasText(annotation.window())
-					? DurationStyle.detectAndParse(resolve(annotation.window())) : this.defaults.getWindow();
+			Duration window = StringUtils.hasText(annotation.window()) ? parseWindow(resolve(annotation.window()))
+					: this.defaults.getWindow();
 			Long capacity = (annotation.capacity() != RateLimited.UNSET) ? Long.valueOf(annotation.capacity()) : null;
 			long cost = (annotation.cost() != RateLimited.UNSET) ? annotation.cost() : this.defaults.getCost();
 			FailurePolicy failurePolicy = StringUtils.hasText(annotation.failurePolicy())
@@ -157,6 +157,14 @@ final class LimitFactory {
 
 	private String resolve(String value) {
 		return this.environment.resolveRequiredPlaceholders(value);
+	}
+
+	/** A duration with its unit: a bare "60" would be 60 ms to Spring, rarely what its writer meant. */
+	static Duration parseWindow(String value) {
+		if (value.trim().matches("-?\\d+")) {
+			throw new IllegalArgumentException("window '" + value + "' has no unit; write it as 60s, 500ms, 1m or PT1M");
+		}
+		return DurationStyle.detectAndParse(value);
 	}
 
 	static Algorithm parseAlgorithm(String value) {

@@ -1,7 +1,9 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 import dev.ratelimit.core.RateLimiter;
@@ -37,6 +39,9 @@ import org.springframework.web.util.pattern.PatternParseException;
 @Import({ RateLimitWebConfiguration.AspectConfiguration.class, RateLimitWebConfiguration.MetricsConfiguration.class })
 class RateLimitWebConfiguration {
 
+	private static final List<String> STANDARD_METHODS = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
+			"OPTIONS", "TRACE");
+
 	@Bean
 	@ConditionalOnMissingBean
 	LimitNames rateLimitNames() {
@@ -57,10 +62,11 @@ class RateLimitWebConfiguration {
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events) {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
-				properties.getRedis().getUnavailableRetryAfter());
+				positive("ratelimit.redis.unavailable-retry-after", properties.getRedis().getUnavailableRetryAfter()));
 		return new RateLimitEnforcer(rateLimiter,
 				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
-				events.getIfAvailable(() -> new RateLimitEvents(properties.getRedis().getFailureLogInterval())));
+				events.getIfAvailable(() -> new RateLimitEvents(positive("ratelimit.redis.failure-log-interval",
+						properties.getRedis().getFailureLogInterval()))));
 	}
 
 	@Bean
@@ -87,7 +93,7 @@ class RateLimitWebConfiguration {
 			catch (IllegalStateException ex) {
 				throw new InvalidConfigurationPropertyValueException(property + ".name", limit.name(), ex.getMessage());
 			}
-			rules.add(new FilterRule(limit, patterns(rule.getPaths(), property), Set.copyOf(rule.getMethods())));
+			rules.add(new FilterRule(limit, patterns(rule.getPaths(), property), methods(rule.getMethods(), property)));
 		}
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
 				new RateLimitFilter(rules, enforcer, exceptionResolver));
@@ -96,9 +102,30 @@ class RateLimitWebConfiguration {
 		return registration;
 	}
 
+	static Duration positive(String property, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new InvalidConfigurationPropertyValueException(property, value, "The duration must be positive.");
+		}
+		return value;
+	}
+
+	private static Set<String> methods(List<String> methods, String property) {
+		for (int i = 0; i < methods.size(); i++) {
+			if (!STANDARD_METHODS.contains(methods.get(i).toUpperCase(Locale.ROOT))) {
+				throw new InvalidConfigurationPropertyValueException(property + ".methods[" + i + "]", methods.get(i),
+						"Not an HTTP method; use one of " + STANDARD_METHODS + ".");
+			}
+		}
+		return Set.copyOf(methods);
+	}
+
 	private static List<PathPattern> patterns(List<String> paths, String property) {
 		List<PathPattern> patterns = new ArrayList<>();
 		for (int i = 0; i < paths.size(); i++) {
+			if (!paths.get(i).startsWith("/")) {
+				throw new InvalidConfigurationPropertyValueException(property + ".paths[" + i + "]", paths.get(i),
+						"A path pattern starts with '/', such as '/api/**'; without it, it would match nothing.");
+			}
 			try {
 				patterns.add(PathPatternParser.defaultInstance.parse(paths.get(i)));
 			}
@@ -130,9 +157,10 @@ class RateLimitWebConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
 			MeterRegistry meterRegistry = registry.getIfAvailable();
-			return (meterRegistry != null)
-					? new RateLimitEvents.Metered(properties.getRedis().getFailureLogInterval(), meterRegistry)
-					: new RateLimitEvents(properties.getRedis().getFailureLogInterval());
+			Duration logInterval = positive("ratelimit.redis.failure-log-interval",
+					properties.getRedis().getFailureLogInterval());
+			return (meterRegistry != null) ? new RateLimitEvents.Metered(logInterval, meterRegistry)
+					: new RateLimitEvents(logInterval);
 		}
 
 	}

@@ -1,12 +1,12 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.spring.RateLimited;
@@ -15,6 +15,10 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.RepeatableContainers;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -64,9 +68,16 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 			Class<?> userClass = ClassUtils.getUserClass(type);
 			boolean annotatedClass = !annotations(userClass).isEmpty();
 			ReflectionUtils.doWithMethods(userClass, (method) -> {
-				if (!limitsFor(method, userClass).isEmpty() && !this.enforced) {
+				if (limitsFor(method, userClass).isEmpty()) {
+					return;
+				}
+				if (!this.enforced) {
 					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
 							+ " would not be applied: add org.springframework.boot:spring-boot-starter-aspectj");
+				}
+				if (!annotations(method).isEmpty() && !proxyable(method)) {
+					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
+							+ " would not be applied: Spring AOP can only limit methods that are not private, final or static");
 				}
 			}, (method) -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class
 					&& (annotatedClass || !annotations(method).isEmpty()));
@@ -106,8 +117,20 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 				&& !AnnotatedElementUtils.hasAnnotation(method, ExceptionHandler.class);
 	}
 
-	private static Set<RateLimited> annotations(java.lang.reflect.AnnotatedElement element) {
-		return AnnotatedElementUtils.findMergedRepeatableAnnotations(element, RateLimited.class);
+	private static boolean proxyable(Method method) {
+		int modifiers = method.getModifiers();
+		return !Modifier.isPrivate(modifiers) && !Modifier.isFinal(modifiers) && !Modifier.isStatic(modifiers);
+	}
+
+	/**
+	 * Every {@link RateLimited} on the element, its superclasses and interfaces, repeated ones each counted (a set
+	 * would fold two identical annotations into one).
+	 */
+	private static List<RateLimited> annotations(AnnotatedElement element) {
+		return MergedAnnotations.from(element, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.standardRepeatables())
+			.stream(RateLimited.class)
+			.map(MergedAnnotation::synthesize)
+			.toList();
 	}
 
 }

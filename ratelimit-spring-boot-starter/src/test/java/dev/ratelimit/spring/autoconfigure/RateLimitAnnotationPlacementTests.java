@@ -64,6 +64,11 @@ class RateLimitAnnotationPlacementTests {
 	}
 
 	@Test
+	void twoIdenticalAnnotationsTakeTwiceTheCost() throws Exception {
+		assertThat(call("/placement/class/twice", "10.5.0.7").getHeaders("RateLimit")).containsExactly("\"per-class\";r=7;t=18");
+	}
+
+	@Test
 	void annotationOnAnInterfaceMethodIsEnforced() throws Exception {
 		assertThat(call("/placement/interface", "10.5.0.3").getHeader("RateLimit")).isEqualTo("\"from-interface\";r=0;t=60");
 		assertThat(call("/placement/interface", "10.5.0.3").getStatus()).isEqualTo(429);
@@ -125,6 +130,13 @@ class RateLimitAnnotationPlacementTests {
 		@GetMapping("/placement/class")
 		public String handler() {
 			return "class";
+		}
+
+		@RateLimited(name = "per-class", limit = 10, window = "1m")
+		@RateLimited(name = "per-class", limit = 10, window = "1m")
+		@GetMapping("/placement/class/twice")
+		public String twice() {
+			return "twice";
 		}
 
 		@RateLimited(name = "per-class", limit = 10, window = "1m")

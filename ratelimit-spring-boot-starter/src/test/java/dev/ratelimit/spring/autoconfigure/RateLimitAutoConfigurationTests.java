@@ -590,6 +590,55 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void annotationOnAMethodSpringAopCannotAdviseFailsNamingTheMethod() {
+		this.contextRunner.withUserConfiguration(FinalMethodController.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains("FinalMethodController.sealed")
+				.contains("not private, final or static");
+		});
+	}
+
+	@Test
+	void annotationWindowWithoutUnitFailsNamingTheMethod() {
+		this.contextRunner.withUserConfiguration(UnitlessWindowController.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains("UnitlessWindowController.bare(")
+				.contains("window '60' has no unit");
+		});
+	}
+
+	@Test
+	void rulePathWithoutLeadingSlashFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("ratelimit.filter.rules[0].paths[0]=api/**")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure()))
+				.isEqualTo("ratelimit.filter.rules[0].paths[0]"));
+	}
+
+	@Test
+	void ruleWithAnUnknownHttpMethodFailsNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.filter.rules[0].paths[0]=/api/**", "ratelimit.filter.rules[0].methods[0]=GET",
+					"ratelimit.filter.rules[0].methods[1]=FETCH")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure()))
+				.isEqualTo("ratelimit.filter.rules[0].methods[1]"));
+	}
+
+	@Test
+	void ruleNameOutsidePrintableAsciiFailsNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.filter.rules[0].paths[0]=/api/**", "ratelimit.filter.rules[0].name=配额")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure()))
+				.isEqualTo("ratelimit.filter.rules[0].name"));
+	}
+
+	@Test
+	void nonPositiveUnavailableRetryAfterFailsNamingTheProperty() {
+		this.contextRunner.withPropertyValues("ratelimit.redis.unavailable-retry-after=0s")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure()))
+				.isEqualTo("ratelimit.redis.unavailable-retry-after"));
+	}
+
+	@Test
 	void nonPositiveRedisTimeoutFailsNamingTheProperty() {
 		this.contextRunner.withPropertyValues("ratelimit.redis.timeout=0ms")
 			.run((context) -> assertThat(failedProperty(context.getStartupFailure())).isEqualTo("ratelimit.redis.timeout"));
@@ -890,6 +939,28 @@ class RateLimitAutoConfigurationTests {
 		@RateLimited(name = "tier", limit = 1000, window = "1h")
 		@GetMapping("/tiers")
 		String tiers() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class FinalMethodController {
+
+		@RateLimited(limit = 2, window = "1m")
+		@GetMapping("/sealed")
+		public final String sealed() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class UnitlessWindowController {
+
+		@RateLimited(limit = 2, window = "60")
+		@GetMapping("/bare")
+		String bare() {
 			return "ok";
 		}
 
