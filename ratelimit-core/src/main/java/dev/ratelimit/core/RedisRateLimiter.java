@@ -18,6 +18,9 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	private static final long SERVER_TIME = -1;
 
+	/** Integers per limit in the script's reply: allowed, remaining, retry, reset, more (see rate_limit.lua). */
+	private static final int REPLY_PER_LIMIT = 5;
+
 	private final ScriptExecutor executor;
 
 	private final RedisKeys keys;
@@ -71,13 +74,14 @@ public final class RedisRateLimiter implements RateLimiter {
 			args.add(Long.toString(limit.cost()));
 		}
 		List<Long> reply = this.executor.execute(LuaScript.rateLimit(), keys, args);
-		if (reply.size() != 4 * limits.size()) {
+		if (reply.size() != REPLY_PER_LIMIT * limits.size()) {
 			throw new IllegalStateException("rate-limit script replied " + reply + " for " + limits.size() + " limits");
 		}
 		List<LimitDecision> decisions = new ArrayList<>(limits.size());
 		for (int i = 0; i < limits.size(); i++) {
-			decisions.add(new LimitDecision(limits.get(i), reply.get(4 * i) == 1, reply.get(4 * i + 1),
-					reply.get(4 * i + 2), reply.get(4 * i + 3)));
+			int at = REPLY_PER_LIMIT * i;
+			decisions.add(new LimitDecision(limits.get(i), reply.get(at) == 1, reply.get(at + 1), reply.get(at + 2),
+					reply.get(at + 3), reply.get(at + 4)));
 		}
 		return new RateLimitDecision(decisions);
 	}

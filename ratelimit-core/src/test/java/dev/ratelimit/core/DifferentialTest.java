@@ -28,7 +28,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 /**
  * Differential test: random request sequences decided both by the Redis limiter (the Lua scripts, explicit time)
  * and by {@link ExactModel}, an independent exact implementation of {@code spec/ALGORITHMS.md}; every decision
- * must be identical ({@code allowed}, {@code remaining}, {@code retryAfterMs}, {@code resetAfterMs}).
+ * must be identical ({@code allowed}, {@code remaining}, {@code retryAfterMs}, {@code resetAfterMs},
+ * {@code moreAfterMs}).
  *
  * <p>
  * Where the spec leaves open what a request earlier than a previous request of the same key reports as its
@@ -216,7 +217,8 @@ class DifferentialTest {
 					boolean same = got.allowed() == want.allowed() && got.remaining() == want.remaining();
 					if (!backwards) {
 						this.waitsCompared++;
-						same &= got.retryAfterMs() == want.retryAfterMs() && got.resetAfterMs() == want.resetAfterMs();
+						same &= got.retryAfterMs() == want.retryAfterMs() && got.resetAfterMs() == want.resetAfterMs()
+								&& got.moreAfterMs() == want.moreAfterMs();
 					}
 					// rule 4: the key must live at least until the limiter is back to full allowance
 					String key = this.keys.key(client.id, request.get(i));
@@ -618,12 +620,14 @@ class DifferentialTest {
 
 	private static String text(LimitDecision decision) {
 		return "[allowed=" + decision.allowed() + ", remaining=" + decision.remaining() + ", retryAfterMs="
-				+ decision.retryAfterMs() + ", resetAfterMs=" + decision.resetAfterMs() + "]";
+				+ decision.retryAfterMs() + ", resetAfterMs=" + decision.resetAfterMs() + ", moreAfterMs="
+				+ decision.moreAfterMs() + "]";
 	}
 
 	private static String text(ExactModel.Decision decision) {
 		return "[allowed=" + decision.allowed() + ", remaining=" + decision.remaining() + ", retryAfterMs="
-				+ decision.retryAfterMs() + ", resetAfterMs=" + decision.resetAfterMs() + "]";
+				+ decision.retryAfterMs() + ", resetAfterMs=" + decision.resetAfterMs() + ", moreAfterMs="
+				+ decision.moreAfterMs() + "]";
 	}
 
 	private static String text(RateLimitDecision decision) {

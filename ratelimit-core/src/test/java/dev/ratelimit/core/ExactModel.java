@@ -38,8 +38,8 @@ import java.util.function.LongPredicate;
  */
 final class ExactModel {
 
-	/** The decision of one limit, the four fields that the Redis limiter reports. */
-	record Decision(boolean allowed, long remaining, long retryAfterMs, long resetAfterMs) {
+	/** The decision of one limit, the five fields that the Redis limiter reports. */
+	record Decision(boolean allowed, long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs) {
 	}
 
 	/** Windows up to this size get a linear-scan cross-check of every search. */
@@ -87,7 +87,8 @@ final class ExactModel {
 			else {
 				retry = model.retryAfter(nowMs, cost);
 			}
-			decisions.add(new Decision(verdicts[i], model.allowance(nowMs), retry, model.resetAfter(nowMs)));
+			decisions.add(new Decision(verdicts[i], model.allowance(nowMs), retry, model.resetAfter(nowMs),
+					model.moreAfter(nowMs)));
 		}
 		return decisions;
 	}
@@ -218,6 +219,15 @@ final class ExactModel {
 			check(formula == -2 || formula == searched, "retry search " + searched + " vs spec formula " + formula,
 					now, cost);
 			return searched;
+		}
+
+		/** The wait until the allowance grows by at least one unit; 0 when it is full. */
+		final long moreAfter(long now) {
+			long current = allowance(now);
+			if (current >= bound()) {
+				return 0;
+			}
+			return smallest(0, (d) -> allowance(Math.addExact(now, d)) > current);
 		}
 
 		final long resetAfter(long now) {

@@ -39,13 +39,22 @@ local function nonneg(n)
   return n
 end
 
--- The decision of one limit. remaining and reset_after describe the state as it stands without this
--- request; commit (nil when denied) writes the request and returns remaining and reset_after after it.
+-- The decision of one limit. remaining, reset_after and more_after describe the state as it stands without
+-- this request; commit (nil when denied) writes the request and returns the three after it.
+-- more_after is the wait until remaining grows: until a request of cost remaining + 1 would be admitted,
+-- computed by the algorithm's own wait(cost) function; 0 when the allowance is full.
 local NEVER = -1
-local function denied(remaining, retry_after, reset_after)
-  return { allowed = false, remaining = nonneg(remaining), retry_after = retry_after, reset_after = reset_after }
+local function denied(remaining, retry_after, reset_after, more_after)
+  return { allowed = false, remaining = nonneg(remaining), retry_after = retry_after, reset_after = reset_after,
+    more_after = more_after }
 end
-local function allowed(remaining, reset_after, commit)
-  return { allowed = true, remaining = nonneg(remaining), retry_after = 0, reset_after = reset_after, commit = commit }
+local function allowed(remaining, reset_after, more_after, commit)
+  return { allowed = true, remaining = nonneg(remaining), retry_after = 0, reset_after = reset_after,
+    more_after = more_after, commit = commit }
 end
-
+local function more_after(remaining, bound, wait)
+  if remaining >= bound then
+    return 0
+  end
+  return wait(nonneg(remaining) + 1)
+end

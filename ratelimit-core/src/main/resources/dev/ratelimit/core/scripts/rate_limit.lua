@@ -44,9 +44,9 @@ end
 
 local reply = {}
 for i, decision in ipairs(decisions) do
-  local remaining, reset_after = decision.remaining, decision.reset_after
+  local remaining, reset_after, more = decision.remaining, decision.reset_after, decision.more_after
   if all_allowed then
-    remaining, reset_after = decision.commit()
+    remaining, reset_after, more = decision.commit()
   end
   local flag = 0
   if decision.allowed then
@@ -56,5 +56,6 @@ for i, decision in ipairs(decisions) do
   reply[#reply + 1] = nonneg(remaining)
   reply[#reply + 1] = decision.retry_after
   reply[#reply + 1] = reset_after
+  reply[#reply + 1] = more
 end
 return reply

@@ -15,24 +15,35 @@ local function sliding_log(key, now, limit, window, capacity, cost)
     at = tonumber(newest[2])
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', int(at - window))
-  local count = redis.call('ZCARD', key)
-  local reset_after = 0
-  if count > 0 then
-    local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-    reset_after = tonumber(last[2]) + window - at
+  -- Wait until a request of cost c fits, with n entries in the set: room opens when the entry at 1-based
+  -- position n + c - limit leaves the window, at its score + W.
+  local function wait(n, c)
+    if n + c <= limit then
+      return 0
+    end
+    local position = n + c - limit - 1
+    local entry = redis.call('ZRANGE', key, position, position, 'WITHSCORES')
+    return tonumber(entry[2]) + window - at
   end
+  local function reset_after(n)
+    if n == 0 then
+      return 0
+    end
+    return wait(n, limit)
+  end
+  local function more(n)
+    return more_after(limit - n, limit, function(c) return wait(n, c) end)
+  end
+  local count = redis.call('ZCARD', key)
   if cost > limit then
-    return denied(limit - count, NEVER, reset_after)
+    return denied(limit - count, NEVER, reset_after(count), more(count))
   end
   if count + cost > limit then
-    -- Room for cost units opens when the entry at 1-based position count + cost - limit leaves the window.
-    local position = count + cost - limit - 1
-    local entry = redis.call('ZRANGE', key, position, position, 'WITHSCORES')
-    return denied(limit - count, tonumber(entry[2]) + window - at, reset_after)
+    return denied(limit - count, wait(count, cost), reset_after(count), more(count))
   end
-  return allowed(limit - count, reset_after, function()
-    -- ZADD in batches: unpack of one huge table would overflow Lua's C stack.
+  return allowed(limit - count, reset_after(count), more(count), function()
     local taken = redis.call('ZCOUNT', key, int(at), int(at))
+    -- ZADD in batches: unpack of one huge table would overflow Lua's C stack.
     local batch = {}
     for n = taken + 1, taken + cost do
       batch[#batch + 1] = int(at)
@@ -46,7 +57,8 @@ local function sliding_log(key, now, limit, window, capacity, cost)
       redis.call('ZADD', key, unpack(batch))
     end
     redis.call('PEXPIRE', key, int(at + window - now + TTL_MARGIN_MS))
-    return limit - count - cost, window
+    local n = count + cost
+    return limit - n, reset_after(n), more(n)
   end)
 end
 

@@ -10,16 +10,30 @@
 -- TTLs are counted from the request's own time, so the hash still lives until the end of window k + 1.
 -- Known property: slight overshoot against an exact sliding window.
 
--- ms from r (offset in the current window) until floor(e) = 0, for counts cur and prev.
-local function swc_reset_after(cur, prev, r, window)
+-- The smallest wait t >= 0 after which a request of cost c <= limit is admitted, with counts cur and prev at
+-- offset r of the current window. The estimate only falls as time passes, so the first admitting t is found
+-- in closed form. Still in this window: p * (W - r - t) <= a * W - 1 with a = limit - cur - c + 1. Otherwise
+-- in window k + 1, where cur is the previous count and the current one is 0: cur * (W - r') <= b * W - 1
+-- with b = limit - c + 1, at t = W - r + r'.
+local function swc_wait(limit, window, r, cur, prev, c)
+  if cur + idiv(prev * (window - r), window) + c <= limit then
+    return 0
+  end
+  local a = limit - cur - c + 1
+  if a >= 1 and prev > 0 then
+    local t = window - r - idiv(a * window - 1, prev)
+    if t < 1 then
+      t = 1
+    end
+    if t < window - r then
+      return t
+    end
+  end
+  local r_next = 0
   if cur > 0 then
-    -- in window k + 1 cur becomes the previous count: need cur * (W - r') <= W - 1
-    return window - r + window - idiv(window - 1, cur)
+    r_next = nonneg(window - idiv((limit - c + 1) * window - 1, cur))
   end
-  if prev > 0 then
-    return nonneg(window - r - idiv(window - 1, prev))
-  end
-  return 0
+  return window - r + r_next
 end
 
 local function sliding_window_counter(key, now, limit, window, capacity, cost)
@@ -40,39 +54,27 @@ local function sliding_window_counter(key, now, limit, window, capacity, cost)
     end
   end
   local r = at - k * window
-  local estimate = cur + idiv(prev * (window - r), window)
-  local reset_after = swc_reset_after(cur, prev, r, window)
+  local function estimate(n)
+    return n + idiv(prev * (window - r), window)
+  end
+  -- Full allowance is floor(e) = 0: the wait for a request of cost limit.
+  local function reset_after(n)
+    return swc_wait(limit, window, r, n, prev, limit)
+  end
+  local function more(n)
+    return more_after(limit - estimate(n), limit, function(c) return swc_wait(limit, window, r, n, prev, c) end)
+  end
   if cost > limit then
-    return denied(limit - estimate, NEVER, reset_after)
+    return denied(limit - estimate(cur), NEVER, reset_after(cur), more(cur))
   end
-  if estimate + cost > limit then
-    -- Smallest t with an admitting estimate. Still in this window: p * (W - r - t) <= a * W - 1 with
-    -- a = limit - cur - cost + 1. Otherwise in window k + 1, where cur is the previous count and the
-    -- current one is 0: cur * (W - r') <= b * W - 1 with b = limit - cost + 1, at t = W - r + r'.
-    local retry_after
-    local a = limit - cur - cost + 1
-    if a >= 1 and prev > 0 then
-      local t = window - r - idiv(a * window - 1, prev)
-      if t < 1 then
-        t = 1
-      end
-      if t < window - r then
-        retry_after = t
-      end
-    end
-    if retry_after == nil then
-      local r_next = 0
-      if cur > 0 then
-        r_next = nonneg(window - idiv((limit - cost + 1) * window - 1, cur))
-      end
-      retry_after = window - r + r_next
-    end
-    return denied(limit - estimate, retry_after, reset_after)
+  if estimate(cur) + cost > limit then
+    return denied(limit - estimate(cur), swc_wait(limit, window, r, cur, prev, cost), reset_after(cur), more(cur))
   end
-  return allowed(limit - estimate, reset_after, function()
-    redis.call('HSET', key, 'w', int(k), 'c', int(cur + cost), 'p', int(prev))
+  return allowed(limit - estimate(cur), reset_after(cur), more(cur), function()
+    local n = cur + cost
+    redis.call('HSET', key, 'w', int(k), 'c', int(n), 'p', int(prev))
     redis.call('PEXPIRE', key, int((k + 2) * window - now + TTL_MARGIN_MS))
-    return limit - estimate - cost, swc_reset_after(cur + cost, prev, r, window)
+    return limit - estimate(n), reset_after(n), more(n)
   end)
 end
 

@@ -25,20 +25,30 @@ local function token_bucket(key, now, limit, window, capacity, cost)
       tokens = tokens + (at - ts) * limit
     end
   end
-  local need = cost * window
-  local reset_after = ceil_div(full - tokens, limit)
+  -- Wait until a request of cost c fits, with t scaled tokens: ceil((c - tokens) x W / L).
+  local function wait(t, c)
+    if t >= c * window then
+      return 0
+    end
+    return ceil_div(c * window - t, limit)
+  end
+  local function reset_after(t)
+    return wait(t, capacity)
+  end
+  local function more(t)
+    return more_after(idiv(t, window), capacity, function(c) return wait(t, c) end)
+  end
   if cost > capacity then
-    return denied(idiv(tokens, window), NEVER, reset_after)
+    return denied(idiv(tokens, window), NEVER, reset_after(tokens), more(tokens))
   end
-  if tokens < need then
-    return denied(idiv(tokens, window), ceil_div(need - tokens, limit), reset_after)
+  if tokens < cost * window then
+    return denied(idiv(tokens, window), wait(tokens, cost), reset_after(tokens), more(tokens))
   end
-  return allowed(idiv(tokens, window), reset_after, function()
-    local left = tokens - need
-    local refill_after = ceil_div(full - left, limit)
+  return allowed(idiv(tokens, window), reset_after(tokens), more(tokens), function()
+    local left = tokens - cost * window
     redis.call('HSET', key, 't', int(left), 'ts', int(at))
-    redis.call('PEXPIRE', key, int(at - now + refill_after + TTL_MARGIN_MS))
-    return idiv(left, window), refill_after
+    redis.call('PEXPIRE', key, int(at - now + reset_after(left) + TTL_MARGIN_MS))
+    return idiv(left, window), reset_after(left), more(left)
   end)
 end
 
