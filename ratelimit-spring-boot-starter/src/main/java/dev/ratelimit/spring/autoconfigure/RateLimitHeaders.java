@@ -17,11 +17,13 @@ import org.springframework.http.HttpHeaders;
  * {@code RateLimit: "name";r=<remaining>;t=<s>}, one list item per limit (draft-ietf-httpapi-ratelimit-headers-10;
  * structured-field lists, RFC 9651). {@code w} is the window in whole seconds, rounded up when it is shorter than
  * 1 s or not whole (a 500 ms window shows {@code w=1}). {@code t} is, for a limit that denied the request, the
- * {@code Retry-After} value; otherwise the seconds until its full allowance is back, rounded up.
+ * {@code Retry-After} value; otherwise the seconds until more quota is available ({@code r} grows), rounded up, 0
+ * when the allowance is full.
  *
  * <p>
  * {@code legacy} and {@code x-ratelimit}: {@code [X-]RateLimit-Limit}, {@code -Remaining} and {@code -Reset}
- * (seconds) of the most restrictive limit only, since these fields hold one value.
+ * (seconds until the full allowance is back, as the early drafts define it; {@code Retry-After} for a denying
+ * limit) of the most restrictive limit only, since these fields hold one value.
  *
  * <p>
  * {@code Retry-After} (RFC 9110 §10.2.3) is delay-seconds: {@code ceil(retryAfterMs / 1000)}, at least 1, so a client
@@ -87,7 +89,7 @@ final class RateLimitHeaders {
 	private void single(HttpHeaders headers, LimitDecision decision) {
 		headers.set(prefix() + "RateLimit-Limit", Long.toString(decision.limit().limit()));
 		headers.set(prefix() + "RateLimit-Remaining", Long.toString(decision.remaining()));
-		headers.set(prefix() + "RateLimit-Reset", Long.toString(seconds(decision)));
+		headers.set(prefix() + "RateLimit-Reset", Long.toString(resetSeconds(decision)));
 	}
 
 	private String prefix() {
@@ -106,17 +108,20 @@ final class RateLimitHeaders {
 	private static String states(List<LimitDecision> decisions) {
 		List<String> items = new ArrayList<>();
 		for (LimitDecision decision : decisions) {
-			items.add(quoted(decision.limit().name()) + ";r=" + decision.remaining() + ";t=" + seconds(decision));
+			long t = denying(decision) ? retryAfterSeconds(decision.retryAfterMs()) : ceilSeconds(decision.moreAfterMs());
+			items.add(quoted(decision.limit().name()) + ";r=" + decision.remaining() + ";t=" + t);
 		}
 		return String.join(", ", items);
 	}
 
-	/** {@code t}: Retry-After for a denying limit (reset when it can never admit), else seconds to full allowance. */
-	private static long seconds(LimitDecision decision) {
-		if (!decision.allowed() && !decision.never()) {
-			return retryAfterSeconds(decision.retryAfterMs());
-		}
-		return ceilSeconds(decision.resetAfterMs());
+	/** {@code -Reset}: Retry-After for a denying limit, else the seconds until the full allowance is back. */
+	private static long resetSeconds(LimitDecision decision) {
+		return denying(decision) ? retryAfterSeconds(decision.retryAfterMs()) : ceilSeconds(decision.resetAfterMs());
+	}
+
+	/** Denied, and admissible after a wait (a request that can never fit has no wait to announce). */
+	private static boolean denying(LimitDecision decision) {
+		return !decision.allowed() && !decision.never();
 	}
 
 	private static LimitDecision mostRestrictive(List<LimitDecision> decisions) {

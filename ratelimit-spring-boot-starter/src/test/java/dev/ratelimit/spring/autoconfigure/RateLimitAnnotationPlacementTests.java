@@ -60,12 +60,12 @@ class RateLimitAnnotationPlacementTests {
 		// Both take 1 from the one "per-class" bucket of 10: 2 per request.
 		MockHttpServletResponse response = call("/placement/class/same-name", "10.5.0.2");
 		assertThat(response.getStatus()).isEqualTo(200);
-		assertThat(response.getHeaders("RateLimit")).containsExactly("\"per-class\";r=8;t=12");
+		assertThat(response.getHeaders("RateLimit")).containsExactly("\"per-class\";r=8;t=6");
 	}
 
 	@Test
 	void twoIdenticalAnnotationsTakeTwiceTheCost() throws Exception {
-		assertThat(call("/placement/class/twice", "10.5.0.7").getHeaders("RateLimit")).containsExactly("\"per-class\";r=7;t=18");
+		assertThat(call("/placement/class/twice", "10.5.0.7").getHeaders("RateLimit")).containsExactly("\"per-class\";r=7;t=6");
 	}
 
 	@Test

@@ -33,7 +33,8 @@ class RateLimitBudgetTests {
 	@Test
 	void endpointsWithTheSameNameShareOneBudget() throws Exception {
 		String client = "10.1.0.1";
-		assertThat(call("/api/large", client).getHeader("RateLimit")).isEqualTo("\"api\";r=5;t=30");
+		// Five of ten tokens (one per 6 s) spent: t is the wait for the next token, not for a full bucket.
+		assertThat(call("/api/large", client).getHeader("RateLimit")).isEqualTo("\"api\";r=5;t=6");
 		MockHttpServletResponse second = call("/api/large", client);
 		assertThat(second.getStatus()).isEqualTo(200);
 		assertThat(second.getHeader("RateLimit")).startsWith("\"api\";r=0;");
@@ -81,7 +82,7 @@ class RateLimitBudgetTests {
 		assertThat(first.getStatus()).isEqualTo(200);
 		assertThat(first.getHeader("RateLimit-Policy")).isEqualTo("\"bulk\";q=10;w=60");
 		// Five of ten tokens taken, one token per 6 s: full again in 30 s.
-		assertThat(first.getHeader("RateLimit")).isEqualTo("\"bulk\";r=5;t=30");
+		assertThat(first.getHeader("RateLimit")).isEqualTo("\"bulk\";r=5;t=6");
 		MockHttpServletResponse second = call("/bulk", client);
 		assertThat(second.getStatus()).isEqualTo(200);
 		assertThat(second.getHeader("RateLimit")).startsWith("\"bulk\";r=0;");

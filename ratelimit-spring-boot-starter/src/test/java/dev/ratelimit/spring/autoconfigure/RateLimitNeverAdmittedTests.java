@@ -66,8 +66,8 @@ class RateLimitNeverAdmittedTests {
 		LimitDefinition waiting = LimitDefinition.of("waiting", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(10));
 		LimitDefinition oversized = new LimitDefinition("oversized", Algorithm.TOKEN_BUCKET, 10,
 				Duration.ofMinutes(1), 10, 11);
-		RateLimitDecision decision = new RateLimitDecision(List.of(new LimitDecision(waiting, false, 0, 4_200, 4_200),
-				new LimitDecision(oversized, false, 10, LimitDecision.NEVER, 0)));
+		RateLimitDecision decision = new RateLimitDecision(List.of(new LimitDecision(waiting, false, 0, 4_200, 4_200, 4_200),
+				new LimitDecision(oversized, false, 10, LimitDecision.NEVER, 0, 0)));
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(HeaderStyle.IETF),
 				Duration.ofSeconds(1));
 		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/bulk-import");
