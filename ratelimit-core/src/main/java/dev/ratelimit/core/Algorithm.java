@@ -2,7 +2,7 @@ package dev.ratelimit.core;
 
 /**
  * The four rate-limiting algorithms. Each is an atomic Lua script in Redis; their exact contract, including
- * the reference results, is {@code spec/ALGORITHMS.md}. They differ at bursts and window boundaries.
+ * the reference results, is {@code docs/ALGORITHMS.md}. They differ at bursts and window boundaries.
  */
 public enum Algorithm {
 

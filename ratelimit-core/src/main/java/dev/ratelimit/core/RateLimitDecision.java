@@ -8,7 +8,7 @@ import java.util.List;
  * request is admitted (and consumes from every limit) only if every limit allows it.
  *
  * <p>
- * The summary methods report the most restrictive limit, as {@code spec/ALGORITHMS.md} prescribes: when denied,
+ * The summary methods report the most restrictive limit, as {@code docs/ALGORITHMS.md} prescribes: when denied,
  * the denying limit with the largest retry-after ({@link LimitDecision#NEVER} above all); when allowed, the limit
  * with the fewest remaining units.
  *

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * The common rules of {@code spec/ALGORITHMS.md}, written once and run for every algorithm against a real Redis.
+ * The common rules of {@code docs/ALGORITHMS.md}, written once and run for every algorithm against a real Redis.
  */
 class AlgorithmContractTest {
 

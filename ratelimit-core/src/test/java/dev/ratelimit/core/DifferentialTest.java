@@ -27,7 +27,7 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * Differential test: random request sequences decided both by the Redis limiter (the Lua scripts, explicit time)
- * and by {@link ExactModel}, an independent exact implementation of {@code spec/ALGORITHMS.md}; every decision
+ * and by {@link ExactModel}, an independent exact implementation of {@code docs/ALGORITHMS.md}; every decision
  * must be identical ({@code allowed}, {@code remaining}, {@code retryAfterMs}, {@code resetAfterMs},
  * {@code moreAfterMs}).
  *

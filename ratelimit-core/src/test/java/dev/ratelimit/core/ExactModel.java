@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.function.LongPredicate;
 
 /**
- * An exact, in-memory model of the four algorithms of {@code spec/ALGORITHMS.md}, written from the spec alone
+ * An exact, in-memory model of the four algorithms of {@code docs/ALGORITHMS.md}, written from the spec alone
  * (independently of the Lua scripts) so that a differential test can compare the two.
  *
  * <p>

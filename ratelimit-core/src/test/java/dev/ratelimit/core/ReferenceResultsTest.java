@@ -17,7 +17,7 @@ import redis.clients.jedis.JedisPooled;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The reference tables of {@code spec/ALGORITHMS.md}, reproduced by the real scripts on a real Redis: limit 10 per
+ * The reference tables of {@code docs/ALGORITHMS.md}, reproduced by the real scripts on a real Redis: limit 10 per
  * 1 s, cost 1, explicit time from {@code T0 = 1791860000000}.
  */
 class ReferenceResultsTest {

@@ -5,7 +5,7 @@ import java.util.Locale;
 import dev.ratelimit.core.Algorithm;
 
 /**
- * The comparison's results in the layout of {@code spec/ALGORITHMS.md}: the same Markdown tables, same columns and
+ * The comparison's results in the layout of {@code docs/ALGORITHMS.md}: the same Markdown tables, same columns and
  * algorithm names, so the output can be set beside the spec (and parsed by the end-to-end test).
  */
 final class ComparisonReport {
@@ -21,7 +21,7 @@ final class ComparisonReport {
 	 */
 	static String format(ReferenceComparison.Results results, String redis, String version, String keyPrefix) {
 		StringBuilder out = new StringBuilder();
-		out.append("Reference results of spec/ALGORITHMS.md, through the application's RateLimiter\n");
+		out.append("Reference results of docs/ALGORITHMS.md, through the application's RateLimiter\n");
 		out.append("Limit ").append(ReferenceComparison.LIMIT).append(" per 1 s (token bucket: capacity ")
 			.append(ReferenceComparison.LIMIT).append(", ").append(ReferenceComparison.LIMIT)
 			.append(" per second), cost 1, explicit time, T0 = ").append(ReferenceComparison.T0).append('\n');

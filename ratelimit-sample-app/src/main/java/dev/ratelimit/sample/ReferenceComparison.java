@@ -14,7 +14,7 @@ import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 
 /**
- * The two experiments of {@code spec/ALGORITHMS.md} ("Reference results"), run through the application's
+ * The two experiments of {@code docs/ALGORITHMS.md} ("Reference results"), run through the application's
  * {@link RateLimiter} against the Redis it uses, with explicit time: limit 10 per 1 s (token bucket: capacity 10,
  * 10 per second), cost 1, from {@code T0 = 1791860000000} ms. The spec's tables are the expected output.
  *

@@ -18,18 +18,18 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@code java -jar ratelimit-sample-app.jar --compare}, as the README runs it: the printed tables carry exactly the
- * numbers of the reference results in {@code spec/ALGORITHMS.md}, whichever Redis it uses.
+ * numbers of the reference results in {@code docs/ALGORITHMS.md}, whichever Redis it uses.
  */
 class ComparisonCommandIT {
 
-	/** spec/ALGORITHMS.md, boundary burst: admitted at 0.990 s, at 1.010 s, total. */
+	/** docs/ALGORITHMS.md, boundary burst: admitted at 0.990 s, at 1.010 s, total. */
 	private static final Map<String, List<Long>> BOUNDARY_BURST = Map.of(
 			"fixed window", List.of(10L, 10L, 20L),
 			"sliding log", List.of(10L, 0L, 10L),
 			"sliding window counter", List.of(10L, 1L, 11L),
 			"token bucket", List.of(10L, 0L, 10L));
 
-	/** spec/ALGORITHMS.md, steady overload: admitted of 200, most in any 1 s span. */
+	/** docs/ALGORITHMS.md, steady overload: admitted of 200, most in any 1 s span. */
 	private static final Map<String, List<Long>> STEADY_OVERLOAD = Map.of(
 			"fixed window", List.of(100L, 17L),
 			"sliding log", List.of(93L, 10L),

@@ -26,7 +26,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The HTTP contract (spec/HTTP.md) seen by a real client of a real server, with the auto-configured limiter on the
+ * The HTTP contract (docs/HTTP.md) seen by a real client of a real server, with the auto-configured limiter on the
  * Redis server's clock. Every limit is a token bucket of whole minutes, so the few ms between requests never add a
  * token and the expected numbers are exact.
  */

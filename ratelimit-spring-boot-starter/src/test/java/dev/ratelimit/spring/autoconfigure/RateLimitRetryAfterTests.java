@@ -36,7 +36,7 @@ class RateLimitRetryAfterTests {
 
 	/**
 	 * {@code limit} requests at {@code firstAt} use the budget up; the next, at {@code deniedAt}, must wait
-	 * {@code retryMs} exactly (the algorithm's contract, spec/ALGORITHMS.md), which Retry-After rounds up to whole
+	 * {@code retryMs} exactly (the algorithm's contract, docs/ALGORITHMS.md), which Retry-After rounds up to whole
 	 * seconds.
 	 */
 	@ParameterizedTest(name = "{0}: {1} requests at +{2} ms, denied at +{3} ms for {4} ms")
