@@ -1,5 +1,7 @@
 package dev.ratelimit.test;
 
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -28,12 +31,16 @@ import org.testcontainers.containers.GenericContainer;
  * {@code redis-server} process on a free loopback port: the one on the {@code PATH}, or else the Linux binary that
  * the {@code com.github.codemonstur:embedded-redis} artifact ships (Redis 6.2). The system property
  * {@code ratelimit.test.redis} forces a choice: {@code docker}, {@code path} or {@code embedded}.
+ *
+ * @see TestRedisCluster
  */
 public final class TestRedis implements AutoCloseable {
 
 	private static final String EMBEDDED_BINARY = "redis-server-6.2.6-v5-linux-amd64";
 
 	private static TestRedis shared;
+
+	private static Path embeddedBinary;
 
 	private final GenericContainer<?> container;
 
@@ -65,9 +72,16 @@ public final class TestRedis implements AutoCloseable {
 			container.start();
 			return new TestRedis(container);
 		}
-		Path binary = (choice.equals("embedded") || (choice.equals("auto") && !onPath())) ? embeddedBinary()
+		return new TestRedis(localBinary(choice), freePort());
+	}
+
+	/**
+	 * The {@code redis-server} binary to run as a process: the embedded-redis one if {@code choice} is
+	 * {@code embedded}, or if it is anything but {@code path} and none is on the {@code PATH}; else the {@code PATH}'s.
+	 */
+	static Path localBinary(String choice) {
+		return (choice.equals("embedded") || (!choice.equals("path") && !onPath())) ? embeddedBinary()
 				: Path.of("redis-server");
-		return new TestRedis(binary, freePort());
 	}
 
 	/** One server for the whole test JVM, started on first use. Tests sharing it must use distinct keys. */
@@ -93,8 +107,27 @@ public final class TestRedis implements AutoCloseable {
 
 	/** Sends one command in RESP and returns the raw reply's first line, e.g. {@code "+OK"}. */
 	public String command(String... words) {
+		return exchange(host(), port(), words, TestRedis::readLine);
+	}
+
+	/**
+	 * Sends one command in RESP on a new connection to {@code host:port} and returns the whole reply: a
+	 * {@code String} (simple or bulk string), a {@code Long}, a {@code List} of replies, or {@code null}.
+	 * @throws IllegalStateException with Redis' message when it answers an error, e.g. {@code MOVED 1234 ...}
+	 */
+	static Object call(String host, int port, String... words) {
+		return exchange(host, port, words, TestRedis::readReply);
+	}
+
+	private interface ReplyReader<T> {
+
+		T read(InputStream in) throws IOException;
+
+	}
+
+	private static <T> T exchange(String host, int port, String[] words, ReplyReader<T> reader) {
 		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(host(), port()), 1000);
+			socket.connect(new InetSocketAddress(host, port), 1000);
 			socket.setSoTimeout(2000);
 			StringBuilder request = new StringBuilder("*" + words.length + "\r\n");
 			for (String word : words) {
@@ -103,15 +136,63 @@ public final class TestRedis implements AutoCloseable {
 			OutputStream out = socket.getOutputStream();
 			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
 			out.flush();
-			InputStream in = socket.getInputStream();
-			StringBuilder line = new StringBuilder();
-			for (int ch = in.read(); ch != -1 && ch != '\r'; ch = in.read()) {
-				line.append((char) ch);
-			}
-			return line.toString();
+			return reader.read(new BufferedInputStream(socket.getInputStream()));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static String readLine(InputStream in) throws IOException {
+		ByteArrayOutputStream line = new ByteArrayOutputStream();
+		for (int ch = in.read(); ch != -1 && ch != '\r'; ch = in.read()) {
+			line.write(ch);
+		}
+		return line.toString(StandardCharsets.UTF_8);
+	}
+
+	private static Object readReply(InputStream in) throws IOException {
+		String line = readLine(in);
+		if (in.read() != '\n' || line.isEmpty()) {
+			throw new IOException("malformed RESP reply: '" + line + "'");
+		}
+		String rest = line.substring(1);
+		switch (line.charAt(0)) {
+			case '+':
+				return rest;
+			case '-':
+				throw new IllegalStateException(rest);
+			case ':':
+				return Long.parseLong(rest);
+			case '$': {
+				int length = Integer.parseInt(rest);
+				if (length < 0) {
+					return null;
+				}
+				byte[] bulk = in.readNBytes(length + 2);
+				if (bulk.length != length + 2) {
+					throw new IOException("RESP bulk string cut short");
+				}
+				return new String(bulk, 0, length, StandardCharsets.UTF_8);
+			}
+			case '*': {
+				int count = Integer.parseInt(rest);
+				if (count < 0) {
+					return null;
+				}
+				List<Object> elements = new ArrayList<>(count);
+				for (int i = 0; i < count; i++) {
+					try {
+						elements.add(readReply(in));
+					}
+					catch (IllegalStateException error) {
+						elements.add(error);
+					}
+				}
+				return elements;
+			}
+			default:
+				throw new IOException("unexpected RESP reply: '" + line + "'");
 		}
 	}
 
@@ -166,12 +247,21 @@ public final class TestRedis implements AutoCloseable {
 	}
 
 	private synchronized void startProcess() {
-		List<String> command = List.of(this.binary.toString(), "--port", Integer.toString(this.port), "--bind",
-				"127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning");
+		this.process = launch(this.binary, this.port, List.of(), ProcessBuilder.Redirect.DISCARD);
+	}
+
+	/**
+	 * Starts {@code binary} on {@code 127.0.0.1:port}, without persistence, with {@code extraArguments} appended,
+	 * and waits (at most 10 s) until it answers {@code PING}.
+	 * @throws IllegalStateException if it exits or does not answer in time; the process is then killed
+	 */
+	static Process launch(Path binary, int port, List<String> extraArguments, ProcessBuilder.Redirect output) {
+		List<String> command = new ArrayList<>(List.of(binary.toString(), "--port", Integer.toString(port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"));
+		command.addAll(extraArguments);
+		Process process;
 		try {
-			this.process = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect.DISCARD)
-				.start();
+			process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output).start();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("could not start " + command, ex);
@@ -179,16 +269,17 @@ public final class TestRedis implements AutoCloseable {
 		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
 		while (true) {
 			try {
-				if ("+PONG".equals(command("PING"))) {
-					return;
+				if ("+PONG".equals(exchange("127.0.0.1", port, new String[] { "PING" }, TestRedis::readLine))) {
+					return process;
 				}
 			}
 			catch (UncheckedIOException notYet) {
 				// still starting
 			}
-			if (!this.process.isAlive() || System.nanoTime() > deadline) {
-				this.process.destroyForcibly();
-				throw new IllegalStateException("redis-server did not start on port " + this.port + ": " + command);
+			if (!process.isAlive() || System.nanoTime() > deadline) {
+				process.destroyForcibly();
+				waitFor(process);
+				throw new IllegalStateException("redis-server did not start on port " + port + ": " + command);
 			}
 			sleepBriefly();
 		}
@@ -242,8 +333,14 @@ public final class TestRedis implements AutoCloseable {
 		}
 	}
 
-	/** The Linux redis-server binary inside the embedded-redis jar, copied out to an executable temporary file. */
+	/**
+	 * The Linux redis-server binary inside the embedded-redis jar, copied out (once per JVM) to an executable
+	 * temporary file.
+	 */
 	private static synchronized Path embeddedBinary() {
+		if (embeddedBinary != null && Files.isExecutable(embeddedBinary)) {
+			return embeddedBinary;
+		}
 		try (InputStream in = TestRedis.class.getClassLoader().getResourceAsStream(EMBEDDED_BINARY)) {
 			if (in == null) {
 				throw new IllegalStateException("no redis-server on the PATH and " + EMBEDDED_BINARY
@@ -253,6 +350,7 @@ public final class TestRedis implements AutoCloseable {
 			Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
 			Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwx------"));
 			file.toFile().deleteOnExit();
+			embeddedBinary = file;
 			return file;
 		}
 		catch (IOException ex) {
@@ -260,7 +358,7 @@ public final class TestRedis implements AutoCloseable {
 		}
 	}
 
-	private static int freePort() {
+	static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
@@ -269,7 +367,7 @@ public final class TestRedis implements AutoCloseable {
 		}
 	}
 
-	private static void waitFor(Process process) {
+	static void waitFor(Process process) {
 		try {
 			process.waitFor();
 		}
@@ -278,7 +376,7 @@ public final class TestRedis implements AutoCloseable {
 		}
 	}
 
-	private static void sleepBriefly() {
+	static void sleepBriefly() {
 		try {
 			Thread.sleep(20);
 		}

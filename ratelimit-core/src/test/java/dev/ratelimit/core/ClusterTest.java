@@ -1,0 +1,202 @@
+package dev.ratelimit.core;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import dev.ratelimit.test.TestRedisCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisCluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The limiter on a real three-master Redis Cluster through {@link JedisCluster}: the reference numbers, several
+ * limits decided together, clients spread over the nodes, and a flushed script cache on every node.
+ */
+class ClusterTest {
+
+	static final long T0 = ReferenceResultsTest.T0;
+
+	private static TestRedisCluster redis;
+
+	private static JedisCluster cluster;
+
+	private static RateLimiter limiter;
+
+	@BeforeAll
+	static void startCluster() {
+		redis = TestRedisCluster.start();
+		cluster = new JedisCluster(redis.ports()
+			.stream()
+			.map((port) -> new HostAndPort(redis.host(), port))
+			.collect(Collectors.toSet()));
+		limiter = new RedisRateLimiter(new JedisScriptExecutor(cluster));
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		if (cluster != null) {
+			cluster.close();
+		}
+		if (redis != null) {
+			redis.close();
+		}
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "FIXED_WINDOW, 10, 10", "SLIDING_LOG, 10, 0", "SLIDING_WINDOW_COUNTER, 10, 1", "TOKEN_BUCKET, 10, 0" })
+	void boundaryBurst(Algorithm algorithm, int admittedBefore, int admittedAfter) {
+		LimitDefinition limit = LimitDefinition.of("burst", algorithm, 10, Duration.ofSeconds(1));
+		String client = "burst-client-" + algorithm;
+		assertThat(admitted(client, List.of(limit), 15, T0 + 990)).isEqualTo(admittedBefore);
+		assertThat(admitted(client, List.of(limit), 15, T0 + 1010)).isEqualTo(admittedAfter);
+		assertThat(keyExistsOnlyOnItsNode(key(client, limit))).isTrue();
+	}
+
+	@Test
+	void severalLimitsAcrossAlgorithmsAreDecidedAllOrNothing() {
+		String client = "all-or-nothing";
+		LimitDefinition fixed = LimitDefinition.of("a", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(10));
+		LimitDefinition log = LimitDefinition.of("b", Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(10));
+		LimitDefinition counter = LimitDefinition.of("c", Algorithm.SLIDING_WINDOW_COUNTER, 4, Duration.ofSeconds(10));
+		LimitDefinition bucket = LimitDefinition.of("d", Algorithm.TOKEN_BUCKET, 6, Duration.ofSeconds(10));
+		List<LimitDefinition> limits = List.of(fixed, log, counter, bucket);
+		long now = T0 + 100;
+
+		// One slot for all keys of the decision, or the cluster would answer CROSSSLOT.
+		assertThat(limits.stream().map((limit) -> redis.slot(key(client, limit))).distinct()).hasSize(1);
+
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.tryAcquire(client, limits, now).allowed()).isTrue();
+		}
+		for (int i = 0; i < 4; i++) {
+			RateLimitDecision denied = limiter.tryAcquire(client, limits, now);
+			assertThat(denied.allowed()).isFalse();
+			assertThat(denied.violated()).extracting(LimitDecision::limit).containsExactly(log);
+			assertThat(denied.decisions()).extracting(LimitDecision::remaining).containsExactly(2L, 0L, 1L, 3L);
+		}
+		// The denied requests consumed nothing from the limits that allowed them: each has exactly what the three
+		// admitted requests left.
+		assertThat(admitted(client, List.of(fixed), 10, now)).isEqualTo(2);
+		assertThat(admitted(client, List.of(counter), 10, now)).isEqualTo(1);
+		assertThat(admitted(client, List.of(bucket), 10, now)).isEqualTo(3);
+		assertThat(admitted(client, List.of(log), 10, now)).isZero();
+		for (LimitDefinition limit : limits) {
+			assertThat(keyExistsOnlyOnItsNode(key(client, limit))).as(limit.name()).isTrue();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void clientsOnEveryNodeAreEachLimitedExactly(Algorithm algorithm) {
+		LimitDefinition limit = LimitDefinition.of("spread", algorithm, 3, Duration.ofSeconds(10));
+		List<String> clients = IntStream.range(0, 24).mapToObj((i) -> "client-" + algorithm + "-" + i).toList();
+		TreeMap<Integer, Integer> clientsPerNode = new TreeMap<>();
+		for (String client : clients) {
+			clientsPerNode.merge(redis.nodeOf(key(client, limit)), 1, Integer::sum);
+		}
+		assertThat(clientsPerNode.keySet()).as("nodes holding the clients' keys").hasSize(TestRedisCluster.NODES);
+
+		// Interleaved, so consecutive calls go to different nodes.
+		int[] admitted = new int[clients.size()];
+		for (int round = 0; round < 5; round++) {
+			for (int i = 0; i < clients.size(); i++) {
+				if (limiter.tryAcquire(clients.get(i), limit, T0 + 200 + round).allowed()) {
+					admitted[i]++;
+				}
+			}
+		}
+		assertThat(admitted).containsOnly(3);
+		for (String client : clients) {
+			assertThat(keyExistsOnlyOnItsNode(key(client, limit))).as(client).isTrue();
+		}
+	}
+
+	@Test
+	void flushedScriptCacheOnEveryNodeIsRecovered() {
+		LimitDefinition limit = LimitDefinition.of("flush", Algorithm.SLIDING_LOG, 2, Duration.ofSeconds(10));
+		List<String> clients = clientsOnEveryNode(limit);
+		String sha = LuaScript.rateLimit().sha1();
+		for (String client : clients) {
+			assertThat(limiter.tryAcquire(client, limit, T0 + 300).allowed()).isTrue();
+		}
+		for (int node = 0; node < TestRedisCluster.NODES; node++) {
+			assertThat(redis.call(node, "SCRIPT", "EXISTS", sha)).isEqualTo(List.of(1L));
+		}
+
+		redis.scriptFlush();
+		for (int node = 0; node < TestRedisCluster.NODES; node++) {
+			assertThat(redis.call(node, "SCRIPT", "EXISTS", sha)).isEqualTo(List.of(0L));
+		}
+
+		// Each client had one admitted before the flush: one more each, then denied. The state survived the flush.
+		for (String client : clients) {
+			assertThat(admitted(client, List.of(limit), 3, T0 + 301)).as(client).isEqualTo(1);
+		}
+		for (int node = 0; node < TestRedisCluster.NODES; node++) {
+			assertThat(redis.call(node, "SCRIPT", "EXISTS", sha)).as("script cached again on node " + node)
+				.isEqualTo(List.of(1L));
+		}
+	}
+
+	/** One client id per node, whose key for {@code limit} that node serves. */
+	private static List<String> clientsOnEveryNode(LimitDefinition limit) {
+		String[] byNode = new String[TestRedisCluster.NODES];
+		Set<Integer> found = new HashSet<>();
+		for (int i = 0; found.size() < TestRedisCluster.NODES; i++) {
+			String client = "flush-client-" + i;
+			int node = redis.nodeOf(key(client, limit));
+			if (found.add(node)) {
+				byNode[node] = client;
+			}
+		}
+		return List.of(byNode);
+	}
+
+	/**
+	 * Whether {@code key} is stored on the node that serves its slot, and the others redirect it there: the data
+	 * really is spread over the nodes as the slots say.
+	 */
+	private static boolean keyExistsOnlyOnItsNode(String key) {
+		int owner = redis.nodeOf(key);
+		for (int node = 0; node < TestRedisCluster.NODES; node++) {
+			if (node == owner) {
+				if (!Long.valueOf(1).equals(redis.call(node, "EXISTS", key))) {
+					return false;
+				}
+			}
+			else {
+				int other = node;
+				assertThatThrownBy(() -> redis.call(other, "EXISTS", key)).hasMessageStartingWith("MOVED ");
+			}
+		}
+		return true;
+	}
+
+	private static String key(String client, LimitDefinition limit) {
+		return new RedisKeys(RedisRateLimiter.DEFAULT_KEY_PREFIX).key(client, limit);
+	}
+
+	private static int admitted(String client, List<LimitDefinition> limits, int requests, long now) {
+		int admitted = 0;
+		for (int i = 0; i < requests; i++) {
+			if (limiter.tryAcquire(client, limits, now).allowed()) {
+				admitted++;
+			}
+		}
+		return admitted;
+	}
+
+}

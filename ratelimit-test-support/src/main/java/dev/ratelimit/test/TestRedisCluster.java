@@ -1,0 +1,270 @@
+package dev.ratelimit.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A real Redis Cluster for tests: three {@code redis-server} master processes on free loopback ports, each owning
+ * a third of the 16384 hash slots, started for the caller and stopped by {@link #close()} (and, as a last resort,
+ * when the JVM exits), which also deletes their cluster configuration files.
+ *
+ * <p>
+ * The binary is chosen as for {@link TestRedis}'s processes: the {@code redis-server} on the {@code PATH}, or else
+ * the Redis 6.2 binary of the {@code com.github.codemonstur:embedded-redis} artifact; the system property
+ * {@code ratelimit.test.redis=embedded} or {@code path} forces a choice. Processes are used even where Docker is
+ * available. No {@code redis-cli} is needed: the cluster is formed over plain RESP ({@code CLUSTER ADDSLOTS},
+ * {@code CLUSTER SET-CONFIG-EPOCH}, {@code CLUSTER MEET}), and {@link #start()} returns once every node reports
+ * {@code cluster_state:ok}.
+ */
+public final class TestRedisCluster implements AutoCloseable {
+
+	/** Number of master nodes. */
+	public static final int NODES = 3;
+
+	/** Hash slots of a Redis Cluster. */
+	public static final int SLOTS = 16384;
+
+	private static final String HOST = "127.0.0.1";
+
+	/** A node's cluster bus listens on its port + 10000, which must be a valid and free port too. */
+	private static final int BUS_PORT_OFFSET = 10000;
+
+	private static final Duration CLUSTER_OK_TIMEOUT = Duration.ofSeconds(20);
+
+	private final Path directory;
+
+	private final List<Integer> ports = new ArrayList<>();
+
+	private final List<Process> processes = new ArrayList<>();
+
+	private boolean closed;
+
+	private TestRedisCluster(Path binary) {
+		try {
+			this.directory = Files.createTempDirectory("redis-cluster-");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		Runtime.getRuntime().addShutdownHook(new Thread(this::close));
+		try {
+			for (int node = 0; node < NODES; node++) {
+				startNode(binary);
+			}
+			formCluster();
+		}
+		catch (RuntimeException ex) {
+			String logs = logs();
+			close();
+			throw new IllegalStateException("could not start a Redis Cluster with " + binary + logs, ex);
+		}
+	}
+
+	/** A new cluster of {@value #NODES} masters, owned by the caller. */
+	public static TestRedisCluster start() {
+		String choice = System.getProperty("ratelimit.test.redis", "auto").toLowerCase(Locale.ROOT);
+		return new TestRedisCluster(TestRedis.localBinary(choice));
+	}
+
+	public String host() {
+		return HOST;
+	}
+
+	/** The nodes' ports, node 0 first. */
+	public List<Integer> ports() {
+		return List.copyOf(this.ports);
+	}
+
+	/** {@code 127.0.0.1:p0,127.0.0.1:p1,127.0.0.1:p2}, for {@code spring.data.redis.cluster.nodes}. */
+	public String nodes() {
+		return this.ports.stream().map((port) -> HOST + ":" + port).collect(Collectors.joining(","));
+	}
+
+	/**
+	 * Sends one command to node {@code node} (0 to {@value #NODES} - 1), on a new connection, and returns its
+	 * reply: a {@code String} (simple or bulk string), a {@code Long}, a {@code List} of replies, or {@code null}.
+	 * @throws IllegalStateException with Redis' message when it answers an error, such as {@code MOVED ...}
+	 */
+	public Object call(int node, String... words) {
+		return TestRedis.call(HOST, this.ports.get(node), words);
+	}
+
+	/** The hash slot of {@code key}, as the cluster computes it ({@code CLUSTER KEYSLOT}). */
+	public int slot(String key) {
+		return ((Long) call(0, "CLUSTER", "KEYSLOT", key)).intValue();
+	}
+
+	/** The node (0 to {@value #NODES} - 1) that serves {@code key}'s slot. */
+	public int nodeOf(String key) {
+		return nodeOfSlot(slot(key));
+	}
+
+	/** The node (0 to {@value #NODES} - 1) that serves {@code slot}: node {@code i} owns the i-th third. */
+	public static int nodeOfSlot(int slot) {
+		for (int node = 0; node < NODES; node++) {
+			if (slot <= lastSlot(node)) {
+				return node;
+			}
+		}
+		throw new IllegalArgumentException("no hash slot " + slot);
+	}
+
+	/** Empties the script cache of every node ({@code SCRIPT FLUSH}). */
+	public void scriptFlush() {
+		for (int node = 0; node < NODES; node++) {
+			call(node, "SCRIPT", "FLUSH");
+		}
+	}
+
+	@Override
+	public synchronized void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		for (Process process : this.processes) {
+			if (process.isAlive()) {
+				process.destroyForcibly();
+			}
+		}
+		this.processes.forEach(TestRedis::waitFor);
+		deleteDirectory();
+	}
+
+	private void startNode(Path binary) {
+		// Another process may take the port between our check and redis-server's bind: try a few.
+		RuntimeException failure = null;
+		for (int attempt = 0; attempt < 3; attempt++) {
+			int port = freeNodePort();
+			List<String> cluster = List.of("--cluster-enabled", "yes", "--cluster-config-file",
+					this.directory.resolve("nodes-" + port + ".conf").toString(), "--dir", this.directory.toString());
+			try {
+				Process process = TestRedis.launch(binary, port, cluster,
+						ProcessBuilder.Redirect.to(this.directory.resolve("node-" + port + ".log").toFile()));
+				this.processes.add(process);
+				this.ports.add(port);
+				return;
+			}
+			catch (IllegalStateException ex) {
+				failure = ex;
+			}
+		}
+		throw failure;
+	}
+
+	private void formCluster() {
+		for (int node = 0; node < NODES; node++) {
+			List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+			for (int slot = firstSlot(node); slot <= lastSlot(node); slot++) {
+				addSlots.add(Integer.toString(slot));
+			}
+			requireOk(call(node, addSlots.toArray(String[]::new)));
+			// As redis-cli --cluster create does: distinct epochs, so no collision has to be resolved first.
+			requireOk(call(node, "CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(node + 1)));
+		}
+		for (int node = 1; node < NODES; node++) {
+			requireOk(call(0, "CLUSTER", "MEET", HOST, Integer.toString(this.ports.get(node))));
+		}
+		long deadline = System.nanoTime() + CLUSTER_OK_TIMEOUT.toNanos();
+		for (int node = 0; node < NODES; node++) {
+			while (!clusterOk(node)) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("no cluster_state:ok within " + CLUSTER_OK_TIMEOUT + "; node " + node
+							+ " reports:\n" + call(node, "CLUSTER", "INFO") + "\n" + call(node, "CLUSTER", "NODES"));
+				}
+				TestRedis.sleepBriefly();
+			}
+		}
+	}
+
+	private boolean clusterOk(int node) {
+		String info = (String) call(node, "CLUSTER", "INFO");
+		return info.contains("cluster_state:ok") && info.contains("cluster_slots_assigned:" + SLOTS)
+				&& info.contains("cluster_known_nodes:" + NODES);
+	}
+
+	private static int firstSlot(int node) {
+		return node * SLOTS / NODES;
+	}
+
+	private static int lastSlot(int node) {
+		return (node + 1) * SLOTS / NODES - 1;
+	}
+
+	private static void requireOk(Object reply) {
+		if (!"OK".equals(reply)) {
+			throw new IllegalStateException("expected OK but Redis replied " + reply);
+		}
+	}
+
+	/** A free port whose cluster bus port is free too, distinct from the nodes' so far. */
+	private int freeNodePort() {
+		for (int attempt = 0; attempt < 100; attempt++) {
+			int port = TestRedis.freePort();
+			if (port + BUS_PORT_OFFSET <= 65535 && !this.ports.contains(port) && !usedAsBus(port)
+					&& free(port + BUS_PORT_OFFSET)) {
+				return port;
+			}
+		}
+		throw new IllegalStateException("found no free port p with p + " + BUS_PORT_OFFSET + " free as well");
+	}
+
+	private boolean usedAsBus(int port) {
+		Set<Integer> taken = new HashSet<>();
+		for (int used : this.ports) {
+			taken.add(used + BUS_PORT_OFFSET);
+			taken.add(used - BUS_PORT_OFFSET);
+		}
+		return taken.contains(port);
+	}
+
+	private static boolean free(int port) {
+		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	/** The nodes' output so far, for a failure message. */
+	private String logs() {
+		StringBuilder logs = new StringBuilder();
+		try (Stream<Path> files = Files.list(this.directory)) {
+			for (Path log : files.filter((file) -> file.toString().endsWith(".log")).sorted().toList()) {
+				logs.append("\n--- ").append(log.getFileName()).append('\n')
+					.append(Files.readString(log, StandardCharsets.UTF_8));
+			}
+		}
+		catch (IOException | UncheckedIOException ex) {
+			// best effort
+		}
+		return logs.toString();
+	}
+
+	private void deleteDirectory() {
+		try (Stream<Path> files = Files.walk(this.directory)) {
+			for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+				Files.deleteIfExists(file);
+			}
+		}
+		catch (IOException | UncheckedIOException ex) {
+			// best effort: it is a temporary directory
+		}
+	}
+
+}
