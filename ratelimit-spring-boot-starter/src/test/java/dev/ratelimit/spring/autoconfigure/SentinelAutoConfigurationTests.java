@@ -1,0 +1,219 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.test.TestRedisSentinel;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The auto-configured limiter ({@link RateLimitAutoConfiguration} on Spring Data Redis with
+ * {@code spring.data.redis.sentinel.master} and {@code .nodes}) behind a real Redis Sentinel (a master, a replica and
+ * one Sentinel): exact limits on the master, and after a Sentinel failover the same application limits on the
+ * promoted replica, whose script cache is empty, counting the state written before the failover.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SentinelAutoConfigurationTests {
+
+	private static final long T0 = 1_791_860_000_000L;
+
+	private static final Duration POOL_SWITCH_TIMEOUT = Duration.ofSeconds(10);
+
+	private static final Map<Algorithm, String> CODES = Map.of(Algorithm.FIXED_WINDOW, "fw", Algorithm.SLIDING_LOG,
+			"sl", Algorithm.SLIDING_WINDOW_COUNTER, "swc", Algorithm.TOKEN_BUCKET, "tb");
+
+	private static TestRedisSentinel redis;
+
+	private static ApplicationContextRunner contextRunner;
+
+	@BeforeAll
+	static void startSentinel() {
+		redis = TestRedisSentinel.start();
+		contextRunner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.sentinel.master=" + redis.masterName(),
+					"spring.data.redis.sentinel.nodes=" + redis.sentinelNodes());
+	}
+
+	@AfterAll
+	static void stopSentinel() {
+		if (redis != null) {
+			redis.close();
+		}
+	}
+
+	@Test
+	@Order(1)
+	void limiterRunsOnTheSentinelConnectionFactory() {
+		run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(RedisConnectionFactory.class);
+			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
+			assertThat(factory.isRedisSentinelAware()).isTrue();
+			assertThat(factory.isRedisClusterAware()).isFalse();
+			assertThat(portOfAConnection(factory)).as("the master the Sentinel reports").isEqualTo(redis.masterPort());
+			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(RedisRateLimiter.class);
+		});
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	@Order(2)
+	void limitOfThreeAdmitsExactlyThree(Algorithm algorithm) {
+		LimitDefinition limit = LimitDefinition.of("three", algorithm, 3, Duration.ofSeconds(10));
+		String client = "three-" + algorithm;
+		run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			assertThat(admitted(limiter, client, limit, 5, T0 + 100)).isEqualTo(3);
+			assertThat(admitted(limiter, client, limit, 5, T0 + 200)).isZero();
+			assertThat(redis.call(redis.masterPort(), "EXISTS", key(client, limit))).isEqualTo(1L);
+		});
+	}
+
+	@Test
+	@Order(3)
+	void limitOfThreeAtTheServersTimeAdmitsExactlyThree() {
+		// The sliding log is exact whatever the time: no window boundary can let a fourth through within an hour.
+		LimitDefinition limit = LimitDefinition.of("three-now", Algorithm.SLIDING_LOG, 3, Duration.ofHours(1));
+		run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			int admitted = 0;
+			for (int i = 0; i < 6; i++) {
+				if (limiter.tryAcquire("now-client", limit).allowed()) {
+					admitted++;
+				}
+			}
+			assertThat(admitted).isEqualTo(3);
+		});
+	}
+
+	@Test
+	@Order(4)
+	void afterAFailoverTheNewMasterLimitsWithTheStateWrittenBefore() {
+		String sha = LuaScript.rateLimit().sha1();
+		run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
+			int oldMaster = redis.masterPort();
+			assertThat(portOfAConnection(factory)).isEqualTo(oldMaster);
+			for (Algorithm algorithm : Algorithm.values()) {
+				assertThat(admitted(limiter, carried(algorithm), hourly(algorithm), 3, T0 + 1_000)).as(algorithm.name())
+					.isEqualTo(3);
+			}
+			assertThat(redis.call(oldMaster, "SCRIPT", "EXISTS", sha)).isEqualTo(List.of(1L));
+
+			int newMaster = redis.failover();
+			assertThat(newMaster).isNotEqualTo(oldMaster);
+			// The promoted replica holds the state written before the failover, but not the script (NOSCRIPT).
+			for (Algorithm algorithm : Algorithm.values()) {
+				assertThat(redis.call(newMaster, "EXISTS", key(carried(algorithm), hourly(algorithm))))
+					.as(algorithm.name())
+					.isEqualTo(1L);
+			}
+			assertThat(redis.call(newMaster, "SCRIPT", "EXISTS", sha)).isEqualTo(List.of(0L));
+
+			// Jedis' sentinel pool learns of the failover from the Sentinel's pub/sub, on its own thread.
+			awaitPoolOn(factory, newMaster);
+			// 3 of 5 taken before the failover: exactly 2 more now, on the new master.
+			for (Algorithm algorithm : Algorithm.values()) {
+				assertThat(admitted(limiter, carried(algorithm), hourly(algorithm), 5, T0 + 2_000))
+					.as(algorithm.name())
+					.isEqualTo(2);
+			}
+			assertThat(redis.call(newMaster, "SCRIPT", "EXISTS", sha)).as("script cached again on the new master")
+				.isEqualTo(List.of(1L));
+			LimitDefinition three = LimitDefinition.of("three-after", Algorithm.TOKEN_BUCKET, 3, Duration.ofHours(1));
+			assertThat(admitted(limiter, "fresh-after-failover", three, 5, T0 + 2_000)).isEqualTo(3);
+			assertThat(redis.call(newMaster, "EXISTS", key("fresh-after-failover", three))).isEqualTo(1L);
+		});
+	}
+
+	/** Waits until the factory's pool hands out connections to {@code port}. */
+	private static void awaitPoolOn(JedisConnectionFactory factory, int port) {
+		long deadline = System.nanoTime() + POOL_SWITCH_TIMEOUT.toNanos();
+		int current;
+		while ((current = portOfAConnection(factory)) != port) {
+			assertThat(System.nanoTime())
+				.as("the sentinel pool still on port " + current + " " + POOL_SWITCH_TIMEOUT
+						+ " after the Sentinel reported port " + port)
+				.isLessThan(deadline);
+			try {
+				Thread.sleep(20);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
+	}
+
+	/** The port of the server a connection from the factory's pool is connected to, as that server reports it. */
+	private static int portOfAConnection(JedisConnectionFactory factory) {
+		try (RedisConnection connection = factory.getConnection()) {
+			return Integer.parseInt(connection.serverCommands().info("server").getProperty("tcp_port"));
+		}
+	}
+
+	private static void run(ContextConsumer<AssertableApplicationContext> test) {
+		contextRunner.run(test);
+	}
+
+	private static LimitDefinition hourly(Algorithm algorithm) {
+		return LimitDefinition.of("hourly", algorithm, 5, Duration.ofHours(1));
+	}
+
+	private static String carried(Algorithm algorithm) {
+		return "carried-" + algorithm;
+	}
+
+	/** {@code rl:{<base64url SHA-256 of the client>}:<name>:<algorithm>:<window ms>}, as the README documents. */
+	private static String key(String client, LimitDefinition limit) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(client.getBytes(StandardCharsets.UTF_8));
+			return "rl:{" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest) + "}:" + limit.name() + ":"
+					+ CODES.get(limit.algorithm()) + ":" + limit.windowMs();
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static int admitted(RateLimiter limiter, String client, LimitDefinition limit, int requests, long now) {
+		int admitted = 0;
+		for (int i = 0; i < requests; i++) {
+			if (limiter.tryAcquire(client, limit, now).allowed()) {
+				admitted++;
+			}
+		}
+		return admitted;
+	}
+
+}
