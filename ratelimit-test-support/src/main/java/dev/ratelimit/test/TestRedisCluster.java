@@ -4,18 +4,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * A real Redis Cluster for tests: three {@code redis-server} master processes on free loopback ports, each owning
@@ -68,7 +65,7 @@ public final class TestRedisCluster implements AutoCloseable {
 			formCluster();
 		}
 		catch (RuntimeException ex) {
-			String logs = logs();
+			String logs = ServerDirectory.logs(this.directory);
 			close();
 			throw new IllegalStateException("could not start a Redis Cluster with " + binary + logs, ex);
 		}
@@ -142,7 +139,7 @@ public final class TestRedisCluster implements AutoCloseable {
 			}
 		}
 		this.processes.forEach(TestRedis::waitFor);
-		deleteDirectory();
+		ServerDirectory.delete(this.directory);
 	}
 
 	private void startNode(Path binary) {
@@ -238,32 +235,6 @@ public final class TestRedisCluster implements AutoCloseable {
 		}
 		catch (IOException ex) {
 			return false;
-		}
-	}
-
-	/** The nodes' output so far, for a failure message. */
-	private String logs() {
-		StringBuilder logs = new StringBuilder();
-		try (Stream<Path> files = Files.list(this.directory)) {
-			for (Path log : files.filter((file) -> file.toString().endsWith(".log")).sorted().toList()) {
-				logs.append("\n--- ").append(log.getFileName()).append('\n')
-					.append(Files.readString(log, StandardCharsets.UTF_8));
-			}
-		}
-		catch (IOException | UncheckedIOException ex) {
-			// best effort
-		}
-		return logs.toString();
-	}
-
-	private void deleteDirectory() {
-		try (Stream<Path> files = Files.walk(this.directory)) {
-			for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-				Files.deleteIfExists(file);
-			}
-		}
-		catch (IOException | UncheckedIOException ex) {
-			// best effort: it is a temporary directory
 		}
 	}
 

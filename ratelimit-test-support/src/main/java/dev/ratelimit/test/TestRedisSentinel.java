@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -78,7 +77,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 			awaitSentinelReady(master, replica);
 		}
 		catch (RuntimeException ex) {
-			String logs = logs();
+			String logs = ServerDirectory.logs(this.directory);
 			close();
 			throw new IllegalStateException("could not start Redis Sentinel with " + binary + logs, ex);
 		}
@@ -172,7 +171,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 			catch (IllegalStateException ex) {
 				// NOGOODSLAVE while the Sentinel has not yet found the replica fit to promote.
 				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException("SENTINEL FAILOVER kept failing" + logs(), ex);
+					throw new IllegalStateException("SENTINEL FAILOVER kept failing" + ServerDirectory.logs(this.directory), ex);
 				}
 				sleep(100);
 			}
@@ -184,7 +183,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 			}
 			if (System.nanoTime() > deadline) {
 				throw new IllegalStateException("the Sentinel still reports " + HOST + ":" + oldMaster
-						+ " as the master " + FAILOVER_TIMEOUT + " after SENTINEL FAILOVER" + logs());
+						+ " as the master " + FAILOVER_TIMEOUT + " after SENTINEL FAILOVER" + ServerDirectory.logs(this.directory));
 			}
 			TestRedis.sleepBriefly();
 		}
@@ -211,7 +210,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 			}
 		}
 		this.processes.forEach(TestRedis::waitFor);
-		deleteDirectory();
+		ServerDirectory.delete(this.directory);
 		if (Thread.currentThread() != this.shutdownHook) {
 			try {
 				Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
@@ -371,7 +370,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 			if (System.nanoTime() > deadline) {
 				throw new IllegalStateException("the server on port " + replica + " did not replicate " + HOST + ":"
 						+ master + " up to offset " + masterOffset + " within " + timeout + "; it reports "
-						+ replicaInfo + logs());
+						+ replicaInfo + ServerDirectory.logs(this.directory));
 			}
 			sleep(50);
 		}
@@ -417,32 +416,6 @@ public final class TestRedisSentinel implements AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
-		}
-	}
-
-	/** The servers' and the Sentinel's output so far, for a failure message. */
-	private String logs() {
-		StringBuilder logs = new StringBuilder();
-		try (Stream<Path> files = Files.list(this.directory)) {
-			for (Path log : files.filter((file) -> file.toString().endsWith(".log")).sorted().toList()) {
-				logs.append("\n--- ").append(log.getFileName()).append('\n')
-					.append(Files.readString(log, StandardCharsets.UTF_8));
-			}
-		}
-		catch (IOException | UncheckedIOException ex) {
-			// best effort
-		}
-		return logs.toString();
-	}
-
-	private void deleteDirectory() {
-		try (Stream<Path> files = Files.walk(this.directory)) {
-			for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-				Files.deleteIfExists(file);
-			}
-		}
-		catch (IOException | UncheckedIOException ex) {
-			// best effort: it is a temporary directory
 		}
 	}
 
