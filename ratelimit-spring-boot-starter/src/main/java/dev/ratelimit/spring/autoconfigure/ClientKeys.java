@@ -27,6 +27,10 @@ final class ClientKeys {
 
 	private static final Log logger = LogFactory.getLog(ClientKeys.class);
 
+	private static final String IP_PREFIX = "ip:";
+
+	private static final String KEY_PREFIX = "key:";
+
 	private final BeanFactoryResolver beanResolver;
 
 	private final MissingKeyPolicy missingKeyPolicy;
@@ -56,7 +60,7 @@ final class ClientKeys {
 	 */
 	String resolve(ConfiguredLimit limit, HttpServletRequest request, EvaluationContext context) {
 		if (limit.key() == null) {
-			return request.getRemoteAddr();
+			return clientIp(request);
 		}
 		String key = null;
 		try {
@@ -70,12 +74,20 @@ final class ClientKeys {
 					+ " failed; treating the key as missing", ex);
 		}
 		if (key != null && !key.isEmpty()) {
-			return key;
+			return KEY_PREFIX + key;
 		}
 		if (this.missingKeyPolicy == MissingKeyPolicy.REJECT) {
 			throw this.responses.keyMissing(request, limit);
 		}
-		return request.getRemoteAddr();
+		return clientIp(request);
+	}
+
+	/**
+	 * Keys from expressions and client IPs live in separate namespaces, so a client cannot send another client's IP
+	 * address as its API key and spend the budget of that address.
+	 */
+	private static String clientIp(HttpServletRequest request) {
+		return IP_PREFIX + request.getRemoteAddr();
 	}
 
 	private StandardEvaluationContext withRequest(StandardEvaluationContext context, HttpServletRequest request) {

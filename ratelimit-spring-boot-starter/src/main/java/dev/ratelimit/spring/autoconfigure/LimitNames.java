@@ -23,6 +23,11 @@ final class LimitNames {
 		if (first == null) {
 			return limit;
 		}
+		if (isRule(first) != isRule(limit)) {
+			// They are decided in two calls (the filter's, then the aspect's), so one budget cannot be all or nothing.
+			throw new IllegalStateException("Rate limits of " + first.source() + " and " + limit.source()
+					+ " both have the name '" + limit.name() + "'; a filter rule and an annotation need distinct names");
+		}
 		boolean sameSource = first.source().equals(limit.source());
 		if (!sameSource && (!first.explicitName() || !limit.explicitName())) {
 			throw new IllegalStateException("Rate limits of " + first.source() + " and " + limit.source()
@@ -36,6 +41,10 @@ final class LimitNames {
 					+ first.source() + " has " + describe(a) + ", " + limit.source() + " has " + describe(b));
 		}
 		return limit;
+	}
+
+	private static boolean isRule(ConfiguredLimit limit) {
+		return limit.source().startsWith("ratelimit.filter.rules[");
 	}
 
 	private static String describe(LimitDefinition limit) {

@@ -24,6 +24,7 @@ import org.springframework.util.ReflectionUtils;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.InitBinder;
 import org.springframework.web.bind.annotation.ModelAttribute;
+import org.springframework.web.bind.annotation.RequestMapping;
 
 /**
  * The limits of {@link RateLimited} methods: resolved once per method and cached, and for every bean checked at
@@ -75,7 +76,7 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
 							+ " would not be applied: add org.springframework.boot:spring-boot-starter-aspectj");
 				}
-				if (!annotations(method).isEmpty() && !proxyable(method)) {
+				if (!proxyable(method)) {
 					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
 							+ " would not be applied: Spring AOP can only limit methods that are not private, final or static");
 				}
@@ -106,15 +107,17 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 	}
 
 	/**
-	 * A class's limits apply to the methods that handle calls: public ones, but not the controller's helpers that
-	 * Spring MVC calls around a handler ({@code @InitBinder}, {@code @ModelAttribute}, {@code @ExceptionHandler}),
-	 * which would charge one request several times.
+	 * A class's limits apply to the methods that handle calls: handler methods ({@code @RequestMapping} and its
+	 * variants) and any other method Spring AOP can advise, but not the controller's helpers that Spring MVC calls
+	 * around a handler ({@code @InitBinder}, {@code @ModelAttribute}, {@code @ExceptionHandler}), which would charge
+	 * one request several times. A handler the proxy cannot advise gets them too, so that startup fails on it.
 	 */
 	private static boolean appliesClassLimits(Method method) {
-		return Modifier.isPublic(method.getModifiers()) && method.getDeclaringClass() != Object.class
+		return method.getDeclaringClass() != Object.class
 				&& !AnnotatedElementUtils.hasAnnotation(method, InitBinder.class)
 				&& !AnnotatedElementUtils.hasAnnotation(method, ModelAttribute.class)
-				&& !AnnotatedElementUtils.hasAnnotation(method, ExceptionHandler.class);
+				&& !AnnotatedElementUtils.hasAnnotation(method, ExceptionHandler.class)
+				&& (proxyable(method) || AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class));
 	}
 
 	private static boolean proxyable(Method method) {

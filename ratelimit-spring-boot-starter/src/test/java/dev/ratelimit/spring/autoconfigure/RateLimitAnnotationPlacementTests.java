@@ -56,6 +56,23 @@ class RateLimitAnnotationPlacementTests {
 	}
 
 	@Test
+	void classLimitAppliesToPackagePrivateHandlers() throws Exception {
+		assertThat(call("/placement/class/package-private", "10.5.0.8").getHeader("RateLimit")).isEqualTo("\"per-class\";r=9;t=6");
+	}
+
+	@Test
+	void apiKeyEqualToAnotherClientsAddressDoesNotSpendThatAddressBudget() throws Exception {
+		for (int i = 0; i < 2; i++) {
+			assertThat(this.mvc.perform(get("/placement/keyed").header("X-Api-Key", "10.5.0.9").with((request) -> {
+				request.setRemoteAddr("10.5.0.10");
+				return request;
+			})).andReturn().getResponse().getStatus()).isEqualTo(200);
+		}
+		// The client at 10.5.0.9, without a key, is limited by its address: its own budget, still full.
+		assertThat(call("/placement/keyed", "10.5.0.9").getHeader("RateLimit")).startsWith("\"keyed\";r=1;");
+	}
+
+	@Test
 	void classAndMethodLimitWithOneNameAreOneBudgetChargedOnce() throws Exception {
 		// Both take 1 from the one "per-class" bucket of 10: 2 per request.
 		MockHttpServletResponse response = call("/placement/class/same-name", "10.5.0.2");
@@ -109,7 +126,7 @@ class RateLimitAnnotationPlacementTests {
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	@Import({ ClassLimitedController.class, InterfaceLimitedController.class, RulesController.class,
-			CatchAllAdvice.class })
+			KeyedController.class, CatchAllAdvice.class })
 	static class PlacementApplication {
 
 	}
@@ -130,6 +147,11 @@ class RateLimitAnnotationPlacementTests {
 		@GetMapping("/placement/class")
 		public String handler() {
 			return "class";
+		}
+
+		@GetMapping("/placement/class/package-private")
+		String packagePrivate() {
+			return "package-private";
 		}
 
 		@RateLimited(name = "per-class", limit = 10, window = "1m")
@@ -162,6 +184,17 @@ class RateLimitAnnotationPlacementTests {
 		@Override
 		public String limited() {
 			return "interface";
+		}
+
+	}
+
+	@RestController
+	static class KeyedController {
+
+		@RateLimited(name = "keyed", limit = 2, window = "1m", key = "#request.getHeader('X-Api-Key')")
+		@GetMapping("/placement/keyed")
+		String keyed() {
+			return "keyed";
 		}
 
 	}

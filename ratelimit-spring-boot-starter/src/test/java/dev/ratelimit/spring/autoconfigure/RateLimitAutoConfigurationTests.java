@@ -599,6 +599,27 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void classLimitOnAPrivateHandlerFailsNamingTheMethod() {
+		this.contextRunner.withUserConfiguration(PrivateHandlerController.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains("PrivateHandlerController.hidden")
+				.contains("not private, final or static");
+		});
+	}
+
+	@Test
+	void ruleAndAnnotationWithOneNameFailNamingBoth() {
+		this.contextRunner.withUserConfiguration(NamedApiController.class)
+			.withPropertyValues("ratelimit.filter.rules[0].name=api", "ratelimit.filter.rules[0].paths[0]=/api/**")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(messages(context.getStartupFailure())).contains("ratelimit.filter.rules[0]")
+					.contains("NamedApiController")
+					.contains("a filter rule and an annotation need distinct names");
+			});
+	}
+
+	@Test
 	void annotationWindowWithoutUnitFailsNamingTheMethod() {
 		this.contextRunner.withUserConfiguration(UnitlessWindowController.class).run((context) -> {
 			assertThat(context).hasFailed();
@@ -950,6 +971,28 @@ class RateLimitAutoConfigurationTests {
 		@RateLimited(limit = 2, window = "1m")
 		@GetMapping("/sealed")
 		public final String sealed() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	@RateLimited(limit = 2, window = "1m")
+	static class PrivateHandlerController {
+
+		@GetMapping("/hidden")
+		private String hidden() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class NamedApiController {
+
+		@RateLimited(name = "api", limit = 2, window = "1m")
+		@GetMapping("/named")
+		String named() {
 			return "ok";
 		}
 

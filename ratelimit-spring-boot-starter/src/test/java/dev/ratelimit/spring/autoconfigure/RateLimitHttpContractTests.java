@@ -50,7 +50,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.filter.rules[6].name=plain-html-rule", "ratelimit.filter.rules[6].paths=/plain-html",
 				"ratelimit.filter.rules[6].limit=1",
 				"ratelimit.filter.rules[7].name=preflight-rule", "ratelimit.filter.rules[7].paths=/plain-cors",
-				"ratelimit.filter.rules[7].limit=1" })
+				"ratelimit.filter.rules[7].limit=1",
+				"ratelimit.filter.rules[8].name=get-rule", "ratelimit.filter.rules[8].paths=/plain-get",
+				"ratelimit.filter.rules[8].methods=GET", "ratelimit.filter.rules[8].limit=1" })
 class RateLimitHttpContractTests {
 
 	private static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
@@ -140,11 +142,16 @@ class RateLimitHttpContractTests {
 	}
 
 	@Test
-	void filterRuleAppliesOnlyToItsMethods() throws Exception {
-		HttpResponse<String> head = send(HttpRequest.newBuilder(uri("/plain")).method("HEAD",
+	void filterRuleOnGetCoversHeadButNoOtherMethod() throws Exception {
+		HttpResponse<String> post = send(HttpRequest.newBuilder(uri("/plain-get")).POST(HttpRequest.BodyPublishers.noBody()));
+		assertThat(post.statusCode()).isEqualTo(405);
+		assertThat(post.headers().firstValue("RateLimit")).isEmpty();
+		// Spring MVC answers HEAD with the GET handler, so the GET rule charges it: its one unit is gone.
+		HttpResponse<String> head = send(HttpRequest.newBuilder(uri("/plain-get")).method("HEAD",
 				HttpRequest.BodyPublishers.noBody()));
 		assertThat(head.statusCode()).isEqualTo(200);
-		assertThat(head.headers().firstValue("RateLimit")).isEmpty();
+		assertThat(head.headers().firstValue("RateLimit")).hasValueSatisfying((value) -> assertThat(value).startsWith("\"get-rule\";r=0;"));
+		assertThat(get("/plain-get").statusCode()).isEqualTo(429);
 	}
 
 	@Test

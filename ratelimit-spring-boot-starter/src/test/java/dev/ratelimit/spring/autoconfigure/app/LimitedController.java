@@ -85,6 +85,11 @@ public class LimitedController {
 		return "plain";
 	}
 
+	@GetMapping("/plain-get")
+	public String plainGet() {
+		return "plain";
+	}
+
 	@GetMapping("/plain-cors")
 	public String plainCors() {
 		return "plain";
