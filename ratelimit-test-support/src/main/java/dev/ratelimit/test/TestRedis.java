@@ -66,13 +66,18 @@ public final class TestRedis implements AutoCloseable {
 
 	/** A new server, owned by the caller. */
 	public static TestRedis start() {
-		String choice = System.getProperty("ratelimit.test.redis", "auto").toLowerCase(Locale.ROOT);
+		String choice = choice();
 		if (choice.equals("docker") || (choice.equals("auto") && dockerAvailable())) {
 			GenericContainer<?> container = new GenericContainer<>("redis:7.2").withExposedPorts(6379);
 			container.start();
 			return new TestRedis(container);
 		}
 		return new TestRedis(localBinary(choice), freePort());
+	}
+
+	/** The system property {@code ratelimit.test.redis}: {@code docker}, {@code path}, {@code embedded} or {@code auto}. */
+	static String choice() {
+		return System.getProperty("ratelimit.test.redis", "auto").toLowerCase(Locale.ROOT);
 	}
 
 	/**

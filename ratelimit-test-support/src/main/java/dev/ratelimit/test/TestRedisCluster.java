@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -73,8 +72,7 @@ public final class TestRedisCluster implements AutoCloseable {
 
 	/** A new cluster of {@value #NODES} masters, owned by the caller. */
 	public static TestRedisCluster start() {
-		String choice = System.getProperty("ratelimit.test.redis", "auto").toLowerCase(Locale.ROOT);
-		return new TestRedisCluster(TestRedis.localBinary(choice));
+		return new TestRedisCluster(TestRedis.localBinary(TestRedis.choice()));
 	}
 
 	public String host() {

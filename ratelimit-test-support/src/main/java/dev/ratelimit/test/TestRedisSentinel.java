@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -85,8 +84,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 
 	/** A new master, replica and Sentinel, owned by the caller. */
 	public static TestRedisSentinel start() {
-		String choice = System.getProperty("ratelimit.test.redis", "auto").toLowerCase(Locale.ROOT);
-		return new TestRedisSentinel(TestRedis.localBinary(choice));
+		return new TestRedisSentinel(TestRedis.localBinary(TestRedis.choice()));
 	}
 
 	/** {@value #MASTER_NAME}, for {@code spring.data.redis.sentinel.master}. */

@@ -7,6 +7,7 @@ import java.util.List;
 import dev.ratelimit.core.Algorithm;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
  * Configuration of the rate limiter, under {@code ratelimit}.
@@ -85,6 +86,19 @@ public class RateLimitProperties {
 
 	public Filter getFilter() {
 		return this.filter;
+	}
+
+	/**
+	 * {@code value} of {@code property}, checked when it is used: durations that must be positive (0 would mean
+	 * "wait forever" to Jedis, or a zero Retry-After).
+	 * @throws InvalidConfigurationPropertyValueException unless it is positive
+	 */
+	static Duration requirePositive(String property, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new InvalidConfigurationPropertyValueException(property, value,
+					"The duration must be positive, such as 250ms.");
+		}
+		return value;
 	}
 
 	/**

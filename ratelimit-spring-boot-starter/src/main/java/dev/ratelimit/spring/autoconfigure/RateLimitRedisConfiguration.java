@@ -136,12 +136,7 @@ class RateLimitRedisConfiguration {
 	 * to Jedis)
 	 */
 	static Duration timeout(RateLimitProperties properties) {
-		Duration timeout = properties.getRedis().getTimeout();
-		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.timeout", timeout,
-					"The timeout must be positive, such as 250ms.");
-		}
-		return timeout;
+		return RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout());
 	}
 
 }

@@ -62,10 +62,10 @@ class RateLimitWebConfiguration {
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events) {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
-				positive("ratelimit.redis.unavailable-retry-after", properties.getRedis().getUnavailableRetryAfter()));
+				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after", properties.getRedis().getUnavailableRetryAfter()));
 		return new RateLimitEnforcer(rateLimiter,
 				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
-				events.getIfAvailable(() -> new RateLimitEvents(positive("ratelimit.redis.failure-log-interval",
+				events.getIfAvailable(() -> new RateLimitEvents(RateLimitProperties.requirePositive("ratelimit.redis.failure-log-interval",
 						properties.getRedis().getFailureLogInterval()))));
 	}
 
@@ -100,13 +100,6 @@ class RateLimitWebConfiguration {
 		registration.setOrder(properties.getFilter().getOrder());
 		registration.setName("rateLimitFilter");
 		return registration;
-	}
-
-	static Duration positive(String property, Duration value) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new InvalidConfigurationPropertyValueException(property, value, "The duration must be positive.");
-		}
-		return value;
 	}
 
 	private static Set<String> methods(List<String> methods, String property) {
@@ -157,7 +150,7 @@ class RateLimitWebConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
 			MeterRegistry meterRegistry = registry.getIfAvailable();
-			Duration logInterval = positive("ratelimit.redis.failure-log-interval",
+			Duration logInterval = RateLimitProperties.requirePositive("ratelimit.redis.failure-log-interval",
 					properties.getRedis().getFailureLogInterval());
 			return (meterRegistry != null) ? new RateLimitEvents.Metered(logInterval, meterRegistry)
 					: new RateLimitEvents(logInterval);

@@ -3,7 +3,9 @@ package dev.ratelimit.spring.autoconfigure;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
@@ -32,7 +34,7 @@ final class SpringDataRedisScriptExecutor implements ScriptExecutor {
 
 	private final int attempts;
 
-	private final RedisScript<List> rateLimit = RedisScript.of(LuaScript.rateLimit().source(), List.class);
+	private final Map<LuaScript, RedisScript<List>> scripts = new ConcurrentHashMap<>();
 
 	SpringDataRedisScriptExecutor(StringRedisTemplate template, int attempts) {
 		this.template = template;
@@ -42,8 +44,8 @@ final class SpringDataRedisScriptExecutor implements ScriptExecutor {
 	@Override
 	@SuppressWarnings("unchecked")
 	public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
-		RedisScript<List> redisScript = script.equals(LuaScript.rateLimit()) ? this.rateLimit
-				: RedisScript.of(script.source(), List.class);
+		RedisScript<List> redisScript = this.scripts.computeIfAbsent(script,
+				(lua) -> RedisScript.of(lua.source(), List.class));
 		for (int attempt = 1;; attempt++) {
 			try {
 				return this.template.execute(redisScript, keys, args.toArray());
