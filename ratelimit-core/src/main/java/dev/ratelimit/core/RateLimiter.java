@@ -1,6 +1,8 @@
 package dev.ratelimit.core;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Decides requests of one client against one or several limits, atomically and in one round trip.
@@ -28,6 +30,21 @@ public interface RateLimiter {
 	 * @see #tryAcquire(String, List)
 	 */
 	RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs);
+
+	/**
+	 * Decides one request at the store's current time without making the caller wait for the store, so that the
+	 * caller can bound its wait (a request's single deadline across several client keys). The default decides on
+	 * the calling thread.
+	 * @return the decision, or a stage completed exceptionally with what {@link #tryAcquire(String, List)} throws
+	 */
+	default CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId, List<LimitDefinition> limits) {
+		try {
+			return CompletableFuture.completedFuture(tryAcquire(clientId, limits));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 	/** Decides one request against one limit at the store's time. See {@link #tryAcquire(String, List)}. */
 	default RateLimitDecision tryAcquire(String clientId, LimitDefinition limit) {

@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The {@link RateLimiter} on Redis: one call of {@link LuaScript#rateLimit()} per decision, whatever the number of
@@ -45,6 +46,13 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId, List<LimitDefinition> limits) {
+		Call call = call(clientId, limits, SERVER_TIME);
+		return this.executor.executeAsync(LuaScript.rateLimit(), call.keys(), call.args())
+			.thenApply((reply) -> decisions(limits, reply));
+	}
+
+	@Override
 	public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
 		if (nowMs < 0 || nowMs >= LimitDefinition.EXACT_BOUND) {
 			throw new IllegalArgumentException("nowMs must be from 0 to 2^52 (exact in Lua), but was " + nowMs);
@@ -53,6 +61,15 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	private RateLimitDecision decide(String clientId, List<LimitDefinition> limits, long nowMs) {
+		Call call = call(clientId, limits, nowMs);
+		return decisions(limits, this.executor.execute(LuaScript.rateLimit(), call.keys(), call.args()));
+	}
+
+	/** The script's KEYS and ARGV (see rate_limit.lua). */
+	private record Call(List<String> keys, List<String> args) {
+	}
+
+	private Call call(String clientId, List<LimitDefinition> limits, long nowMs) {
 		Objects.requireNonNull(clientId, "clientId must not be null");
 		if (limits.isEmpty()) {
 			throw new IllegalArgumentException("limits must not be empty");
@@ -73,7 +90,10 @@ public final class RedisRateLimiter implements RateLimiter {
 			args.add(Long.toString(limit.capacity()));
 			args.add(Long.toString(limit.cost()));
 		}
-		List<Long> reply = this.executor.execute(LuaScript.rateLimit(), keys, args);
+		return new Call(keys, args);
+	}
+
+	private static RateLimitDecision decisions(List<LimitDefinition> limits, List<Long> reply) {
 		if (reply.size() != REPLY_PER_LIMIT * limits.size()) {
 			throw new IllegalStateException("rate-limit script replied " + reply + " for " + limits.size() + " limits");
 		}

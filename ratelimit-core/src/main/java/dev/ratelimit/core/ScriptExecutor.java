@@ -1,6 +1,8 @@
 package dev.ratelimit.core;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Runs a Lua script on Redis. The core ships {@link JedisScriptExecutor}; the Spring Boot starter implements it
@@ -24,5 +26,20 @@ public interface ScriptExecutor {
 	 * @throws RuntimeException the client's exception when Redis cannot be reached, times out, or answers an error
 	 */
 	List<Long> execute(LuaScript script, List<String> keys, List<String> args);
+
+	/**
+	 * Runs {@code script} once without making the caller wait for Redis, so that a caller can bound its own wait
+	 * (one deadline for several calls). The default runs {@link #execute} on the calling thread; clients with an
+	 * asynchronous API (Lettuce) override it.
+	 * @return the script's reply, or a stage completed exceptionally with the client's exception
+	 */
+	default CompletionStage<List<Long>> executeAsync(LuaScript script, List<String> keys, List<String> args) {
+		try {
+			return CompletableFuture.completedFuture(execute(script, keys, args));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 }

@@ -13,9 +13,11 @@ import org.springframework.expression.Expression;
  * @param source where it was configured, for messages: {@code "@RateLimited on Foo.bar(String)"} or
  * {@code "ratelimit.filter.rules[0]"}
  * @param explicitName whether the name was given rather than derived from the source
+ * @param readsArguments whether the key reads the annotated method's arguments ({@code #username}, {@code #p0}), so
+ * it can be decided only when the method is called, not when the request arrives
  */
 record ConfiguredLimit(LimitDefinition definition, Expression key, FailurePolicy failurePolicy, String source,
-		boolean explicitName) {
+		boolean explicitName, boolean readsArguments) {
 
 	String name() {
 		return this.definition.name();

@@ -59,8 +59,9 @@ final class LimitFactory {
 			FailurePolicy failurePolicy = StringUtils.hasText(annotation.failurePolicy())
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy();
 			LimitDefinition definition = definition(name, algorithm, limit, window, capacity, cost);
-			return new ConfiguredLimit(definition, parseKey(annotation.key(), variables), failurePolicy, source,
-					StringUtils.hasText(annotation.name()));
+			Expression key = parseKey(annotation.key(), variables);
+			return new ConfiguredLimit(definition, key, failurePolicy, source, StringUtils.hasText(annotation.name()),
+					key != null && readsArguments(((SpelExpression) key).getAST()));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
 			throw new IllegalStateException("Invalid " + source + ": " + ex.getMessage(), ex);
@@ -94,7 +95,8 @@ final class LimitFactory {
 					(rule.getCost() != null) ? rule.getCost() : this.defaults.getCost());
 			FailurePolicy failurePolicy = (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
 					: this.defaults.getFailurePolicy();
-			return new ConfiguredLimit(definition, key, failurePolicy, property, StringUtils.hasText(rule.getName()));
+			return new ConfiguredLimit(definition, key, failurePolicy, property, StringUtils.hasText(rule.getName()),
+					false);
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
@@ -153,6 +155,20 @@ final class LimitFactory {
 		for (int i = 0; i < node.getChildCount(); i++) {
 			checkReferences(node.getChild(i), key, variables);
 		}
+	}
+
+	/** Whether the expression reads a variable other than those of every request: an argument of the method. */
+	private static boolean readsArguments(SpelNode node) {
+		if (node instanceof VariableReference
+				&& !KeyVariables.ofRequest().names().contains(node.toStringAST().substring(1))) {
+			return true;
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			if (readsArguments(node.getChild(i))) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private String resolve(String value) {

@@ -23,10 +23,11 @@ final class LimitNames {
 		if (first == null) {
 			return limit;
 		}
-		if (isRule(first) != isRule(limit)) {
-			// They are decided in two calls (the filter's, then the aspect's), so one budget cannot be all or nothing.
+		if (isRule(first) != isRule(limit) && (first.readsArguments() || limit.readsArguments())) {
+			// The annotation is decided when its method is called, apart from the rule: not all or nothing.
 			throw new IllegalStateException("Rate limits of " + first.source() + " and " + limit.source()
-					+ " both have the name '" + limit.name() + "'; a filter rule and an annotation need distinct names");
+					+ " both have the name '" + limit.name() + "'; an annotation whose key reads the method's"
+					+ " arguments is decided apart from the filter rules, so it needs a name of its own");
 		}
 		boolean sameSource = first.source().equals(limit.source());
 		if (!sameSource && (!first.explicitName() || !limit.explicitName())) {

@@ -1,23 +1,37 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.autoconfigure.redis.RateLimitRedisConfiguration;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 /**
- * Auto-configuration of distributed rate limiting with Redis: a {@link RateLimiter} on the application's
- * {@code RedisConnectionFactory} ({@code spring.data.redis.*}), and in a Spring MVC application the
- * {@code @RateLimited} aspect, the filter for {@code ratelimit.filter.rules}, and the 429 responses. Switched off
- * entirely by {@code ratelimit.enabled=false}; every bean backs off when the application defines its own.
+ * Auto-configuration of distributed rate limiting with Redis: a {@link RateLimiter} with a Redis client of its own
+ * (on the application's Redis, {@code spring.data.redis.*}, or on {@code ratelimit.redis.*}), and in a Spring MVC
+ * application the {@code @RateLimited} aspect, the filter for {@code ratelimit.filter.rules}, and the 429 responses.
+ * Switched off entirely by {@code ratelimit.enabled=false}; every bean backs off when the application defines its
+ * own.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitRedisConfiguration.class, RateLimitWebConfiguration.class })
 public class RateLimitAutoConfiguration {
+
+	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */
+	@Bean
+	@ConditionalOnMissingBean
+	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment,
+			BeanFactory beanFactory) {
+		return new LimitFactory(properties.getDefaults(), environment, beanFactory);
+	}
 
 }

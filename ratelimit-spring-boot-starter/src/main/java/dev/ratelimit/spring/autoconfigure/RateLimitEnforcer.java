@@ -1,9 +1,14 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
@@ -24,10 +29,20 @@ import org.springframework.expression.EvaluationContext;
  * sequence, but limits already decided for an earlier key keep their consumption. When Redis fails, the failure
  * policy of the limits concerned applies: any {@code fail-closed} limit makes it a 503, otherwise those limits are
  * skipped.
+ *
+ * <p>
+ * One request has one deadline, {@code ratelimit.redis.timeout} from its first decision: however many keys, and
+ * whether the filter, the aspect or both decide, the request never waits longer in the limiter. Once it has passed,
+ * the remaining limits follow their failure policy without asking Redis.
  */
 final class RateLimitEnforcer {
 
+	/** Request attribute: the {@link System#nanoTime()} at which the request's time in the limiter is up. */
+	private static final String DEADLINE = RateLimitEnforcer.class.getName() + ".deadline";
+
 	private final RateLimiter limiter;
+
+	private final long timeoutNanos;
 
 	private final ClientKeys clientKeys;
 
@@ -35,9 +50,10 @@ final class RateLimitEnforcer {
 
 	private final RateLimitEvents events;
 
-	RateLimitEnforcer(RateLimiter limiter, ClientKeys clientKeys, RateLimitResponses responses,
+	RateLimitEnforcer(RateLimiter limiter, Duration timeout, ClientKeys clientKeys, RateLimitResponses responses,
 			RateLimitEvents events) {
 		this.limiter = limiter;
+		this.timeoutNanos = timeout.toNanos();
 		this.clientKeys = clientKeys;
 		this.responses = responses;
 		this.events = events;
@@ -73,11 +89,12 @@ final class RateLimitEnforcer {
 				.add(limit);
 		}
 		List<LimitDecision> applied = new ArrayList<>();
+		long deadline = deadline(request);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			List<LimitDefinition> definitions = sharedBudgetsMerged(group.getValue());
 			RateLimitDecision decision;
 			try {
-				decision = this.limiter.tryAcquire(group.getKey(), definitions);
+				decision = decide(group.getKey(), definitions, deadline);
 			}
 			catch (RuntimeException ex) {
 				this.events.redisFailed(ex);
@@ -95,6 +112,52 @@ final class RateLimitEnforcer {
 		if (!applied.isEmpty()) {
 			this.responses.headers().addTo(response, applied);
 		}
+	}
+
+	private long deadline(HttpServletRequest request) {
+		if (request.getAttribute(DEADLINE) instanceof Long deadline) {
+			return deadline;
+		}
+		long deadline = System.nanoTime() + this.timeoutNanos;
+		request.setAttribute(DEADLINE, deadline);
+		return deadline;
+	}
+
+	/**
+	 * The decision, waited for until {@code deadline} at most.
+	 * @throws RuntimeException when Redis fails, or has not answered by then
+	 */
+	private RateLimitDecision decide(String clientKey, List<LimitDefinition> definitions, long deadline) {
+		long remaining = deadline - System.nanoTime();
+		if (remaining <= 0) {
+			throw new DeadlineExceededException("no time left of ratelimit.redis.timeout for this request");
+		}
+		CompletableFuture<RateLimitDecision> decision = this.limiter.tryAcquireAsync(clientKey, definitions)
+			.toCompletableFuture();
+		try {
+			return decision.get(remaining, TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			decision.cancel(false);
+			throw new DeadlineExceededException("Redis did not decide within ratelimit.redis.timeout");
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException(ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
+		}
+	}
+
+	/** The request's time in the limiter ran out. */
+	static final class DeadlineExceededException extends RuntimeException {
+
+		DeadlineExceededException(String message) {
+			super(message, null, false, false);
+		}
+
 	}
 
 }

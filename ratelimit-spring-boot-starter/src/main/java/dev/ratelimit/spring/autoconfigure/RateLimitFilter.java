@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
@@ -17,8 +18,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
- * Applies the rules of {@code ratelimit.filter.rules} to every request they match. A
- * {@link OncePerRequestFilter}: the error, forward and async dispatches of one request are charged once.
+ * Decides every request on its arrival: the rules of {@code ratelimit.filter.rules} that match it, together with the
+ * {@code @RateLimited} limits of the handler method it goes to (except those whose key reads the method's
+ * arguments, which the aspect decides when the method is called), in one decision. A {@link OncePerRequestFilter}:
+ * the error, forward and async dispatches of one request are charged once.
  *
  * <p>
  * A denial is rendered by Spring MVC's exception resolvers, exactly as the aspect's denial is, so the application
@@ -31,12 +34,15 @@ final class RateLimitFilter extends OncePerRequestFilter {
 
 	private final RateLimitEnforcer enforcer;
 
+	private final HandlerLimits handlerLimits;
+
 	private final ObjectProvider<HandlerExceptionResolver> exceptionResolver;
 
-	RateLimitFilter(List<FilterRule> rules, RateLimitEnforcer enforcer,
+	RateLimitFilter(List<FilterRule> rules, RateLimitEnforcer enforcer, HandlerLimits handlerLimits,
 			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		this.rules = List.copyOf(rules);
 		this.enforcer = enforcer;
+		this.handlerLimits = handlerLimits;
 		this.exceptionResolver = exceptionResolver;
 	}
 
@@ -49,10 +55,13 @@ final class RateLimitFilter extends OncePerRequestFilter {
 			return;
 		}
 		PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
-		List<ConfiguredLimit> matched = this.rules.stream()
-			.filter((rule) -> rule.matches(request.getMethod(), path))
-			.map(FilterRule::limit)
-			.toList();
+		List<ConfiguredLimit> matched = new ArrayList<>();
+		for (FilterRule rule : this.rules) {
+			if (rule.matches(request.getMethod(), path)) {
+				matched.add(rule.limit());
+			}
+		}
+		matched.addAll(this.handlerLimits.decideOnArrival(request));
 		if (!matched.isEmpty()) {
 			try {
 				this.enforcer.enforce(request, response, matched, this.enforcer.clientKeys().context(request));

@@ -90,10 +90,10 @@ public class RateLimitProperties {
 
 	/**
 	 * {@code value} of {@code property}, checked when it is used: durations that must be positive (0 would mean
-	 * "wait forever" to Jedis, or a zero Retry-After).
+	 * "wait forever" to a Redis client, or a zero Retry-After).
 	 * @throws InvalidConfigurationPropertyValueException unless it is positive
 	 */
-	static Duration requirePositive(String property, Duration value) {
+	public static Duration requirePositive(String property, Duration value) {
 		if (value == null || value.isNegative() || value.isZero()) {
 			throw new InvalidConfigurationPropertyValueException(property, value,
 					"The duration must be positive, such as 250ms.");
@@ -188,16 +188,61 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * How the limiter uses the application's Redis connection (spring.data.redis.*).
+	 * The limiter's own Redis client. By default it talks to the Redis of the application's connection details
+	 * (spring.data.redis.*), with its own connections and timeouts; the application's connection factory is left as
+	 * it is.
 	 */
 	public static class Redis {
 
 		/**
-		 * Read timeout, connect timeout and connection-pool wait of the Jedis connection factory, so that a slow or
-		 * absent Redis cannot stall request threads. Each applies only where the application sets none of its own
-		 * ('spring.data.redis.timeout', 'spring.data.redis.connect-timeout', 'spring.data.redis.jedis.pool.max-wait').
+		 * Longest time one request spends in the limiter, however many limits and client keys apply: the wait for a
+		 * connection, the script and any reload of it. When it passes, the limits' failure policy applies.
 		 */
 		private Duration timeout = Duration.ofMillis(250);
+
+		/**
+		 * Time allowed to open a connection to Redis. Connections are opened in the background; a request never waits
+		 * longer than 'ratelimit.redis.timeout' for one.
+		 */
+		private Duration connectTimeout = Duration.ofSeconds(2);
+
+		/**
+		 * Client library of the limiter: 'auto' uses Lettuce when it is on the class path, else Jedis; 'lettuce' or
+		 * 'jedis' choose one when both are present.
+		 */
+		private ClientType client = ClientType.AUTO;
+
+		/**
+		 * Redis URL of a Redis for the limiter alone, such as 'redis://user:secret@limits.example.com:6379/0'
+		 * ('rediss://' for TLS). Unset, the limiter uses the application's Redis.
+		 */
+		private String url;
+
+		/**
+		 * Password of the limiter's Redis when it is given by 'sentinel' or 'cluster' rather than 'url'.
+		 */
+		private String password;
+
+		/**
+		 * Login user name of the limiter's Redis when it is given by 'sentinel' or 'cluster' rather than 'url'.
+		 */
+		private String username;
+
+		/**
+		 * Sentinel setup of a Redis for the limiter alone.
+		 */
+		private final Sentinel sentinel = new Sentinel();
+
+		/**
+		 * Cluster of a Redis for the limiter alone.
+		 */
+		private final Cluster cluster = new Cluster();
+
+		/**
+		 * Number of connections of the Jedis client, which runs one command per connection at a time. Lettuce
+		 * pipelines every command on one connection and has no pool.
+		 */
+		private int jedisPoolSize = 32;
 
 		/**
 		 * Retry-After of the 503 answered when Redis fails and the limit is 'fail-closed'.
@@ -217,6 +262,62 @@ public class RateLimitProperties {
 			this.timeout = timeout;
 		}
 
+		public Duration getConnectTimeout() {
+			return this.connectTimeout;
+		}
+
+		public void setConnectTimeout(Duration connectTimeout) {
+			this.connectTimeout = connectTimeout;
+		}
+
+		public ClientType getClient() {
+			return this.client;
+		}
+
+		public void setClient(ClientType client) {
+			this.client = client;
+		}
+
+		public String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(String url) {
+			this.url = url;
+		}
+
+		public String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(String password) {
+			this.password = password;
+		}
+
+		public String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(String username) {
+			this.username = username;
+		}
+
+		public Sentinel getSentinel() {
+			return this.sentinel;
+		}
+
+		public Cluster getCluster() {
+			return this.cluster;
+		}
+
+		public int getJedisPoolSize() {
+			return this.jedisPoolSize;
+		}
+
+		public void setJedisPoolSize(int jedisPoolSize) {
+			this.jedisPoolSize = jedisPoolSize;
+		}
+
 		public Duration getUnavailableRetryAfter() {
 			return this.unavailableRetryAfter;
 		}
@@ -231,6 +332,114 @@ public class RateLimitProperties {
 
 		public void setFailureLogInterval(Duration failureLogInterval) {
 			this.failureLogInterval = failureLogInterval;
+		}
+
+		/**
+		 * The limiter's client library.
+		 */
+		public enum ClientType {
+
+			/** Lettuce when it is on the class path, else Jedis. */
+			AUTO,
+
+			/** Lettuce: one pipelined connection, asynchronous. */
+			LETTUCE,
+
+			/** Jedis: a pool of connections. */
+			JEDIS
+
+		}
+
+		/**
+		 * Redis Sentinel of the limiter's own Redis.
+		 */
+		public static class Sentinel {
+
+			/**
+			 * Name of the Redis server the sentinels monitor.
+			 */
+			private String master;
+
+			/**
+			 * Sentinels as 'host:port' pairs.
+			 */
+			private List<String> nodes = new ArrayList<>();
+
+			/**
+			 * Login user name for the sentinels.
+			 */
+			private String username;
+
+			/**
+			 * Password for the sentinels.
+			 */
+			private String password;
+
+			/**
+			 * Database index on the master.
+			 */
+			private int database;
+
+			public String getMaster() {
+				return this.master;
+			}
+
+			public void setMaster(String master) {
+				this.master = master;
+			}
+
+			public List<String> getNodes() {
+				return this.nodes;
+			}
+
+			public void setNodes(List<String> nodes) {
+				this.nodes = nodes;
+			}
+
+			public String getUsername() {
+				return this.username;
+			}
+
+			public void setUsername(String username) {
+				this.username = username;
+			}
+
+			public String getPassword() {
+				return this.password;
+			}
+
+			public void setPassword(String password) {
+				this.password = password;
+			}
+
+			public int getDatabase() {
+				return this.database;
+			}
+
+			public void setDatabase(int database) {
+				this.database = database;
+			}
+
+		}
+
+		/**
+		 * Redis Cluster of the limiter's own Redis.
+		 */
+		public static class Cluster {
+
+			/**
+			 * Initial cluster nodes as 'host:port' pairs; at least one.
+			 */
+			private List<String> nodes = new ArrayList<>();
+
+			public List<String> getNodes() {
+				return this.nodes;
+			}
+
+			public void setNodes(List<String> nodes) {
+				this.nodes = nodes;
+			}
+
 		}
 
 	}

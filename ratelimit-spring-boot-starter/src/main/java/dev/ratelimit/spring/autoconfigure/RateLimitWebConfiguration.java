@@ -25,6 +25,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
@@ -64,6 +65,7 @@ class RateLimitWebConfiguration {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after", properties.getRedis().getUnavailableRetryAfter()));
 		return new RateLimitEnforcer(rateLimiter,
+				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
 				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
 				events.getIfAvailable(() -> new RateLimitEvents(RateLimitProperties.requirePositive("ratelimit.redis.failure-log-interval",
 						properties.getRedis().getFailureLogInterval()))));
@@ -79,7 +81,8 @@ class RateLimitWebConfiguration {
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	@ConditionalOnMissingBean(name = "rateLimitFilter")
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties, LimitFactory factory,
-			LimitNames names, RateLimitEnforcer enforcer,
+			LimitNames names, RateLimitEnforcer enforcer, RateLimitedMethods methods,
+			ObjectProvider<HandlerMapping> handlerMappings,
 			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		List<FilterRule> rules = new ArrayList<>();
 		List<RateLimitProperties.Rule> configured = properties.getFilter().getRules();
@@ -96,7 +99,7 @@ class RateLimitWebConfiguration {
 			rules.add(new FilterRule(limit, patterns(rule.getPaths(), property), methods(rule.getMethods(), property)));
 		}
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-				new RateLimitFilter(rules, enforcer, exceptionResolver));
+				new RateLimitFilter(rules, enforcer, new HandlerLimits(handlerMappings, methods), exceptionResolver));
 		registration.setOrder(properties.getFilter().getOrder());
 		registration.setName("rateLimitFilter");
 		return registration;

@@ -19,7 +19,9 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 import dev.ratelimit.spring.RateLimited;
 
 /**
- * Applies {@link RateLimited} to method calls made while an HTTP request is handled. A denial throws
+ * Applies {@link RateLimited} to method calls made while an HTTP request is handled, where the filter has not
+ * decided them already on the request's arrival ({@link HandlerLimits}): limits whose key reads the method's
+ * arguments, and every limit of methods that are not the request's handler or when the filter is off. A denial throws
  * {@link dev.ratelimit.spring.RateLimitExceededException}, which Spring MVC's exception handling turns into the
  * 429 response. Runs before other advice ({@link Ordered#HIGHEST_PRECEDENCE}), so a denied call opens no transaction.
  * Calls outside an HTTP request are not limited: the limits are per client of a request.
@@ -54,8 +56,11 @@ final class RateLimitedAspect implements Ordered {
 			HttpServletRequest request = servlet.getRequest();
 			HttpServletResponse response = servlet.getResponse();
 			Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-			this.enforcer.enforce(request, response, limits,
-					this.enforcer.clientKeys().context(request, specific, call.getArgs()));
+			limits = HandlerLimits.leftForTheCall(request, specific, limits);
+			if (!limits.isEmpty()) {
+				this.enforcer.enforce(request, response, limits,
+						this.enforcer.clientKeys().context(request, specific, call.getArgs()));
+			}
 		}
 		return call.proceed();
 	}

@@ -42,6 +42,8 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 
 	private final Map<MethodClassKey, List<ConfiguredLimit>> cache = new ConcurrentHashMap<>();
 
+	private volatile boolean anyAnnotated;
+
 	/**
 	 * @param enforced whether the aspect applies the limits; when not, an annotated method stops startup rather than
 	 * go unlimited
@@ -59,6 +61,11 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> resolve(method, targetClass));
 	}
 
+	/** Whether any bean has a {@code @RateLimited} method; known once the singletons are instantiated. */
+	boolean anyAnnotated() {
+		return this.anyAnnotated;
+	}
+
 	@Override
 	public void afterSingletonsInstantiated() {
 		for (String name : this.beanFactory.getBeanDefinitionNames()) {
@@ -72,6 +79,7 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 				if (limitsFor(method, userClass).isEmpty()) {
 					return;
 				}
+				this.anyAnnotated = true;
 				if (!this.enforced) {
 					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
 							+ " would not be applied: add org.springframework.boot:spring-boot-starter-aspectj");

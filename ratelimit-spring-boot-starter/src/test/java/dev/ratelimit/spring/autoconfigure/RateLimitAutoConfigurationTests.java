@@ -45,6 +45,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -128,17 +131,8 @@ class RateLimitAutoConfigurationTests {
 				assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
 				assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
 				assertThat(context).doesNotHaveBean("rateLimitFilter");
-				assertThat(context).doesNotHaveBean("rateLimitRedisTimeouts");
 				assertThat(AopUtils.isAopProxy(context.getBean(LimitedController.class))).isFalse();
 			});
-	}
-
-	@Test
-	void disabledRateLimitingDoesNotShortenRedisTimeouts() {
-		this.contextRunner.withPropertyValues("ratelimit.enabled=false").run((context) -> {
-			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
-			assertThat(factory.getClientConfiguration().getReadTimeout()).isEqualTo(Duration.ofSeconds(2));
-		});
 	}
 
 	@Test
@@ -216,28 +210,27 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void withoutJedisThereIsNoLimiterAndStartupSucceeds() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader("redis.clients.jedis")).run((context) -> {
-			assertThat(context).hasNotFailed();
-			assertThat(context).doesNotHaveBean(RedisConnectionFactory.class);
-			assertThat(context).doesNotHaveBean(RateLimiter.class);
-			assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
-			assertThat(context).doesNotHaveBean("rateLimitFilter");
-		});
-	}
-
-	@Test
-	void withoutRedisConnectionFactoryThereIsNoLimiter() {
+	void withoutRedisConnectionDetailsStartupFailsAskingForARedis() {
 		new WebApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
 			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				assertThat(context).doesNotHaveBean(ScriptExecutor.class);
-				assertThat(context).doesNotHaveBean(RateLimiter.class);
-				assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
-				assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
-				assertThat(context).doesNotHaveBean("rateLimitFilter");
+				assertThat(context).hasFailed();
+				assertThat(messages(context.getStartupFailure())).contains("spring.data.redis")
+					.contains("ratelimit.redis.url");
+			});
+	}
+
+	@Test
+	void withoutSpringDataRedisAutoConfigurationTheLimitersOwnUrlIsEnough() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
+			.withPropertyValues("ratelimit.redis.url=" + redis.url())
+			.run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean(RedisConnectionFactory.class);
+				assertThat(context).hasSingleBean(RateLimitEnforcer.class).hasBean("rateLimitFilter");
+				assertDecides(context.getBean(RateLimiter.class));
 			});
 	}
 
@@ -608,14 +601,22 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void ruleAndAnnotationWithOneNameFailNamingBoth() {
+	void ruleAndAnnotationWithOneNameShareOneBudget() {
 		this.contextRunner.withUserConfiguration(NamedApiController.class)
+			.withPropertyValues("ratelimit.filter.rules[0].name=api", "ratelimit.filter.rules[0].paths[0]=/api/**",
+					"ratelimit.filter.rules[0].limit=2", "ratelimit.filter.rules[0].window=1m")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void ruleAndArgumentKeyedAnnotationWithOneNameFailNamingBoth() {
+		this.contextRunner.withUserConfiguration(NamedArgumentKeyController.class)
 			.withPropertyValues("ratelimit.filter.rules[0].name=api", "ratelimit.filter.rules[0].paths[0]=/api/**")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(messages(context.getStartupFailure())).contains("ratelimit.filter.rules[0]")
-					.contains("NamedApiController")
-					.contains("a filter rule and an annotation need distinct names");
+					.contains("NamedArgumentKeyController")
+					.contains("reads the method's arguments");
 			});
 	}
 
@@ -690,75 +691,160 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
-	// --- The connection pool
+	// --- The limiter's own Redis client; the application's is left alone
 
 	@Test
-	void poolHoldsOneConnectionPerRequestThreadAndWaitsNoLongerThanTheTimeout() {
-		this.contextRunner.withPropertyValues("ratelimit.redis.timeout=300ms").run((context) -> {
-			GenericObjectPoolConfig<?> pool = context.getBean(JedisConnectionFactory.class).getPoolConfig();
-			assertThat(pool.getMaxTotal()).isEqualTo(200);
-			assertThat(pool.getMaxIdle()).isEqualTo(200);
-			assertThat(pool.getMaxWaitDuration()).isEqualTo(Duration.ofMillis(300));
-		});
-		this.contextRunner.withPropertyValues("server.tomcat.threads.max=50")
-			.run((context) -> assertThat(context.getBean(JedisConnectionFactory.class).getPoolConfig().getMaxTotal())
-				.isEqualTo(50));
+	void applicationLettuceConnectionFactoryIsTheSameWithTheStarter() {
+		ApplicationContextRunner runner = this.nonWebContextRunner;
+		String without = lettuceSettings(runner, "ratelimit.enabled=false");
+		assertThat(without).contains("commandTimeout=PT1M").contains("pooling=false");
+		assertThat(lettuceSettings(runner, "ratelimit.enabled=true")).isEqualTo(without);
+		assertThat(lettuceSettings(runner, "ratelimit.enabled=true", "ratelimit.redis.timeout=300ms"))
+			.isEqualTo(without);
 	}
 
 	@Test
-	void poolSettingsOfTheApplicationAreKept() {
-		this.contextRunner
-			.withPropertyValues("spring.data.redis.jedis.pool.max-active=16", "spring.data.redis.jedis.pool.max-wait=2s")
-			.run((context) -> {
-				GenericObjectPoolConfig<?> pool = context.getBean(JedisConnectionFactory.class).getPoolConfig();
-				assertThat(pool.getMaxTotal()).isEqualTo(16);
-				assertThat(pool.getMaxWaitDuration()).isEqualTo(Duration.ofSeconds(2));
-			});
+	void applicationJedisConnectionFactoryIsTheSameWithTheStarter() {
+		ApplicationContextRunner runner = this.nonWebContextRunner.withPropertyValues("spring.data.redis.client-type=jedis");
+		String without = jedisSettings(runner, "ratelimit.enabled=false");
+		assertThat(without).contains("readTimeout=PT2S").contains("maxTotal=8");
+		assertThat(jedisSettings(runner, "ratelimit.enabled=true")).isEqualTo(without);
+		assertThat(jedisSettings(runner, "ratelimit.enabled=true", "ratelimit.redis.timeout=300ms",
+				"server.tomcat.threads.max=50")).isEqualTo(without);
 	}
 
-	// --- The short Redis timeout
-
 	@Test
-	void shortRedisTimeoutAppliesWhenSpringDataRedisTimeoutIsUnset() {
-		this.contextRunner.withPropertyValues("ratelimit.redis.timeout=300ms").run((context) -> {
-			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
-			assertThat(factory.getClientConfiguration().getReadTimeout()).isEqualTo(Duration.ofMillis(300));
-			assertThat(factory.getClientConfiguration().getConnectTimeout()).isEqualTo(Duration.ofMillis(300));
+	void limiterAddsNoBeanOfARedisType() {
+		this.contextRunner.withUserConfiguration(LimitedController.class).run((context) -> {
+			assertThat(context).hasSingleBean(RedisConnectionFactory.class);
+			assertThat(context.getBeanNamesForType(org.springframework.data.redis.core.RedisOperations.class))
+				.containsExactlyInAnyOrder("redisTemplate", "stringRedisTemplate");
+			assertThat(context.getBeanNamesForType(io.lettuce.core.AbstractRedisClient.class)).isEmpty();
+			assertThat(context.getBeanNamesForType(redis.clients.jedis.UnifiedJedis.class)).isEmpty();
 		});
 	}
 
 	@Test
-	void shortRedisTimeoutDefaultsTo250Milliseconds() {
-		this.contextRunner.run((context) -> {
-			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
-			assertThat(factory.getClientConfiguration().getReadTimeout()).isEqualTo(Duration.ofMillis(250));
-			assertThat(factory.getClientConfiguration().getConnectTimeout()).isEqualTo(Duration.ofMillis(250));
+	void limiterUsesJedisWhenChosenAndDecidesAgainstRedis() {
+		this.nonWebContextRunner.withPropertyValues("ratelimit.redis.client=jedis").run((context) -> {
+			assertThat(context.getBean(ScriptExecutor.class).getClass().getSimpleName())
+				.isEqualTo("PooledJedisScriptExecutor");
+			assertDecides(context.getBean(RateLimiter.class));
+		});
+		this.nonWebContextRunner.withClassLoader(new FilteredClassLoader("io.lettuce")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(ScriptExecutor.class).getClass().getSimpleName())
+				.isEqualTo("PooledJedisScriptExecutor");
 		});
 	}
 
 	@Test
-	void shortRedisTimeoutAppliesInNonWebApplication() {
+	void limiterUsesLettuceByDefault() {
 		this.nonWebContextRunner.run((context) -> assertThat(
-				context.getBean(JedisConnectionFactory.class).getClientConfiguration().getReadTimeout())
-			.isEqualTo(Duration.ofMillis(250)));
+				context.getBean(ScriptExecutor.class).getClass().getSimpleName())
+			.isEqualTo("LettuceScriptExecutor"));
 	}
 
 	@Test
-	void shortRedisTimeoutIsNotAppliedWhenSpringDataRedisTimeoutIsSet() {
-		this.contextRunner.withPropertyValues("spring.data.redis.timeout=5s", "ratelimit.redis.timeout=300ms")
-			.run((context) -> assertThat(
-					context.getBean(JedisConnectionFactory.class).getClientConfiguration().getReadTimeout())
-				.isEqualTo(Duration.ofSeconds(5)));
+	void limiterOnItsOwnRedisLeavesTheApplicationsRedisUntouched() {
+		try (TestRedis own = TestRedis.start()) {
+			this.nonWebContextRunner.withPropertyValues("ratelimit.redis.url=" + own.url(), "ratelimit.key-prefix=own:")
+				.run((context) -> {
+					assertDecides(context.getBean(RateLimiter.class));
+					assertThat(own.command("DBSIZE")).isEqualTo(":1");
+					assertThat(jedis.keys("own:*")).isEmpty();
+				});
+		}
 	}
 
 	@Test
-	void shortConnectTimeoutIsNotAppliedWhenSpringDataRedisConnectTimeoutIsSet() {
-		this.contextRunner.withPropertyValues("spring.data.redis.connect-timeout=3s", "ratelimit.redis.timeout=300ms")
+	void clientLibraryThatIsMissingFailsNamingTheProperty() {
+		this.nonWebContextRunner.withClassLoader(new FilteredClassLoader("redis.clients.jedis"))
+			.withPropertyValues("ratelimit.redis.client=jedis")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure())).isEqualTo("ratelimit.redis.client"));
+	}
+
+	@Test
+	void withoutAnyRedisClientLibraryStartupFailsSayingWhatToAdd() {
+		this.nonWebContextRunner.withClassLoader(new FilteredClassLoader("redis.clients.jedis", "io.lettuce"))
 			.run((context) -> {
-				JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
-				assertThat(factory.getClientConfiguration().getConnectTimeout()).isEqualTo(Duration.ofSeconds(3));
-				assertThat(factory.getClientConfiguration().getReadTimeout()).isEqualTo(Duration.ofMillis(300));
+				assertThat(context).hasFailed();
+				assertThat(messages(context.getStartupFailure())).contains("spring-boot-starter-data-redis");
 			});
+	}
+
+	@Test
+	void invalidLimiterUrlFailsNamingTheProperty() {
+		this.nonWebContextRunner.withPropertyValues("ratelimit.redis.url=http://localhost:6379")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure())).isEqualTo("ratelimit.redis.url"));
+	}
+
+	@Test
+	void applicationsOwnConnectionFactoryWithoutLimiterUrlFailsNamingTheProperty() {
+		this.nonWebContextRunner.withUserConfiguration(OwnConnectionFactoryConfiguration.class).run((context) -> {
+			assertThat(failedProperty(context.getStartupFailure())).isEqualTo("ratelimit.redis.url");
+			assertThat(messages(context.getStartupFailure())).contains("'ownRedisConnectionFactory'");
+		});
+		this.nonWebContextRunner.withUserConfiguration(OwnConnectionFactoryConfiguration.class)
+			.withPropertyValues("ratelimit.redis.url=" + redis.url())
+			.run((context) -> assertDecides(context.getBean(RateLimiter.class)));
+	}
+
+	@Test
+	void nonPositiveConnectTimeoutFailsNamingTheProperty() {
+		this.nonWebContextRunner.withPropertyValues("ratelimit.redis.connect-timeout=0s")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure()))
+				.isEqualTo("ratelimit.redis.connect-timeout"));
+	}
+
+	private static void assertDecides(RateLimiter limiter) {
+		LimitDefinition limit = LimitDefinition.of("own-" + System.nanoTime(), Algorithm.FIXED_WINDOW, 1,
+				Duration.ofHours(1));
+		assertThat(limiter.tryAcquire("client", limit).allowed()).isTrue();
+		assertThat(limiter.tryAcquire("client", limit).allowed()).isFalse();
+	}
+
+	private static String lettuceSettings(ApplicationContextRunner runner, String... properties) {
+		StringBuilder settings = new StringBuilder();
+		runner.withPropertyValues(properties).run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(RedisConnectionFactory.class);
+			LettuceConnectionFactory factory = context.getBean(LettuceConnectionFactory.class);
+			LettuceClientConfiguration client = factory.getClientConfiguration();
+			io.lettuce.core.ClientOptions options = client.getClientOptions().orElseThrow();
+			settings.append("commandTimeout=").append(client.getCommandTimeout())
+				.append(", shutdownTimeout=").append(client.getShutdownTimeout())
+				.append(", pooling=").append(client instanceof LettucePoolingClientConfiguration)
+				.append(", connectTimeout=").append(options.getSocketOptions().getConnectTimeout())
+				.append(", timeoutOptions=").append(options.getTimeoutOptions().isTimeoutCommands())
+				.append(", autoReconnect=").append(options.isAutoReconnect())
+				.append(", shareNativeConnection=").append(factory.getShareNativeConnection());
+		});
+		return settings.toString();
+	}
+
+	private static String jedisSettings(ApplicationContextRunner runner, String... properties) {
+		StringBuilder settings = new StringBuilder();
+		runner.withPropertyValues(properties).run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(RedisConnectionFactory.class);
+			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
+			GenericObjectPoolConfig<?> pool = factory.getPoolConfig();
+			settings.append("readTimeout=").append(factory.getClientConfiguration().getReadTimeout())
+				.append(", connectTimeout=").append(factory.getClientConfiguration().getConnectTimeout())
+				.append(", maxTotal=").append(pool.getMaxTotal())
+				.append(", maxIdle=").append(pool.getMaxIdle())
+				.append(", maxWait=").append(pool.getMaxWaitDuration());
+		});
+		return settings.toString();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnConnectionFactoryConfiguration {
+
+		@Bean
+		LettuceConnectionFactory ownRedisConnectionFactory() {
+			return new LettuceConnectionFactory(redis.host(), redis.port());
+		}
+
 	}
 
 	// --- Helpers
@@ -993,6 +1079,17 @@ class RateLimitAutoConfigurationTests {
 		@RateLimited(name = "api", limit = 2, window = "1m")
 		@GetMapping("/named")
 		String named() {
+			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class NamedArgumentKeyController {
+
+		@RateLimited(name = "api", limit = 2, window = "1m", key = "#user")
+		@GetMapping("/named-by-user")
+		String named(@RequestParam String user) {
 			return "ok";
 		}
 

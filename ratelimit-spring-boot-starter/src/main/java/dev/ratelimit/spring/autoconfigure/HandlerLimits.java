@@ -1,0 +1,155 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.lang.reflect.Method;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.HandlerMapping;
+
+/**
+ * The {@code @RateLimited} limits of the handler method that Spring MVC will call for a request, found when the
+ * request enters the filter, so that they are decided together with the filter rules: one decision per request.
+ *
+ * <p>
+ * The handler is looked up as the {@code DispatcherServlet} looks it up (its handler mappings in their order), on a
+ * view of the request whose attributes are its own, so that the lookup leaves nothing behind for the dispatch.
+ * Limits whose key reads the method's arguments are left to the aspect, which sees the arguments.
+ */
+final class HandlerLimits {
+
+	/** Request attribute: the handler method whose request-time limits the filter decided. */
+	static final String DECIDED = HandlerLimits.class.getName() + ".decided";
+
+	private final ObjectProvider<HandlerMapping> handlerMappings;
+
+	private final RateLimitedMethods methods;
+
+	private volatile List<HandlerMapping> mappings;
+
+	HandlerLimits(ObjectProvider<HandlerMapping> handlerMappings, RateLimitedMethods methods) {
+		this.handlerMappings = handlerMappings;
+		this.methods = methods;
+	}
+
+	/**
+	 * The limits of the request's handler that do not read its arguments, marking the request so that the aspect
+	 * does not decide them again; empty when there is no annotated handler.
+	 */
+	List<ConfiguredLimit> decideOnArrival(HttpServletRequest request) {
+		if (!this.methods.anyAnnotated()) {
+			return List.of();
+		}
+		HandlerMethod handler = handler(request);
+		if (handler == null) {
+			return List.of();
+		}
+		Method method = ClassUtils.getMostSpecificMethod(handler.getMethod(), handler.getBeanType());
+		List<ConfiguredLimit> limits = this.methods.limitsFor(method, handler.getBeanType())
+			.stream()
+			.filter((limit) -> !limit.readsArguments())
+			.toList();
+		if (!limits.isEmpty()) {
+			request.setAttribute(DECIDED, method);
+		}
+		return limits;
+	}
+
+	/**
+	 * The limits the aspect decides for {@code method}: all of them, or, when the filter decided the others on the
+	 * request's arrival, those whose key reads the arguments.
+	 */
+	static List<ConfiguredLimit> leftForTheCall(HttpServletRequest request, Method method,
+			List<ConfiguredLimit> limits) {
+		if (!method.equals(request.getAttribute(DECIDED))) {
+			return limits;
+		}
+		// Once: the same method called again within the request is another call, charged in full.
+		request.removeAttribute(DECIDED);
+		return limits.stream().filter(ConfiguredLimit::readsArguments).toList();
+	}
+
+	private HandlerMethod handler(HttpServletRequest request) {
+		HttpServletRequest probe = new OwnAttributes(request);
+		for (HandlerMapping mapping : mappings()) {
+			HandlerExecutionChain chain;
+			try {
+				chain = mapping.getHandler(probe);
+			}
+			catch (Exception ex) {
+				// No handler will run (a 405 or 415 from the dispatcher, say): only the rules apply.
+				return null;
+			}
+			if (chain != null) {
+				return (chain.getHandler() instanceof HandlerMethod method) ? method : null;
+			}
+		}
+		return null;
+	}
+
+	private List<HandlerMapping> mappings() {
+		List<HandlerMapping> mappings = this.mappings;
+		if (mappings == null) {
+			mappings = this.handlerMappings.orderedStream().toList();
+			this.mappings = mappings;
+		}
+		return mappings;
+	}
+
+	/** The request with attributes of its own on top of the request's, which it reads but never changes. */
+	private static final class OwnAttributes extends HttpServletRequestWrapper {
+
+		private final Map<String, Object> attributes = new HashMap<>();
+
+		private final Set<String> removed = new HashSet<>();
+
+		OwnAttributes(HttpServletRequest request) {
+			super(request);
+		}
+
+		@Override
+		public Object getAttribute(String name) {
+			if (this.attributes.containsKey(name)) {
+				return this.attributes.get(name);
+			}
+			return this.removed.contains(name) ? null : super.getAttribute(name);
+		}
+
+		@Override
+		public Enumeration<String> getAttributeNames() {
+			Set<String> names = new HashSet<>(Collections.list(super.getAttributeNames()));
+			names.removeAll(this.removed);
+			names.addAll(this.attributes.keySet());
+			return Collections.enumeration(names);
+		}
+
+		@Override
+		public void setAttribute(String name, Object value) {
+			if (value == null) {
+				removeAttribute(name);
+				return;
+			}
+			this.attributes.put(name, value);
+			this.removed.remove(name);
+		}
+
+		@Override
+		public void removeAttribute(String name) {
+			this.attributes.remove(name);
+			this.removed.add(name);
+		}
+
+	}
+
+}

@@ -1,0 +1,148 @@
+package dev.ratelimit.spring.autoconfigure.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.ratelimit.core.LuaScript;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
+import org.springframework.boot.ssl.SslBundle;
+
+/**
+ * Builds the limiter's Lettuce client for a {@link RedisTarget}: standalone, Sentinel or Cluster, with the target's
+ * credentials and TLS, and the limiter's own threads and timeouts (nothing is shared with an application's Lettuce
+ * client, so neither sees the other's commands, metrics or settings).
+ */
+final class LettuceClients {
+
+	private LettuceClients() {
+	}
+
+	static LettuceScriptExecutor create(RedisTarget target, Duration timeout, Duration connectTimeout,
+			List<LuaScript> preloaded) {
+		ClientResources resources = DefaultClientResources.builder()
+			.ioThreadPoolSize(2)
+			.computationThreadPoolSize(2)
+			// Only the cluster client reconnects by itself (its node connections); keep its back-off short.
+			.reconnectDelay(Delay.exponential(Duration.ofMillis(1), Duration.ofMillis(200), 2, TimeUnit.MILLISECONDS))
+			.build();
+		DataRedisConnectionDetails details = target.details();
+		SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
+		// Commands that outlive the request's deadline are dropped by Lettuce too, rather than piling up.
+		TimeoutOptions timeouts = TimeoutOptions.enabled(timeout);
+		Runnable shutdown = () -> resources.shutdown(0, 2, TimeUnit.SECONDS);
+		if (details.getCluster() != null) {
+			List<RedisURI> nodes = details.getCluster().getNodes().stream().map((node) -> node(node, target, timeout)).toList();
+			RedisClusterClient client = RedisClusterClient.create(resources, nodes);
+			ClusterClientOptions.Builder options = ClusterClientOptions.builder()
+				.socketOptions(socket)
+				.timeoutOptions(timeouts)
+				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+				.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build());
+			if (target.ssl() != null) {
+				options.sslOptions(sslOptions(target.ssl()));
+			}
+			client.setOptions(options.build());
+			return new LettuceScriptExecutor(() -> client.connectAsync(StringCodec.UTF8), preloaded, timeout, () -> {
+				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+				shutdown.run();
+			});
+		}
+		RedisURI uri = (details.getSentinel() != null) ? sentinel(details, target, timeout) : standalone(details, target, timeout);
+		RedisClient client = RedisClient.create(resources);
+		ClientOptions.Builder options = ClientOptions.builder()
+			.socketOptions(socket)
+			.timeoutOptions(timeouts)
+			// LettuceScriptExecutor opens a new connection when it finds one closed: no back-off, no command buffer.
+			.autoReconnect(false);
+		if (target.ssl() != null) {
+			options.sslOptions(sslOptions(target.ssl()));
+		}
+		client.setOptions(options.build());
+		return new LettuceScriptExecutor(() -> client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(),
+				preloaded, timeout, () -> {
+					client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+					shutdown.run();
+				});
+	}
+
+	private static RedisURI standalone(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {
+		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+		RedisURI.Builder uri = RedisURI.builder()
+			.withHost(standalone.getHost())
+			.withPort(standalone.getPort())
+			.withDatabase(standalone.getDatabase())
+			.withSsl(target.ssl() != null)
+			.withTimeout(timeout);
+		authenticate(uri, details.getUsername(), details.getPassword());
+		return uri.build();
+	}
+
+	private static RedisURI sentinel(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {
+		DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
+		RedisURI.Builder uri = RedisURI.builder()
+			.withSentinelMasterId(sentinel.getMaster())
+			.withDatabase(sentinel.getDatabase())
+			.withSsl(target.ssl() != null)
+			.withTimeout(timeout);
+		authenticate(uri, details.getUsername(), details.getPassword());
+		for (Node node : sentinel.getNodes()) {
+			RedisURI.Builder sentinelUri = RedisURI.builder().withHost(node.host()).withPort(node.port())
+				.withSsl(target.ssl() != null).withTimeout(timeout);
+			authenticate(sentinelUri, sentinel.getUsername(), sentinel.getPassword());
+			uri.withSentinel(sentinelUri.build());
+		}
+		return uri.build();
+	}
+
+	private static RedisURI node(Node node, RedisTarget target, Duration timeout) {
+		RedisURI.Builder uri = RedisURI.builder()
+			.withHost(node.host())
+			.withPort(node.port())
+			.withSsl(target.ssl() != null)
+			.withTimeout(timeout);
+		authenticate(uri, target.details().getUsername(), target.details().getPassword());
+		return uri.build();
+	}
+
+	private static void authenticate(RedisURI.Builder uri, String username, String password) {
+		if (password == null) {
+			return;
+		}
+		if (username != null) {
+			uri.withAuthentication(username, password);
+		}
+		else {
+			uri.withPassword(password.toCharArray());
+		}
+	}
+
+	private static SslOptions sslOptions(SslBundle bundle) {
+		SslOptions.Builder ssl = SslOptions.builder()
+			.keyManager(bundle.getManagers().getKeyManagerFactory())
+			.trustManager(bundle.getManagers().getTrustManagerFactory());
+		if (bundle.getOptions().getCiphers() != null) {
+			ssl.cipherSuites(bundle.getOptions().getCiphers());
+		}
+		if (bundle.getOptions().getEnabledProtocols() != null) {
+			ssl.protocols(bundle.getOptions().getEnabledProtocols());
+		}
+		return ssl.build();
+	}
+
+}

@@ -1,0 +1,202 @@
+package dev.ratelimit.spring.autoconfigure.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.core.ScriptExecutor;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+
+/**
+ * The limiter's {@link ScriptExecutor} on a Lettuce connection of its own: one connection, thread-safe, on which
+ * concurrent decisions are pipelined, so there is no pool to size or to wait for.
+ *
+ * <p>
+ * The connection is opened at startup and, whenever it is found closed (Redis restarted, failed over, or is down),
+ * opened again by the request that finds it so (one attempt at a time, shared by concurrent requests). A request
+ * therefore waits at most its own deadline, never a reconnect back-off, and is decided by a restarted Redis from the
+ * first request on. Each new connection loads the scripts ({@code SCRIPT LOAD}), so that the first decisions after a
+ * restart do not pay for {@code NOSCRIPT}; a {@code NOSCRIPT} that still happens ({@code SCRIPT FLUSH}) is answered
+ * on the same call with {@code EVAL}.
+ */
+final class LettuceScriptExecutor implements ScriptExecutor, AutoCloseable {
+
+	private final Supplier<CompletableFuture<? extends StatefulConnection<String, String>>> connector;
+
+	private final List<LuaScript> preloaded;
+
+	private final Duration timeout;
+
+	private final Runnable onClose;
+
+	private final AtomicReference<CompletableFuture<Connection>> connection = new AtomicReference<>();
+
+	private volatile boolean closed;
+
+	/**
+	 * @param connector opens a connection ({@link StatefulRedisConnection} or {@link StatefulRedisClusterConnection})
+	 * @param preloaded scripts loaded on every new connection
+	 * @param timeout bound of the blocking {@link #execute}
+	 * @param onClose releases the client after the connection is closed
+	 */
+	LettuceScriptExecutor(Supplier<CompletableFuture<? extends StatefulConnection<String, String>>> connector,
+			List<LuaScript> preloaded, Duration timeout, Runnable onClose) {
+		this.connector = connector;
+		this.preloaded = List.copyOf(preloaded);
+		this.timeout = timeout;
+		this.onClose = onClose;
+		connection();
+	}
+
+	/** Waits up to {@code wait} for the first connection, so that the first request finds it open. */
+	boolean awaitConnection(Duration wait) {
+		try {
+			connection().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return false;
+		}
+	}
+
+	@Override
+	public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
+		try {
+			return executeAsync(script, keys, args).toCompletableFuture()
+				.get(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw new RedisCommandTimeoutException("Redis did not decide within " + this.timeout.toMillis() + " ms");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException(ex.getCause());
+		}
+	}
+
+	@Override
+	public CompletionStage<List<Long>> executeAsync(LuaScript script, List<String> keys, List<String> args) {
+		String[] keyArray = keys.toArray(String[]::new);
+		String[] argArray = args.toArray(String[]::new);
+		return connection().thenCompose((connection) -> connection.commands()
+			.<List<Long>>evalsha(script.sha1(), ScriptOutputType.MULTI, keyArray, argArray)
+			.exceptionallyCompose((ex) -> isNoScript(ex)
+					// Script cache empty (SCRIPT FLUSH, restart, failover): EVAL runs the source and caches it again.
+					? connection.commands().<List<Long>>eval(script.source(), ScriptOutputType.MULTI, keyArray, argArray)
+					: CompletableFuture.failedFuture(ex)));
+	}
+
+	/**
+	 * The open connection, or the attempt under way; a closed or failed one is replaced by a new attempt, which
+	 * concurrent callers share.
+	 */
+	private CompletableFuture<Connection> connection() {
+		while (true) {
+			CompletableFuture<Connection> current = this.connection.get();
+			if (current != null && usable(current)) {
+				return current;
+			}
+			CompletableFuture<Connection> attempt = new CompletableFuture<>();
+			if (this.connection.compareAndSet(current, attempt)) {
+				if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
+					current.join().stateful().closeAsync();
+				}
+				connect(attempt);
+				return attempt;
+			}
+		}
+	}
+
+	private static boolean usable(CompletableFuture<Connection> connection) {
+		if (!connection.isDone()) {
+			return true;
+		}
+		return !connection.isCompletedExceptionally() && connection.join().stateful().isOpen();
+	}
+
+	private void connect(CompletableFuture<Connection> attempt) {
+		if (this.closed) {
+			attempt.completeExceptionally(new IllegalStateException("The rate limiter's Redis client is closed"));
+			return;
+		}
+		CompletableFuture<? extends StatefulConnection<String, String>> opening;
+		try {
+			opening = this.connector.get();
+		}
+		catch (RuntimeException ex) {
+			attempt.completeExceptionally(ex);
+			return;
+		}
+		opening.thenCompose((stateful) -> {
+			Connection connection = new Connection(stateful);
+			CompletableFuture<?>[] loads = this.preloaded.stream()
+				.map((script) -> connection.commands().scriptLoad(script.source()).toCompletableFuture())
+				.toArray(CompletableFuture[]::new);
+			// A failed SCRIPT LOAD (an ACL, say) costs one NOSCRIPT later, not the connection.
+			return CompletableFuture.allOf(loads).handle((ignored, ex) -> connection);
+		}).whenComplete((connection, ex) -> {
+			if (ex != null) {
+				attempt.completeExceptionally(ex);
+			}
+			else {
+				attempt.complete(connection);
+			}
+		});
+	}
+
+	private static boolean isNoScript(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof RedisNoScriptException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		CompletableFuture<Connection> current = this.connection.get();
+		try {
+			if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
+				current.join().stateful().close();
+			}
+		}
+		finally {
+			this.onClose.run();
+		}
+	}
+
+	/** A connection and its asynchronous scripting commands, standalone or cluster alike. */
+	private record Connection(StatefulConnection<String, String> stateful,
+			RedisScriptingAsyncCommands<String, String> commands) {
+
+		Connection(StatefulConnection<String, String> stateful) {
+			this(stateful, (stateful instanceof StatefulRedisClusterConnection<String, String> cluster)
+					? cluster.async() : ((StatefulRedisConnection<String, String>) stateful).async());
+		}
+
+	}
+
+}

@@ -1,0 +1,133 @@
+package dev.ratelimit.spring.autoconfigure.redis;
+
+import java.net.SocketException;
+import java.time.Duration;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.core.JedisScriptExecutor;
+import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.core.ScriptExecutor;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+/**
+ * The limiter's {@link ScriptExecutor} on a Jedis client of its own, with its own pool of connections.
+ *
+ * <p>
+ * Jedis blocks the calling thread for as long as a command takes, so {@link #executeAsync} runs each call on one of
+ * the limiter's threads (one per pooled connection) and lets the request wait only as long as its deadline. A call
+ * that waited for a thread longer than the timeout is not sent at all: its caller has given up (no request waits
+ * longer), and a request that failed open must not be charged later.
+ *
+ * <p>
+ * After Redis restarts or fails over, every idle pooled connection is dead, and each fails the first call that
+ * borrows it, at once. Such a call is tried again, up to the pool's size plus one, so limiting resumes with the first
+ * request. Timeouts are never retried. A connection closed by a live server after it ran the script (rare:
+ * {@code CLIENT KILL}) makes the retry charge the request twice; that errs on the side of limiting.
+ */
+final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
+
+	private final UnifiedJedis jedis;
+
+	private final JedisScriptExecutor delegate;
+
+	private final int attempts;
+
+	private final ExecutorService threads;
+
+	private final long timeoutNanos;
+
+	PooledJedisScriptExecutor(UnifiedJedis jedis, int poolSize, Duration timeout, List<LuaScript> preloaded) {
+		this.jedis = jedis;
+		this.timeoutNanos = timeout.toNanos();
+		this.delegate = new JedisScriptExecutor(jedis);
+		this.attempts = poolSize + 1;
+		AtomicInteger count = new AtomicInteger();
+		ThreadPoolExecutor executor = new ThreadPoolExecutor(poolSize, poolSize, 60, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), (task) -> {
+					Thread thread = new Thread(task, "ratelimit-jedis-" + count.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				});
+		executor.allowCoreThreadTimeOut(true);
+		this.threads = executor;
+		// Opens a first connection and fills the script cache before the first request needs them.
+		this.threads.execute(() -> preloaded.forEach((script) -> {
+			try {
+				this.jedis.scriptLoad(script.source());
+			}
+			catch (RuntimeException ex) {
+				// Redis down at startup, or a cluster (no single node to load on): the first call loads it instead.
+			}
+		}));
+	}
+
+	@Override
+	public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return this.delegate.execute(script, keys, args);
+			}
+			catch (JedisConnectionException ex) {
+				if (attempt >= this.attempts || !closedConnection(ex)) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	@Override
+	public CompletionStage<List<Long>> executeAsync(LuaScript script, List<String> keys, List<String> args) {
+		CompletableFuture<List<Long>> result = new CompletableFuture<>();
+		long submitted = System.nanoTime();
+		try {
+			this.threads.execute(() -> {
+				if (System.nanoTime() - submitted > this.timeoutNanos) {
+					result.completeExceptionally(new JedisConnectionException(
+							"Not sent: no connection was free within the timeout"));
+					return;
+				}
+				try {
+					result.complete(execute(script, keys, args));
+				}
+				catch (RuntimeException ex) {
+					result.completeExceptionally(ex);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
+		return result;
+	}
+
+	/** A connection found closed or refused, as opposed to a timeout or a pool with no connection to spare. */
+	static boolean closedConnection(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SocketTimeoutException || cause instanceof NoSuchElementException) {
+				return false;
+			}
+			if (cause instanceof SocketException) {
+				return true;
+			}
+		}
+		// Jedis reports a connection the server closed ("Unexpected end of stream") without a SocketException.
+		return ex.getMessage() != null && ex.getMessage().contains("end of stream");
+	}
+
+	@Override
+	public void close() {
+		this.threads.shutdownNow();
+		this.jedis.close();
+	}
+
+}

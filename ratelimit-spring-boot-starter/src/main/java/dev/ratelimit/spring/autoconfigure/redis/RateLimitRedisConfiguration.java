@@ -1,0 +1,154 @@
+package dev.ratelimit.spring.autoconfigure.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
+import dev.ratelimit.spring.autoconfigure.RateLimitProperties.Redis.ClientType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.MethodMetadata;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The limiter's own Redis client, and the {@link RateLimiter} on it.
+ *
+ * <p>
+ * The client is not a bean of a type the application could inject (it lives inside the {@link ScriptExecutor}), and
+ * nothing of the application's Redis setup is touched: its connection factory, timeouts and pool stay as they are.
+ * It talks to the Redis of the application's connection details ({@code spring.data.redis.*}, or a
+ * {@code DataRedisConnectionDetails} bean such as a Testcontainers service connection), or to
+ * {@code ratelimit.redis.url}, {@code .sentinel.*} or {@code .cluster.nodes}. It is built with the client library the
+ * application has: Lettuce when present (one pipelined, asynchronous connection), else Jedis.
+ */
+@Configuration(proxyBeanMethods = false)
+public class RateLimitRedisConfiguration {
+
+	private static final Log logger = LogFactory.getLog(RateLimitRedisConfiguration.class);
+
+	private static final String LETTUCE = "io.lettuce.core.RedisClient";
+
+	private static final String JEDIS = "redis.clients.jedis.UnifiedJedis";
+
+	/** The scripts every new connection loads, so that the first decisions do not pay for NOSCRIPT. */
+	private static final List<LuaScript> SCRIPTS = List.of(LuaScript.rateLimit());
+
+	@Bean
+	@ConditionalOnMissingBean({ ScriptExecutor.class, RateLimiter.class })
+	ScriptExecutor rateLimitScriptExecutor(RateLimitProperties properties, Environment environment,
+			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ConfigurableListableBeanFactory beanFactory) {
+		RateLimitProperties.Redis redis = properties.getRedis();
+		Duration timeout = RateLimitProperties.requirePositive("ratelimit.redis.timeout", redis.getTimeout());
+		Duration connectTimeout = RateLimitProperties.requirePositive("ratelimit.redis.connect-timeout", redis.getConnectTimeout());
+		RedisTarget target = target(redis, environment, connectionDetails, beanFactory);
+		ClassLoader classLoader = beanFactory.getBeanClassLoader();
+		if (client(redis.getClient(), classLoader) == ClientType.LETTUCE) {
+			LettuceScriptExecutor executor = LettuceClients.create(target, timeout, connectTimeout, SCRIPTS);
+			// The first request should find the connection open and the script loaded; a Redis that is down at
+			// startup is no reason not to start: requests then follow their failure policy.
+			if (!executor.awaitConnection(connectTimeout)) {
+				logger.warn("The rate limiter could not connect to Redis (" + target.source()
+						+ ") at startup; limits follow their failure policy until it answers");
+			}
+			return executor;
+		}
+		if (redis.getJedisPoolSize() < 1) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.jedis-pool-size",
+					redis.getJedisPoolSize(), "At least one connection is needed.");
+		}
+		return JedisClients.create(target, timeout, connectTimeout, redis.getJedisPoolSize(), SCRIPTS);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimiter rateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties) {
+		try {
+			return new RedisRateLimiter(rateLimitScriptExecutor, properties.getKeyPrefix());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.key-prefix", properties.getKeyPrefix(),
+					ex.getMessage());
+		}
+	}
+
+	/**
+	 * The limiter's own Redis if configured; else the application's. An application that builds its own
+	 * {@link RedisConnectionFactory} may point it anywhere, so the limiter cannot take Spring Boot's properties for
+	 * its target: it must be told.
+	 */
+	private static RedisTarget target(RateLimitProperties.Redis redis, Environment environment,
+			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ConfigurableListableBeanFactory beanFactory) {
+		RedisTarget own = RedisTarget.ofOwn(redis);
+		if (own != null) {
+			return own;
+		}
+		DataRedisConnectionDetails details = connectionDetails.getIfAvailable();
+		if (details == null) {
+			throw new IllegalStateException("The rate limiter needs a Redis: set spring.data.redis.* (the "
+					+ "application's Redis) or ratelimit.redis.url");
+		}
+		String ownFactory = applicationDefinedConnectionFactory(beanFactory);
+		if (ownFactory != null && isBootProperties(details)) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.url", null,
+					"The application defines its own RedisConnectionFactory ('" + ownFactory + "'), so the rate "
+							+ "limiter cannot tell which Redis it uses: set ratelimit.redis.url (or "
+							+ "ratelimit.redis.sentinel.* or ratelimit.redis.cluster.nodes) to the Redis of the limits.");
+		}
+		return RedisTarget.ofApplication(details, environment.getProperty("spring.data.redis.url"));
+	}
+
+	/** The name of a RedisConnectionFactory bean that Spring Boot did not create, or {@code null}. */
+	private static String applicationDefinedConnectionFactory(ConfigurableListableBeanFactory beanFactory) {
+		for (String name : beanFactory.getBeanNamesForType(RedisConnectionFactory.class, true, false)) {
+			if (!beanFactory.containsBeanDefinition(name)) {
+				return name;
+			}
+			BeanDefinition definition = beanFactory.getMergedBeanDefinition(name);
+			MethodMetadata factoryMethod = (definition instanceof AnnotatedBeanDefinition annotated)
+					? annotated.getFactoryMethodMetadata() : null;
+			if (factoryMethod == null
+					|| !factoryMethod.getDeclaringClassName().startsWith("org.springframework.boot.data.redis.")) {
+				return name;
+			}
+		}
+		return null;
+	}
+
+	private static boolean isBootProperties(DataRedisConnectionDetails details) {
+		return details.getClass().getName()
+			.equals("org.springframework.boot.data.redis.autoconfigure.PropertiesDataRedisConnectionDetails");
+	}
+
+	private static ClientType client(ClientType configured, ClassLoader classLoader) {
+		boolean lettuce = ClassUtils.isPresent(LETTUCE, classLoader);
+		boolean jedis = ClassUtils.isPresent(JEDIS, classLoader);
+		ClientType client = (configured != ClientType.AUTO) ? configured
+				: lettuce ? ClientType.LETTUCE : jedis ? ClientType.JEDIS : null;
+		if (client == null) {
+			throw new IllegalStateException("The rate limiter needs a Redis client library: add "
+					+ "org.springframework.boot:spring-boot-starter-data-redis (Lettuce) or redis.clients:jedis");
+		}
+		if ((client == ClientType.LETTUCE && !lettuce) || (client == ClientType.JEDIS && !jedis)) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.client", configured,
+					"That client library is not on the class path.");
+		}
+		return client;
+	}
+
+}
