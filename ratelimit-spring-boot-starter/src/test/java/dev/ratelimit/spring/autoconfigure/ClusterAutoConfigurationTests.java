@@ -30,7 +30,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,7 +55,8 @@ class ClusterAutoConfigurationTests {
 		redis = TestRedisCluster.start();
 		contextRunner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.cluster.nodes=" + redis.nodes());
+			// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
+			.withPropertyValues("spring.data.redis.cluster.nodes=" + redis.nodes(), "ratelimit.redis.timeout=10s");
 	}
 
 	@AfterAll
@@ -66,13 +67,34 @@ class ClusterAutoConfigurationTests {
 	}
 
 	@Test
-	void limiterRunsOnTheClusterConnectionFactory() {
+	void limiterFollowsTheApplicationsClusterConnectionDetails() {
 		run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context).hasSingleBean(RedisConnectionFactory.class);
-			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
-			assertThat(factory.isRedisClusterAware()).isTrue();
+			assertThat(context.getBean(LettuceConnectionFactory.class).isClusterAware()).isTrue();
 			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(RedisRateLimiter.class);
+		});
+	}
+
+	@Test
+	void limiterOnJedisAdmitsExactlyThreeForClientsOnEveryNode() {
+		LimitDefinition limit = LimitDefinition.of("three-jedis", Algorithm.TOKEN_BUCKET, 3, Duration.ofSeconds(10));
+		List<String> clients = clients("jedis-client", 24);
+		assertThat(nodesOf(clients, limit).keySet()).hasSize(TestRedisCluster.NODES);
+		contextRunner.withPropertyValues("ratelimit.redis.client=jedis").run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			int[] admitted = new int[clients.size()];
+			for (int round = 0; round < 5; round++) {
+				for (int i = 0; i < clients.size(); i++) {
+					if (limiter.tryAcquire(clients.get(i), limit, T0 + 100 + round).allowed()) {
+						admitted[i]++;
+					}
+				}
+			}
+			assertThat(admitted).containsOnly(3);
+			for (String client : clients) {
+				assertStoredOnItsNode(key(client, limit));
+			}
 		});
 	}
 

@@ -195,7 +195,7 @@ class RateLimitHttpContractTests {
 	}
 
 	@Test
-	void filterRuleAndAnnotationChargeOnceEachAndBothAppearInTheFields() throws Exception {
+	void filterRuleAndAnnotationAreOneDecisionAllOrNothing() throws Exception {
 		HttpResponse<String> first = get("/combo");
 		assertThat(first.statusCode()).isEqualTo(200);
 		assertThat(String.join(", ", first.headers().allValues("RateLimit-Policy")))
@@ -206,8 +206,8 @@ class RateLimitHttpContractTests {
 		assertThat(items(get("/combo"), "RateLimit")).containsExactly("\"edge\";r=2", "\"combo\";r=0");
 		HttpResponse<String> denied = get("/combo");
 		assertThat(denied.statusCode()).isEqualTo(429);
-		// The filter admitted the request (and charged it) before the annotation denied it.
-		assertThat(items(denied, "RateLimit")).containsExactly("\"edge\";r=1", "\"combo\";r=0");
+		// Decided together: the annotation's denial leaves the rule's budget as it was.
+		assertThat(items(denied, "RateLimit")).containsExactly("\"edge\";r=2", "\"combo\";r=0");
 		assertThat(String.join(", ", denied.headers().allValues("RateLimit-Policy")))
 			.isEqualTo("\"edge\";q=5;w=60, \"combo\";q=3;w=60");
 		assertThat(denied.headers().allValues("Retry-After")).containsExactly("20");

@@ -28,9 +28,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -45,7 +44,7 @@ class SentinelAutoConfigurationTests {
 
 	private static final long T0 = 1_791_860_000_000L;
 
-	private static final Duration POOL_SWITCH_TIMEOUT = Duration.ofSeconds(10);
+	private static final Duration SWITCH_TIMEOUT = Duration.ofSeconds(10);
 
 	private static final Map<Algorithm, String> CODES = Map.of(Algorithm.FIXED_WINDOW, "fw", Algorithm.SLIDING_LOG,
 			"sl", Algorithm.SLIDING_WINDOW_COUNTER, "swc", Algorithm.TOKEN_BUCKET, "tb");
@@ -60,7 +59,9 @@ class SentinelAutoConfigurationTests {
 		contextRunner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.sentinel.master=" + redis.masterName(),
-					"spring.data.redis.sentinel.nodes=" + redis.sentinelNodes());
+					"spring.data.redis.sentinel.nodes=" + redis.sentinelNodes(),
+					// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
+					"ratelimit.redis.timeout=10s");
 	}
 
 	@AfterAll
@@ -72,15 +73,19 @@ class SentinelAutoConfigurationTests {
 
 	@Test
 	@Order(1)
-	void limiterRunsOnTheSentinelConnectionFactory() {
+	void limiterFollowsTheApplicationsSentinelConnectionDetailsToTheMaster() {
 		run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context).hasSingleBean(RedisConnectionFactory.class);
-			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
-			assertThat(factory.isRedisSentinelAware()).isTrue();
-			assertThat(factory.isRedisClusterAware()).isFalse();
-			assertThat(portOfAConnection(factory)).as("the master the Sentinel reports").isEqualTo(redis.masterPort());
+			assertThat(context.getBean(LettuceConnectionFactory.class).isRedisSentinelAware()).isTrue();
 			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(RedisRateLimiter.class);
+			assertThat(limiterConnections(redis.masterPort())).as("the master the Sentinel reports").isPositive();
+			assertThat(limiterConnections(redis.replicaPort())).isZero();
+		});
+		contextRunner.withPropertyValues("ratelimit.redis.client=jedis").run((context) -> {
+			LimitDefinition limit = LimitDefinition.of("three-jedis", Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(10));
+			assertThat(admitted(context.getBean(RateLimiter.class), "jedis-client", limit, 5, T0 + 100)).isEqualTo(3);
+			assertThat(redis.call(redis.masterPort(), "EXISTS", key("jedis-client", limit))).isEqualTo(1L);
 		});
 	}
 
@@ -121,9 +126,8 @@ class SentinelAutoConfigurationTests {
 		String sha = LuaScript.rateLimit().sha1();
 		run((context) -> {
 			RateLimiter limiter = context.getBean(RateLimiter.class);
-			JedisConnectionFactory factory = context.getBean(JedisConnectionFactory.class);
 			int oldMaster = redis.masterPort();
-			assertThat(portOfAConnection(factory)).isEqualTo(oldMaster);
+			assertThat(limiterConnections(oldMaster)).isPositive();
 			for (Algorithm algorithm : Algorithm.values()) {
 				assertThat(admitted(limiter, carried(algorithm), hourly(algorithm), 3, T0 + 1_000)).as(algorithm.name())
 					.isEqualTo(3);
@@ -140,8 +144,9 @@ class SentinelAutoConfigurationTests {
 			}
 			assertThat(redis.call(newMaster, "SCRIPT", "EXISTS", sha)).isEqualTo(List.of(0L));
 
-			// Jedis' sentinel pool learns of the failover from the Sentinel's pub/sub, on its own thread.
-			awaitPoolOn(factory, newMaster);
+			// The limiter learns of the failover from the Sentinel's +switch-master, on its own thread, and leaves the
+			// old master, which still accepts writes until the Sentinel reconfigures it some 10 s later.
+			awaitNoLimiterConnection(oldMaster);
 			// 3 of 5 taken before the failover: exactly 2 more now, on the new master.
 			for (Algorithm algorithm : Algorithm.values()) {
 				assertThat(admitted(limiter, carried(algorithm), hourly(algorithm), 5, T0 + 2_000))
@@ -156,14 +161,14 @@ class SentinelAutoConfigurationTests {
 		});
 	}
 
-	/** Waits until the factory's pool hands out connections to {@code port}. */
-	private static void awaitPoolOn(JedisConnectionFactory factory, int port) {
-		long deadline = System.nanoTime() + POOL_SWITCH_TIMEOUT.toNanos();
-		int current;
-		while ((current = portOfAConnection(factory)) != port) {
+	/** Waits until the limiter has no connection to the server on {@code port}. */
+	private static void awaitNoLimiterConnection(int port) {
+		long deadline = System.nanoTime() + SWITCH_TIMEOUT.toNanos();
+		long connections;
+		while ((connections = limiterConnections(port)) > 0) {
 			assertThat(System.nanoTime())
-				.as("the sentinel pool still on port " + current + " " + POOL_SWITCH_TIMEOUT
-						+ " after the Sentinel reported port " + port)
+				.as("the limiter still has " + connections + " connections to port " + port + " " + SWITCH_TIMEOUT
+						+ " after the Sentinel switched its master")
 				.isLessThan(deadline);
 			try {
 				Thread.sleep(20);
@@ -175,11 +180,10 @@ class SentinelAutoConfigurationTests {
 		}
 	}
 
-	/** The port of the server a connection from the factory's pool is connected to, as that server reports it. */
-	private static int portOfAConnection(JedisConnectionFactory factory) {
-		try (RedisConnection connection = factory.getConnection()) {
-			return Integer.parseInt(connection.serverCommands().info("server").getProperty("tcp_port"));
-		}
+	/** The number of the limiter's connections (named "ratelimit") on the server on {@code port}. */
+	private static long limiterConnections(int port) {
+		String clients = String.valueOf(redis.call(port, "CLIENT", "LIST"));
+		return clients.lines().filter((line) -> line.contains(" name=ratelimit ")).count();
 	}
 
 	private static void run(ContextConsumer<AssertableApplicationContext> test) {

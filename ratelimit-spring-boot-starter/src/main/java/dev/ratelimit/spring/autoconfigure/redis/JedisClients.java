@@ -74,7 +74,7 @@ final class JedisClients {
 			.database(database)
 			.socketTimeoutMillis((int) timeout.toMillis())
 			.connectionTimeoutMillis((int) connectTimeout.toMillis())
-			.clientName("ratelimit");
+			.clientName(RedisTarget.CLIENT_NAME);
 		SslBundle ssl = target.ssl();
 		if (ssl != null) {
 			config.ssl(true).sslSocketFactory(ssl.createSslContext().getSocketFactory());

@@ -15,6 +15,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -58,7 +59,10 @@ final class LettuceClients {
 				options.sslOptions(sslOptions(target.ssl()));
 			}
 			client.setOptions(options.build());
-			return new LettuceScriptExecutor(() -> client.connectAsync(StringCodec.UTF8), preloaded, timeout, () -> {
+			// connectAsync needs the topology loaded (connect() loads it, blocking); each new connection reloads it.
+			return new LettuceScriptExecutor(() -> client.refreshPartitionsAsync()
+				.toCompletableFuture()
+				.thenCompose((loaded) -> client.connectAsync(StringCodec.UTF8)), preloaded, timeout, () -> {
 				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 				shutdown.run();
 			});
@@ -74,11 +78,43 @@ final class LettuceClients {
 			options.sslOptions(sslOptions(target.ssl()));
 		}
 		client.setOptions(options.build());
-		return new LettuceScriptExecutor(() -> client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(),
-				preloaded, timeout, () -> {
+		RedisClient sentinelEvents = (details.getSentinel() != null) ? RedisClient.create(resources) : null;
+		LettuceScriptExecutor executor = new LettuceScriptExecutor(
+				() -> client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), preloaded, timeout, () -> {
+					if (sentinelEvents != null) {
+						sentinelEvents.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+					}
 					client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 					shutdown.run();
 				});
+		if (sentinelEvents != null) {
+			followFailovers(sentinelEvents, uri, details.getSentinel().getMaster(), executor);
+		}
+		return executor;
+	}
+
+	/**
+	 * Listens to every Sentinel for {@code +switch-master} of the limiter's master: a failover whose old master
+	 * still runs keeps accepting the limiter's writes (lost to the new master) until the Sentinel reconfigures it, so
+	 * the limiter reconnects, to the new master, as soon as a Sentinel announces it.
+	 */
+	private static void followFailovers(RedisClient sentinelEvents, RedisURI uri, String master,
+			LettuceScriptExecutor executor) {
+		for (RedisURI sentinel : uri.getSentinels()) {
+			sentinelEvents.connectPubSubAsync(StringCodec.UTF8, sentinel).thenAccept((connection) -> {
+				connection.addListener(new RedisPubSubAdapter<>() {
+
+					@Override
+					public void message(String channel, String message) {
+						if (message.startsWith(master + " ")) {
+							executor.reconnect();
+						}
+					}
+
+				});
+				connection.async().subscribe("+switch-master");
+			});
+		}
 	}
 
 	private static RedisURI standalone(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {
@@ -88,7 +124,8 @@ final class LettuceClients {
 			.withPort(standalone.getPort())
 			.withDatabase(standalone.getDatabase())
 			.withSsl(target.ssl() != null)
-			.withTimeout(timeout);
+			.withTimeout(timeout)
+			.withClientName(RedisTarget.CLIENT_NAME);
 		authenticate(uri, details.getUsername(), details.getPassword());
 		return uri.build();
 	}
@@ -99,7 +136,8 @@ final class LettuceClients {
 			.withSentinelMasterId(sentinel.getMaster())
 			.withDatabase(sentinel.getDatabase())
 			.withSsl(target.ssl() != null)
-			.withTimeout(timeout);
+			.withTimeout(timeout)
+			.withClientName(RedisTarget.CLIENT_NAME);
 		authenticate(uri, details.getUsername(), details.getPassword());
 		for (Node node : sentinel.getNodes()) {
 			RedisURI.Builder sentinelUri = RedisURI.builder().withHost(node.host()).withPort(node.port())
@@ -115,7 +153,8 @@ final class LettuceClients {
 			.withHost(node.host())
 			.withPort(node.port())
 			.withSsl(target.ssl() != null)
-			.withTimeout(timeout);
+			.withTimeout(timeout)
+			.withClientName(RedisTarget.CLIENT_NAME);
 		authenticate(uri, target.details().getUsername(), target.details().getPassword());
 		return uri.build();
 	}

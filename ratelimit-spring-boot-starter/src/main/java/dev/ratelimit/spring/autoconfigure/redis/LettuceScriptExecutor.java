@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
 import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -99,12 +99,36 @@ final class LettuceScriptExecutor implements ScriptExecutor, AutoCloseable {
 	public CompletionStage<List<Long>> executeAsync(LuaScript script, List<String> keys, List<String> args) {
 		String[] keyArray = keys.toArray(String[]::new);
 		String[] argArray = args.toArray(String[]::new);
-		return connection().thenCompose((connection) -> connection.commands()
-			.<List<Long>>evalsha(script.sha1(), ScriptOutputType.MULTI, keyArray, argArray)
-			.exceptionallyCompose((ex) -> isNoScript(ex)
+		return connection().thenCompose((connection) -> run(connection, script, keyArray, argArray)
+			.exceptionallyCompose((ex) -> {
+				if (!hasCause(ex, "READONLY")) {
+					return CompletableFuture.failedFuture(ex);
+				}
+				// A master turned replica (a failover): Redis ran nothing; the same call goes to the new master.
+				connection.stateful().closeAsync();
+				return connection().thenCompose((fresh) -> run(fresh, script, keyArray, argArray));
+			}));
+	}
+
+	private static CompletionStage<List<Long>> run(Connection connection, LuaScript script, String[] keys,
+			String[] args) {
+		return connection.commands()
+			.<List<Long>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args)
+			.exceptionallyCompose((ex) -> hasCause(ex, "NOSCRIPT")
 					// Script cache empty (SCRIPT FLUSH, restart, failover): EVAL runs the source and caches it again.
-					? connection.commands().<List<Long>>eval(script.source(), ScriptOutputType.MULTI, keyArray, argArray)
-					: CompletableFuture.failedFuture(ex)));
+					? connection.commands().<List<Long>>eval(script.source(), ScriptOutputType.MULTI, keys, args)
+					: CompletableFuture.failedFuture(ex));
+	}
+
+	/**
+	 * Closes the connection, so that the next call opens a new one: for when Redis Sentinel reports a new master
+	 * while the old one still accepts writes.
+	 */
+	void reconnect() {
+		CompletableFuture<Connection> current = this.connection.get();
+		if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
+			current.join().stateful().closeAsync();
+		}
 	}
 
 	/**
@@ -165,9 +189,11 @@ final class LettuceScriptExecutor implements ScriptExecutor, AutoCloseable {
 		});
 	}
 
-	private static boolean isNoScript(Throwable ex) {
+	/** Whether Redis answered with the error {@code code} ({@code NOSCRIPT}, {@code READONLY}). */
+	private static boolean hasCause(Throwable ex, String code) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof RedisNoScriptException) {
+			if (cause instanceof RedisCommandExecutionException && cause.getMessage() != null
+					&& cause.getMessage().startsWith(code)) {
 				return true;
 			}
 		}

@@ -23,6 +23,9 @@ import org.springframework.util.StringUtils;
  */
 record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String source) {
 
+	/** The name of the limiter's connections in {@code CLIENT LIST}. */
+	static final String CLIENT_NAME = "ratelimit";
+
 	/**
 	 * The application's Redis. Spring Boot's own details report TLS through {@code spring.data.redis.ssl.*}; a
 	 * {@code rediss://} URL means TLS too.
