@@ -8,7 +8,6 @@ import java.util.Set;
 
 import dev.ratelimit.core.RateLimiter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.aspectj.lang.annotation.Aspect;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -23,7 +22,8 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.util.ClassUtils;
+import org.springframework.context.annotation.Role;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.util.pattern.PathPattern;
@@ -37,7 +37,7 @@ import org.springframework.web.util.pattern.PatternParseException;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(HandlerExceptionResolver.class)
 @ConditionalOnBean(RateLimiter.class)
-@Import({ RateLimitWebConfiguration.AspectConfiguration.class, RateLimitWebConfiguration.MetricsConfiguration.class })
+@Import(RateLimitWebConfiguration.MetricsConfiguration.class)
 class RateLimitWebConfiguration {
 
 	private static final List<String> STANDARD_METHODS = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
@@ -54,8 +54,7 @@ class RateLimitWebConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
 			ConfigurableListableBeanFactory beanFactory) {
-		return new RateLimitedMethods(factory, names, beanFactory,
-				ClassUtils.isPresent("org.aspectj.lang.annotation.Aspect", beanFactory.getBeanClassLoader()));
+		return new RateLimitedMethods(factory, names, beanFactory);
 	}
 
 	@Bean
@@ -133,16 +132,16 @@ class RateLimitWebConfiguration {
 		return patterns;
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(Aspect.class)
-	static class AspectConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		RateLimitedAspect rateLimitedAspect(RateLimitedMethods methods, RateLimitEnforcer enforcer) {
-			return new RateLimitedAspect(methods, enforcer);
-		}
-
+	/**
+	 * Static and infrastructure, as Spring's own advisors are: the auto-proxy creator asks for advisors before most
+	 * beans exist, and the limiter behind it is looked up only when a limited method is first called.
+	 */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
+			ObjectProvider<RateLimitEnforcer> enforcer) {
+		return new RateLimitedAdvisor(methods, enforcer);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.spring.RateLimited;
 
+import org.springframework.aop.framework.Advised;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodClassKey;
@@ -38,22 +39,15 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 
 	private final ConfigurableListableBeanFactory beanFactory;
 
-	private final boolean enforced;
 
 	private final Map<MethodClassKey, List<ConfiguredLimit>> cache = new ConcurrentHashMap<>();
 
 	private volatile boolean anyAnnotated;
 
-	/**
-	 * @param enforced whether the aspect applies the limits; when not, an annotated method stops startup rather than
-	 * go unlimited
-	 */
-	RateLimitedMethods(LimitFactory factory, LimitNames names, ConfigurableListableBeanFactory beanFactory,
-			boolean enforced) {
+	RateLimitedMethods(LimitFactory factory, LimitNames names, ConfigurableListableBeanFactory beanFactory) {
 		this.factory = factory;
 		this.names = names;
 		this.beanFactory = beanFactory;
-		this.enforced = enforced;
 	}
 
 	/** The limits of {@code method} invoked on {@code targetClass}: the class's annotations, then the method's. */
@@ -80,9 +74,10 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 					return;
 				}
 				this.anyAnnotated = true;
-				if (!this.enforced) {
+				if (!advised(name)) {
 					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
-							+ " would not be applied: add org.springframework.boot:spring-boot-starter-aspectj");
+							+ " would not be applied: the bean is not proxied by Spring AOP (spring.aop.auto=false?"
+							+ " a final class?)");
 				}
 				if (!proxyable(method)) {
 					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
@@ -91,6 +86,27 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 			}, (method) -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class
 					&& (annotatedClass || !annotations(method).isEmpty()));
 		}
+	}
+
+	/** Whether {@link RateLimited} appears on the class, a superclass, an interface or any of their methods. */
+	static boolean mentionsRateLimited(Class<?> type) {
+		Class<?> userClass = ClassUtils.getUserClass(type);
+		if (!annotations(userClass).isEmpty()) {
+			return true;
+		}
+		boolean[] found = new boolean[1];
+		ReflectionUtils.doWithMethods(userClass, (method) -> found[0] = true,
+				(method) -> !found[0] && !annotations(method).isEmpty());
+		return found[0];
+	}
+
+	/** Whether the singleton {@code name}, where it exists already, goes through {@link RateLimitedAdvisor}. */
+	private boolean advised(String name) {
+		if (!this.beanFactory.containsSingleton(name)) {
+			return true;
+		}
+		return this.beanFactory.getSingleton(name) instanceof Advised advised
+				&& Arrays.stream(advised.getAdvisors()).anyMatch(RateLimitedAdvisor.class::isInstance);
 	}
 
 	private List<ConfiguredLimit> resolve(Method method, Class<?> targetClass) {

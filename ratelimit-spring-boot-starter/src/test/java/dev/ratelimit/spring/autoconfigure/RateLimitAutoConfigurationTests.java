@@ -98,7 +98,7 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(RedisRateLimiter.class);
 			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
 			assertThat(context).hasSingleBean(RateLimitExceptionHandler.class);
-			assertThat(context).hasSingleBean(RateLimitedAspect.class);
+			assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
 			assertThat(context).hasSingleBean(RateLimitedMethods.class);
 			assertThat(context).hasBean("rateLimitFilter");
 			assertThat(context.getBean("rateLimitFilter", FilterRegistrationBean.class).getFilter())
@@ -129,7 +129,7 @@ class RateLimitAutoConfigurationTests {
 				assertThat(context).doesNotHaveBean(RateLimiter.class);
 				assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
 				assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
-				assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+				assertThat(context).doesNotHaveBean(RateLimitedAdvisor.class);
 				assertThat(context).doesNotHaveBean("rateLimitFilter");
 				assertThat(AopUtils.isAopProxy(context.getBean(LimitedController.class))).isFalse();
 			});
@@ -149,7 +149,7 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RateLimiter.class);
 			assertThat(context).hasSingleBean(ScriptExecutor.class);
 			assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
-			assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+			assertThat(context).doesNotHaveBean(RateLimitedAdvisor.class);
 			assertThat(context).doesNotHaveBean(RateLimitedMethods.class);
 			assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
 			assertThat(context).doesNotHaveBean("rateLimitFilter");
@@ -169,34 +169,28 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void withoutAspectJThereIsNoAspect() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader("org.aspectj")).run((context) -> {
+	void withoutAspectJAnnotatedMethodsAreAdvisedAndNoOtherBean() {
+		assertThat(org.springframework.util.ClassUtils.isPresent("org.aspectj.weaver.Advice", null))
+			.as("the starter brings no AspectJ").isFalse();
+		this.contextRunner.withUserConfiguration(LimitedController.class, PlainController.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context).hasSingleBean(RateLimiter.class);
-			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
-			assertThat(context).hasBean("rateLimitFilter");
-			assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
+			Object limited = context.getBean(LimitedController.class);
+			assertThat(AopUtils.isCglibProxy(limited)).isTrue();
+			assertThat(((org.springframework.aop.framework.Advised) limited).getAdvisors())
+				.hasAtLeastOneElementOfType(RateLimitedAdvisor.class);
+			assertThat(AopUtils.isAopProxy(context.getBean(PlainController.class)))
+				.as("a controller without limits is left as it is").isFalse();
 		});
 	}
 
 	@Test
-	void withoutAspectJAnAnnotatedMethodStopsStartupInsteadOfGoingUnlimited() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader("org.aspectj"))
+	void withoutAutoProxyingAnAnnotatedMethodStopsStartupInsteadOfGoingUnlimited() {
+		this.contextRunner.withPropertyValues("spring.aop.auto=false")
 			.withUserConfiguration(LimitedController.class)
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(messages(context.getStartupFailure())).contains("LimitedController")
-					.contains("spring-boot-starter-aspectj");
-			});
-	}
-
-	@Test
-	void withoutAspectAnnotationClassThereIsNoAspect() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader(org.aspectj.lang.annotation.Aspect.class))
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				assertThat(context).doesNotHaveBean(RateLimitedAspect.class);
-				assertThat(context).hasBean("rateLimitFilter");
+					.contains("would not be applied");
 			});
 	}
 
@@ -240,7 +234,7 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).hasNotFailed();
 			assertThat(context).doesNotHaveBean("rateLimitFilter");
 			assertThat(context).getBeans(FilterRegistrationBean.class).isEmpty();
-			assertThat(context).hasSingleBean(RateLimitedAspect.class);
+			assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
 			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
 		});
 	}
@@ -262,7 +256,7 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context.getBean(RateLimiter.class))
 				.isSameAs(context.getBean(UserRateLimiterConfiguration.class).limiter);
 			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
-			assertThat(context).hasSingleBean(RateLimitedAspect.class);
+			assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
 		});
 	}
 
@@ -1080,6 +1074,16 @@ class RateLimitAutoConfigurationTests {
 		@GetMapping("/named")
 		String named() {
 			return "ok";
+		}
+
+	}
+
+	@RestController
+	static class PlainController {
+
+		@GetMapping("/plain")
+		String plain() {
+			return "plain";
 		}
 
 	}
