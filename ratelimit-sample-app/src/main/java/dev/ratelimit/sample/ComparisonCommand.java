@@ -13,6 +13,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.Environment;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -31,9 +33,12 @@ final class ComparisonCommand {
 	static int run(String[] args) {
 		// A prefix of this run's own: earlier runs' state at the same explicit times would change the counts.
 		String keyPrefix = "rl-compare:" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + ":";
+		// A one-shot command waits for a loaded Redis rather than failing open: the request timeout of a web
+		// application (250 ms) is no measure for it. Given first, so that an explicit --ratelimit.redis.timeout wins.
 		String[] applicationArgs = Stream
-			.concat(Arrays.stream(args).filter((arg) -> !arg.equals(FLAG)),
-					Stream.of("--ratelimit.key-prefix=" + keyPrefix))
+			.concat(Stream.of("--ratelimit.redis.timeout=10s", "--ratelimit.redis.connect-timeout=10s"),
+					Stream.concat(Arrays.stream(args).filter((arg) -> !arg.equals(FLAG)),
+							Stream.of("--ratelimit.key-prefix=" + keyPrefix)))
 			.toArray(String[]::new);
 		SpringApplicationBuilder application = new SpringApplicationBuilder(SampleApplication.class)
 			.web(WebApplicationType.NONE)
@@ -41,7 +46,7 @@ final class ComparisonCommand {
 			.logStartupInfo(false)
 			.properties("logging.level.root=warn");
 		try (ConfigurableApplicationContext context = application.run(applicationArgs)) {
-			RedisInspector redis = new RedisInspector(context.getBean(StringRedisTemplate.class));
+			RedisInspector redis = new RedisInspector(limitersRedis(context));
 			ReferenceComparison.Results results = new ReferenceComparison(context.getBean(RateLimiter.class), redis,
 					keyPrefix)
 				.run();
@@ -55,8 +60,29 @@ final class ComparisonCommand {
 		}
 	}
 
+	/**
+	 * The Redis the limiter writes to, for reading and removing the comparison's keys: the application's, or the
+	 * limiter's own when {@code ratelimit.redis.url} names one.
+	 */
+	private static StringRedisTemplate limitersRedis(ConfigurableApplicationContext context) {
+		String url = context.getEnvironment().getProperty("ratelimit.redis.url");
+		if (url == null) {
+			return context.getBean(StringRedisTemplate.class);
+		}
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				LettuceConnectionFactory.createRedisConfiguration(url));
+		factory.afterPropertiesSet();
+		factory.start();
+		context.addApplicationListener((ContextClosedEvent event) -> factory.destroy());
+		return new StringRedisTemplate(factory);
+	}
+
 	private static String describeRedis(ConfigurableApplicationContext context) {
 		Environment environment = context.getEnvironment();
+		String ownUrl = environment.getProperty("ratelimit.redis.url");
+		if (ownUrl != null) {
+			return ownUrl.replaceAll("//[^@/]*@", "//");
+		}
 		String embeddedPort = environment.getProperty(EmbeddedRedisListener.EMBEDDED_PORT_PROPERTY);
 		if (embeddedPort != null) {
 			return EmbeddedRedisServer.HOST + ":" + embeddedPort + " (embedded redis-server, started for this run)";

@@ -1,15 +1,14 @@
 package dev.ratelimit.sample;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * What the comparison asks Redis directly, beside the limiter: the server version, the memory a client's state
@@ -21,6 +20,13 @@ final class RedisInspector {
 	/** Memory of a set of keys. */
 	record Memory(int keys, long bytes) {
 	}
+
+	/**
+	 * No typed API for {@code MEMORY USAGE} in Spring Data Redis, and Lettuce has no raw command for it: a script.
+	 * A key that expired meanwhile answers nil, which is null here.
+	 */
+	private static final RedisScript<Long> MEMORY_USAGE = RedisScript
+		.of("return redis.call('MEMORY', 'USAGE', KEYS[1])", Long.class);
 
 	private final StringRedisTemplate redis;
 
@@ -40,7 +46,7 @@ final class RedisInspector {
 		long bytes = 0;
 		int present = 0;
 		for (String key : keys) {
-			Long usage = this.redis.execute((RedisCallback<Long>) (connection) -> memoryUsage(connection, key));
+			Long usage = this.redis.execute(MEMORY_USAGE, List.of(key));
 			if (usage != null) {
 				bytes += usage;
 				present++;
@@ -62,12 +68,6 @@ final class RedisInspector {
 			cursor.forEachRemaining(keys::add);
 		}
 		return keys;
-	}
-
-	private static Long memoryUsage(RedisConnection connection, String key) {
-		// No typed API for MEMORY USAGE in Spring Data Redis; a key that expired meanwhile answers null.
-		return (Long) connection.execute("MEMORY", "USAGE".getBytes(StandardCharsets.UTF_8),
-				key.getBytes(StandardCharsets.UTF_8));
 	}
 
 }
