@@ -33,18 +33,17 @@ final class ComparisonCommand {
 	static int run(String[] args) {
 		// A prefix of this run's own: earlier runs' state at the same explicit times would change the counts.
 		String keyPrefix = "rl-compare:" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + ":";
-		// A one-shot command waits for a loaded Redis rather than failing open: the request timeout of a web
-		// application (250 ms) is no measure for it. Given first, so that an explicit --ratelimit.redis.timeout wins.
 		String[] applicationArgs = Stream
-			.concat(Stream.of("--ratelimit.redis.timeout=10s", "--ratelimit.redis.connect-timeout=10s"),
-					Stream.concat(Arrays.stream(args).filter((arg) -> !arg.equals(FLAG)),
-							Stream.of("--ratelimit.key-prefix=" + keyPrefix)))
+			.concat(Arrays.stream(args).filter((arg) -> !arg.equals(FLAG)),
+					Stream.of("--ratelimit.key-prefix=" + keyPrefix))
 			.toArray(String[]::new);
 		SpringApplicationBuilder application = new SpringApplicationBuilder(SampleApplication.class)
 			.web(WebApplicationType.NONE)
 			.bannerMode(Banner.Mode.OFF)
 			.logStartupInfo(false)
-			.properties("logging.level.root=warn");
+			// A one-shot command waits for a loaded Redis rather than failing open: the request timeout of a web
+			// application (250 ms) is no measure for it. Defaults, so that any configured value wins.
+			.properties("logging.level.root=warn", "ratelimit.redis.timeout=10s", "ratelimit.redis.connect-timeout=10s");
 		try (ConfigurableApplicationContext context = application.run(applicationArgs)) {
 			RedisInspector redis = new RedisInspector(limitersRedis(context));
 			ReferenceComparison.Results results = new ReferenceComparison(context.getBean(RateLimiter.class), redis,

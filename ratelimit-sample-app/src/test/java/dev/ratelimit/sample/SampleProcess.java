@@ -52,11 +52,13 @@ final class SampleProcess implements AutoCloseable {
 
 	/**
 	 * Starts the web application on a free port.
-	 * @param redisUrl passed as {@code --spring.data.redis.url}
+	 * @param redisUrl passed as {@code --spring.data.redis.url}; the limiter's timeout is 10 s
 	 */
 	static SampleProcess web(String name, String redisUrl) {
 		int port = freePort();
-		return launch(name, Map.of(), port, "--server.port=" + port, "--spring.data.redis.url=" + redisUrl);
+		// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
+		return launch(name, Map.of(), port, "--server.port=" + port, "--spring.data.redis.url=" + redisUrl,
+				"--ratelimit.redis.timeout=10s");
 	}
 
 	/**

@@ -71,12 +71,14 @@ class RateLimitAutoConfigurationTests {
 				AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 				HttpMessageConvertersAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
 				WebMvcAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.url=" + redis.url());
+		// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
+		.withPropertyValues("spring.data.redis.url=" + redis.url(), "ratelimit.redis.timeout=10s");
 
 	private final ApplicationContextRunner nonWebContextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
 				AopAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.url=" + redis.url());
+		// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
+		.withPropertyValues("spring.data.redis.url=" + redis.url(), "ratelimit.redis.timeout=10s");
 
 	/** For user-defined limiters and executors; the server is shared by the test JVM and stops with it. */
 	private static final JedisPooled jedis = new JedisPooled(redis.host(), redis.port());
@@ -220,7 +222,7 @@ class RateLimitAutoConfigurationTests {
 		new WebApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
-			.withPropertyValues("ratelimit.redis.url=" + redis.url())
+			.withPropertyValues("ratelimit.redis.url=" + redis.url(), "ratelimit.redis.timeout=10s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().doesNotHaveBean(RedisConnectionFactory.class);
 				assertThat(context).hasSingleBean(RateLimitEnforcer.class).hasBean("rateLimitFilter");
@@ -780,7 +782,7 @@ class RateLimitAutoConfigurationTests {
 			assertThat(messages(context.getStartupFailure())).contains("'ownRedisConnectionFactory'");
 		});
 		this.nonWebContextRunner.withUserConfiguration(OwnConnectionFactoryConfiguration.class)
-			.withPropertyValues("ratelimit.redis.url=" + redis.url())
+			.withPropertyValues("ratelimit.redis.url=" + redis.url(), "ratelimit.redis.timeout=10s")
 			.run((context) -> assertDecides(context.getBean(RateLimiter.class)));
 	}
 
