@@ -81,21 +81,8 @@ class ClusterAutoConfigurationTests {
 		LimitDefinition limit = LimitDefinition.of("three-jedis", Algorithm.TOKEN_BUCKET, 3, Duration.ofSeconds(10));
 		List<String> clients = clients("jedis-client", 24);
 		assertThat(nodesOf(clients, limit).keySet()).hasSize(TestRedisCluster.NODES);
-		contextRunner.withPropertyValues("ratelimit.redis.client=jedis").run((context) -> {
-			RateLimiter limiter = context.getBean(RateLimiter.class);
-			int[] admitted = new int[clients.size()];
-			for (int round = 0; round < 5; round++) {
-				for (int i = 0; i < clients.size(); i++) {
-					if (limiter.tryAcquire(clients.get(i), limit, T0 + 100 + round).allowed()) {
-						admitted[i]++;
-					}
-				}
-			}
-			assertThat(admitted).containsOnly(3);
-			for (String client : clients) {
-				assertStoredOnItsNode(key(client, limit));
-			}
-		});
+		contextRunner.withPropertyValues("ratelimit.redis.client=jedis")
+			.run((context) -> assertThreeEachOnTheirNodes(context.getBean(RateLimiter.class), clients, limit));
 	}
 
 	@ParameterizedTest
@@ -105,22 +92,23 @@ class ClusterAutoConfigurationTests {
 		List<String> clients = clients("client-" + algorithm, 24);
 		assertThat(nodesOf(clients, limit).keySet()).as("nodes holding the clients' keys")
 			.hasSize(TestRedisCluster.NODES);
-		run((context) -> {
-			RateLimiter limiter = context.getBean(RateLimiter.class);
-			int[] admitted = new int[clients.size()];
-			// Interleaved, so consecutive calls go to different nodes.
-			for (int round = 0; round < 5; round++) {
-				for (int i = 0; i < clients.size(); i++) {
-					if (limiter.tryAcquire(clients.get(i), limit, T0 + 100 + round).allowed()) {
-						admitted[i]++;
-					}
+		run((context) -> assertThreeEachOnTheirNodes(context.getBean(RateLimiter.class), clients, limit));
+	}
+
+	private static void assertThreeEachOnTheirNodes(RateLimiter limiter, List<String> clients, LimitDefinition limit) {
+		int[] admitted = new int[clients.size()];
+		// Interleaved, so consecutive calls go to different nodes.
+		for (int round = 0; round < 5; round++) {
+			for (int i = 0; i < clients.size(); i++) {
+				if (limiter.tryAcquire(clients.get(i), limit, T0 + 100 + round).allowed()) {
+					admitted[i]++;
 				}
 			}
-			assertThat(admitted).containsOnly(3);
-			for (String client : clients) {
-				assertStoredOnItsNode(key(client, limit));
-			}
-		});
+		}
+		assertThat(admitted).containsOnly(3);
+		for (String client : clients) {
+			assertStoredOnItsNode(key(client, limit));
+		}
 	}
 
 	@Test

@@ -119,44 +119,41 @@ final class LettuceClients {
 
 	private static RedisURI standalone(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {
 		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
-		RedisURI.Builder uri = RedisURI.builder()
+		return uri(target, timeout, details.getUsername(), details.getPassword())
 			.withHost(standalone.getHost())
 			.withPort(standalone.getPort())
 			.withDatabase(standalone.getDatabase())
-			.withSsl(target.ssl() != null)
-			.withTimeout(timeout)
-			.withClientName(RedisTarget.CLIENT_NAME);
-		authenticate(uri, details.getUsername(), details.getPassword());
-		return uri.build();
+			.build();
 	}
 
 	private static RedisURI sentinel(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {
 		DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
-		RedisURI.Builder uri = RedisURI.builder()
+		RedisURI.Builder uri = uri(target, timeout, details.getUsername(), details.getPassword())
 			.withSentinelMasterId(sentinel.getMaster())
-			.withDatabase(sentinel.getDatabase())
-			.withSsl(target.ssl() != null)
-			.withTimeout(timeout)
-			.withClientName(RedisTarget.CLIENT_NAME);
-		authenticate(uri, details.getUsername(), details.getPassword());
+			.withDatabase(sentinel.getDatabase());
 		for (Node node : sentinel.getNodes()) {
-			RedisURI.Builder sentinelUri = RedisURI.builder().withHost(node.host()).withPort(node.port())
-				.withSsl(target.ssl() != null).withTimeout(timeout);
-			authenticate(sentinelUri, sentinel.getUsername(), sentinel.getPassword());
-			uri.withSentinel(sentinelUri.build());
+			uri.withSentinel(uri(target, timeout, sentinel.getUsername(), sentinel.getPassword()).withHost(node.host())
+				.withPort(node.port())
+				.build());
 		}
 		return uri.build();
 	}
 
 	private static RedisURI node(Node node, RedisTarget target, Duration timeout) {
-		RedisURI.Builder uri = RedisURI.builder()
+		return uri(target, timeout, target.details().getUsername(), target.details().getPassword())
 			.withHost(node.host())
 			.withPort(node.port())
+			.build();
+	}
+
+	/** What every URI of the limiter has: TLS, the timeout, its name in CLIENT LIST, and credentials. */
+	private static RedisURI.Builder uri(RedisTarget target, Duration timeout, String username, String password) {
+		RedisURI.Builder uri = RedisURI.builder()
 			.withSsl(target.ssl() != null)
 			.withTimeout(timeout)
 			.withClientName(RedisTarget.CLIENT_NAME);
-		authenticate(uri, target.details().getUsername(), target.details().getPassword());
-		return uri.build();
+		authenticate(uri, username, password);
+		return uri;
 	}
 
 	private static void authenticate(RedisURI.Builder uri, String username, String password) {
