@@ -48,7 +48,7 @@ final class LettuceClients {
 		TimeoutOptions timeouts = TimeoutOptions.enabled(timeout);
 		Runnable shutdown = () -> resources.shutdown(0, 2, TimeUnit.SECONDS);
 		if (details.getCluster() != null) {
-			List<RedisURI> nodes = details.getCluster().getNodes().stream().map((node) -> node(node, target, timeout)).toList();
+			List<RedisURI> nodes = details.getCluster().getNodes().stream().map((node) -> node(node, target, connectTimeout)).toList();
 			RedisClusterClient client = RedisClusterClient.create(resources, nodes);
 			ClusterClientOptions.Builder options = ClusterClientOptions.builder()
 				.socketOptions(socket)
@@ -67,7 +67,8 @@ final class LettuceClients {
 				shutdown.run();
 			});
 		}
-		RedisURI uri = (details.getSentinel() != null) ? sentinel(details, target, timeout) : standalone(details, target, timeout);
+		RedisURI uri = (details.getSentinel() != null) ? sentinel(details, target, connectTimeout)
+				: standalone(details, target, connectTimeout);
 		RedisClient client = RedisClient.create(resources);
 		ClientOptions.Builder options = ClientOptions.builder()
 			.socketOptions(socket)
@@ -146,7 +147,13 @@ final class LettuceClients {
 			.build();
 	}
 
-	/** What every URI of the limiter has: TLS, the timeout, its name in CLIENT LIST, and credentials. */
+	/**
+	 * What every URI of the limiter has: TLS, its name in CLIENT LIST, credentials, and {@code timeout} for what
+	 * Lettuce bounds by the URI's timeout: the handshake of a new connection (AUTH, HELLO, SELECT) and Sentinel
+	 * lookups. It is the connect timeout: a handshake that outlives a request's deadline still opens the connection
+	 * for the next request, instead of failing again and again on a loaded machine. Commands have their own timeout
+	 * ({@link TimeoutOptions}).
+	 */
 	private static RedisURI.Builder uri(RedisTarget target, Duration timeout, String username, String password) {
 		RedisURI.Builder uri = RedisURI.builder()
 			.withSsl(target.ssl() != null)
