@@ -39,7 +39,6 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 
 	private final ConfigurableListableBeanFactory beanFactory;
 
-
 	private final Map<MethodClassKey, List<ConfiguredLimit>> cache = new ConcurrentHashMap<>();
 
 	private volatile boolean anyAnnotated;
