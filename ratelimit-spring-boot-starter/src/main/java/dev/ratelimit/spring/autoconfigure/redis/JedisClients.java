@@ -30,34 +30,36 @@ final class JedisClients {
 
 	static PooledJedisScriptExecutor create(RedisTarget target, Duration timeout, Duration connectTimeout,
 			int poolSize, List<LuaScript> preloaded) {
-		DataRedisConnectionDetails details = target.details();
 		GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
 		pool.setMaxTotal(poolSize);
 		pool.setMaxIdle(poolSize);
 		// One thread per connection never waits for a connection; the bound is for safety.
 		pool.setMaxWait(timeout);
-		UnifiedJedis jedis;
+		return new PooledJedisScriptExecutor(() -> client(target, timeout, connectTimeout, pool), poolSize, timeout,
+				preloaded);
+	}
+
+	private static UnifiedJedis client(RedisTarget target, Duration timeout, Duration connectTimeout,
+			GenericObjectPoolConfig<Connection> pool) {
+		DataRedisConnectionDetails details = target.details();
 		if (details.getCluster() != null) {
-			jedis = new JedisCluster(hosts(details.getCluster().getNodes()),
+			return new JedisCluster(hosts(details.getCluster().getNodes()),
 					config(target, details.getUsername(), details.getPassword(), 0, timeout, connectTimeout),
 					JedisCluster.DEFAULT_MAX_ATTEMPTS, pool);
 		}
-		else if (details.getSentinel() != null) {
+		if (details.getSentinel() != null) {
 			DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
-			jedis = new JedisSentineled(sentinel.getMaster(),
+			return new JedisSentineled(sentinel.getMaster(),
 					config(target, details.getUsername(), details.getPassword(), sentinel.getDatabase(), timeout,
 							connectTimeout),
 					pool, hosts(sentinel.getNodes()),
 					config(target, sentinel.getUsername(), sentinel.getPassword(), 0, timeout, connectTimeout));
 		}
-		else {
-			DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
-			jedis = new JedisPooled(new HostAndPort(standalone.getHost(), standalone.getPort()),
-					config(target, details.getUsername(), details.getPassword(), standalone.getDatabase(), timeout,
-							connectTimeout),
-					pool);
-		}
-		return new PooledJedisScriptExecutor(jedis, poolSize, timeout, preloaded);
+		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+		return new JedisPooled(new HostAndPort(standalone.getHost(), standalone.getPort()),
+				config(target, details.getUsername(), details.getPassword(), standalone.getDatabase(), timeout,
+						connectTimeout),
+				pool);
 	}
 
 	private static Set<HostAndPort> hosts(List<DataRedisConnectionDetails.Node> nodes) {

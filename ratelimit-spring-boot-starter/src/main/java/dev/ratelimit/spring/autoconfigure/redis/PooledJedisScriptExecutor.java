@@ -12,6 +12,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LuaScript;
@@ -36,9 +37,11 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  */
 final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 
-	private final UnifiedJedis jedis;
+	private final Supplier<UnifiedJedis> client;
 
-	private final JedisScriptExecutor delegate;
+	private volatile UnifiedJedis jedis;
+
+	private volatile JedisScriptExecutor delegate;
 
 	private final int attempts;
 
@@ -46,10 +49,14 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 
 	private final long timeoutNanos;
 
-	PooledJedisScriptExecutor(UnifiedJedis jedis, int poolSize, Duration timeout, List<LuaScript> preloaded) {
-		this.jedis = jedis;
+	/**
+	 * @param client creates the client; called on the limiter's threads until it succeeds, since Jedis' Sentinel and
+	 * Cluster clients ask the servers as they are created, and a Redis that is down must not stop the application
+	 */
+	PooledJedisScriptExecutor(Supplier<UnifiedJedis> client, int poolSize, Duration timeout,
+			List<LuaScript> preloaded) {
+		this.client = client;
 		this.timeoutNanos = timeout.toNanos();
-		this.delegate = new JedisScriptExecutor(jedis);
 		this.attempts = poolSize + 1;
 		AtomicInteger count = new AtomicInteger();
 		ThreadPoolExecutor executor = new ThreadPoolExecutor(poolSize, poolSize, 60, TimeUnit.SECONDS,
@@ -63,6 +70,7 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 		// Opens a first connection and fills the script cache before the first request needs them.
 		this.threads.execute(() -> preloaded.forEach((script) -> {
 			try {
+				delegate();
 				this.jedis.scriptLoad(script.source());
 			}
 			catch (RuntimeException ex) {
@@ -73,9 +81,10 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 
 	@Override
 	public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
+		JedisScriptExecutor delegate = delegate();
 		for (int attempt = 1;; attempt++) {
 			try {
-				return this.delegate.execute(script, keys, args);
+				return delegate.execute(script, keys, args);
 			}
 			catch (JedisConnectionException ex) {
 				if (attempt >= this.attempts || !closedConnection(ex)) {
@@ -110,6 +119,20 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 		return result;
 	}
 
+	private JedisScriptExecutor delegate() {
+		JedisScriptExecutor delegate = this.delegate;
+		if (delegate == null) {
+			synchronized (this) {
+				if (this.delegate == null) {
+					this.jedis = this.client.get();
+					this.delegate = new JedisScriptExecutor(this.jedis);
+				}
+				delegate = this.delegate;
+			}
+		}
+		return delegate;
+	}
+
 	/** A connection found closed or refused, as opposed to a timeout or a pool with no connection to spare. */
 	static boolean closedConnection(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
@@ -127,7 +150,11 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 	@Override
 	public void close() {
 		this.threads.shutdownNow();
-		this.jedis.close();
+		synchronized (this) {
+			if (this.jedis != null) {
+				this.jedis.close();
+			}
+		}
 	}
 
 }

@@ -44,15 +44,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * first request when Redis is back, and a flushed script cache never lets a request through undecided.
  *
  * <p>
- * The timeout is long against machine noise (2 s) and the bound is 1.5 × that, so that a request waiting out two
- * timeouts (4 s) fails even on a loaded machine. Tests of exact admission run with the same long timeout: a healthy
+ * The timeout is long against machine noise (3 s) and the bound is 1.5 × that, so that a request waiting out two
+ * timeouts (6 s) fails even on a loaded machine. Tests of exact admission run with the same long timeout: a healthy
  * but loaded Redis must never look failed to them. Each test uses fresh client keys ({@code X-Client}), so commands
  * that a paused server runs late (after {@link TestRedis#resume()}) cannot disturb the counts of another step.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RedisFailureContract {
 
-	static final Duration TIMEOUT = Duration.ofSeconds(2);
+	static final Duration TIMEOUT = Duration.ofSeconds(3);
 
 	/** One timeout and a margin for a loaded machine; two timeouts exceed it. */
 	static final Duration BOUND = TIMEOUT.multipliedBy(3).dividedBy(2);
