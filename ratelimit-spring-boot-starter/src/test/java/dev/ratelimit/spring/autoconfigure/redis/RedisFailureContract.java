@@ -44,15 +44,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * first request when Redis is back, and a flushed script cache never lets a request through undecided.
  *
  * <p>
- * The timeout is long against machine noise (3 s) and the bound is 1.5 × that, so that a request waiting out two
- * timeouts (6 s) fails even on a loaded machine. Tests of exact admission run with the same long timeout: a healthy
+ * The timeout is long against machine noise (4 s) and the bound is 1.5 × that, so that a request waiting out two
+ * timeouts (8 s) fails even on a loaded machine. Tests of exact admission run with the same long timeout: a healthy
  * but loaded Redis must never look failed to them. Each test uses fresh client keys ({@code X-Client}), so commands
  * that a paused server runs late (after {@link TestRedis#resume()}) cannot disturb the counts of another step.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RedisFailureContract {
 
-	static final Duration TIMEOUT = Duration.ofSeconds(3);
+	static final Duration TIMEOUT = Duration.ofSeconds(4);
 
 	/** One timeout and a margin for a loaded machine; two timeouts exceed it. */
 	static final Duration BOUND = TIMEOUT.multipliedBy(3).dividedBy(2);
@@ -65,7 +65,10 @@ abstract class RedisFailureContract {
 
 	private ConfigurableApplicationContext context;
 
-	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+	private final HttpClient http = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.connectTimeout(Duration.ofSeconds(10))
+		.build();
 
 	/** {@code lettuce} or {@code jedis}. */
 	abstract String client();
