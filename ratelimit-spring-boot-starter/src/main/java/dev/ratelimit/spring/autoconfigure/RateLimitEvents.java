@@ -33,7 +33,8 @@ class RateLimitEvents {
 		if (now - last >= this.logIntervalNanos && this.lastLogged.compareAndSet(last, now)) {
 			long suppressed = this.unlogged.getAndSet(0);
 			logger.warn("Redis could not decide a rate-limited request; applying the limit's failure policy"
-					+ ((suppressed > 0) ? " (" + suppressed + " similar failures not logged)" : "") + ": " + ex);
+					+ ((suppressed > 0) ? " (" + suppressed + " similar failures not logged)" : "") + ": "
+					+ describe(ex));
 		}
 		else {
 			this.unlogged.incrementAndGet();
@@ -41,6 +42,18 @@ class RateLimitEvents {
 	}
 
 	void decided(RateLimitDecision decision) {
+	}
+
+	/**
+	 * The exception and its root cause: a client's "Unable to connect" hides the reason (a wrong password, an
+	 * unknown database) in its causes.
+	 */
+	static String describe(Throwable ex) {
+		Throwable root = ex;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return (root == ex) ? ex.toString() : ex + " (cause: " + root + ")";
 	}
 
 	/** Adds the Micrometer counters. */

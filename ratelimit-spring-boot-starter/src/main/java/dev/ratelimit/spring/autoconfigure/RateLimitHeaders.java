@@ -52,8 +52,8 @@ final class RateLimitHeaders {
 	 */
 	void addTo(HttpServletResponse response, List<LimitDecision> decisions) {
 		if (this.style == HeaderStyle.IETF) {
-			response.addHeader(RATE_LIMIT_POLICY, policies(decisions));
-			response.addHeader(RATE_LIMIT, states(decisions));
+			response.setHeader(RATE_LIMIT_POLICY, join(response.getHeaders(RATE_LIMIT_POLICY), policies(decisions)));
+			response.setHeader(RATE_LIMIT, join(response.getHeaders(RATE_LIMIT), states(decisions)));
 			return;
 		}
 		if (this.style != HeaderStyle.NONE) {

@@ -54,8 +54,17 @@ final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 
 			@Override
 			public boolean matches(Method method, Class<?> targetClass) {
-				return method.getDeclaringClass() != Object.class
-						&& !methods.getObject().limitsFor(method, targetClass).isEmpty();
+				if (method.getDeclaringClass() == Object.class) {
+					return false;
+				}
+				try {
+					return !methods.getObject().limitsFor(method, targetClass).isEmpty();
+				}
+				catch (IllegalStateException ex) {
+					// An invalid annotation: RateLimitedMethods stops startup with its message once the beans exist,
+					// rather than as an AOP failure deep in the creation of this bean.
+					return true;
+				}
 			}
 
 		};

@@ -61,18 +61,24 @@ final class LettuceScriptExecutor implements ScriptExecutor, AutoCloseable {
 		connection();
 	}
 
-	/** Waits up to {@code wait} for the first connection, so that the first request finds it open. */
-	boolean awaitConnection(Duration wait) {
+	/**
+	 * Waits up to {@code wait} for the first connection, so that the first request finds it open.
+	 * @return {@code null} once connected, else why not
+	 */
+	Throwable awaitConnection(Duration wait) {
 		try {
 			connection().get(wait.toMillis(), TimeUnit.MILLISECONDS);
-			return true;
+			return null;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			return false;
+			return ex;
 		}
-		catch (ExecutionException | TimeoutException ex) {
-			return false;
+		catch (ExecutionException ex) {
+			return ex.getCause();
+		}
+		catch (TimeoutException ex) {
+			return new TimeoutException("no connection within " + wait.toMillis() + " ms");
 		}
 	}
 

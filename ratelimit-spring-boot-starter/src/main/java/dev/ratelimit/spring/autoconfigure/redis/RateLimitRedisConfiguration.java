@@ -62,9 +62,15 @@ public class RateLimitRedisConfiguration {
 			LettuceScriptExecutor executor = LettuceClients.create(target, timeout, connectTimeout, SCRIPTS);
 			// The first request should find the connection open and the script loaded; a Redis that is down at
 			// startup is no reason not to start: requests then follow their failure policy.
-			if (!executor.awaitConnection(connectTimeout)) {
-				logger.warn("The rate limiter could not connect to Redis (" + target.source()
-						+ ") at startup; limits follow their failure policy until it answers");
+			Throwable failure = executor.awaitConnection(connectTimeout);
+			if (failure != null) {
+				Throwable root = failure;
+				while (root.getCause() != null && root.getCause() != root) {
+					root = root.getCause();
+				}
+				logger.warn("The rate limiter could not connect to Redis (" + target.source() + ") at startup; limits"
+						+ " follow their failure policy until it answers: " + failure
+						+ ((root != failure) ? " (cause: " + root + ")" : ""));
 			}
 			return executor;
 		}

@@ -46,7 +46,20 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	static RedisTarget ofOwn(RateLimitProperties.Redis redis) {
 		RateLimitProperties.Redis.Sentinel sentinel = redis.getSentinel();
 		List<String> clusterNodes = redis.getCluster().getNodes();
-		if (redis.getUrl() == null && sentinel.getMaster() == null && clusterNodes.isEmpty()) {
+		int targets = ((redis.getUrl() != null) ? 1 : 0) + ((sentinel.getMaster() != null) ? 1 : 0)
+				+ (clusterNodes.isEmpty() ? 0 : 1);
+		if (targets > 1) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.url", redis.getUrl(),
+					"Set one of ratelimit.redis.url, ratelimit.redis.sentinel.* and ratelimit.redis.cluster.nodes, not several.");
+		}
+		boolean ownCredentials = redis.getUsername() != null || redis.getPassword() != null;
+		if (ownCredentials && (targets == 0 || redis.getUrl() != null)) {
+			throw new InvalidConfigurationPropertyValueException(
+					(redis.getPassword() != null) ? "ratelimit.redis.password" : "ratelimit.redis.username", "******",
+					"It applies to ratelimit.redis.sentinel.* and ratelimit.redis.cluster.nodes; with ratelimit.redis.url, "
+							+ "give the credentials in the URL (redis://user:password@host:port).");
+		}
+		if (targets == 0) {
 			return null;
 		}
 		URI url = (redis.getUrl() != null) ? url(redis.getUrl()) : null;
