@@ -25,7 +25,7 @@ import org.springframework.web.servlet.HandlerMapping;
  * <p>
  * The handler is looked up as the {@code DispatcherServlet} looks it up (its handler mappings in their order), on a
  * view of the request whose attributes are its own, so that the lookup leaves nothing behind for the dispatch.
- * Limits whose key reads the method's arguments are left to the aspect, which sees the arguments.
+ * Limits whose key reads the method's arguments are left to RateLimitedAdvisor, which sees the arguments.
  */
 final class HandlerLimits {
 
@@ -44,7 +44,7 @@ final class HandlerLimits {
 	}
 
 	/**
-	 * The limits of the request's handler that do not read its arguments, marking the request so that the aspect
+	 * The limits of the request's handler that do not read its arguments, marking the request so that the advisor
 	 * does not decide them again; empty when there is no annotated handler.
 	 */
 	List<ConfiguredLimit> decideOnArrival(HttpServletRequest request) {
@@ -67,7 +67,7 @@ final class HandlerLimits {
 	}
 
 	/**
-	 * The limits the aspect decides for {@code method}: all of them, or, when the filter decided the others on the
+	 * The limits the advisor decides for {@code method}: all of them, or, when the filter decided the others on the
 	 * request's arrival, those whose key reads the arguments.
 	 */
 	static List<ConfiguredLimit> leftForTheCall(HttpServletRequest request, Method method,

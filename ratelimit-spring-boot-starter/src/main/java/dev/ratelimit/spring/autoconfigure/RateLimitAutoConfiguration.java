@@ -16,7 +16,7 @@ import org.springframework.core.env.Environment;
 /**
  * Auto-configuration of distributed rate limiting with Redis: a {@link RateLimiter} with a Redis client of its own
  * (on the application's Redis, {@code spring.data.redis.*}, or on {@code ratelimit.redis.*}), and in a Spring MVC
- * application the {@code @RateLimited} aspect, the filter for {@code ratelimit.filter.rules}, and the 429 responses.
+ * application the advisor that applies {@code @RateLimited}, the filter for {@code ratelimit.filter.rules}, and the 429 responses.
  * Switched off entirely by {@code ratelimit.enabled=false}; every bean backs off when the application defines its
  * own.
  */

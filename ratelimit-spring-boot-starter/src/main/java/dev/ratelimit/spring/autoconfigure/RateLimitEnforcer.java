@@ -21,7 +21,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.expression.EvaluationContext;
 
 /**
- * Decides one request against the limits that apply to it, for the filter and the aspect alike.
+ * Decides one request against the limits that apply to it, for the filter and the advisor alike.
  *
  * <p>
  * Limits whose client keys are equal share a Redis hash tag and are decided in one script call, all or nothing.
@@ -32,7 +32,7 @@ import org.springframework.expression.EvaluationContext;
  *
  * <p>
  * One request has one deadline, {@code ratelimit.redis.timeout} from its first decision: however many keys, and
- * whether the filter, the aspect or both decide, the request never waits longer in the limiter. Once it has passed,
+ * whether the filter, the advisor or both decide, the request never waits longer in the limiter. Once it has passed,
  * the remaining limits follow their failure policy without asking Redis.
  */
 final class RateLimitEnforcer {

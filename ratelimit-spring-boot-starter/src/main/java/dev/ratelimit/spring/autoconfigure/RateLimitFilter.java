@@ -20,11 +20,11 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 /**
  * Decides every request on its arrival: the rules of {@code ratelimit.filter.rules} that match it, together with the
  * {@code @RateLimited} limits of the handler method it goes to (except those whose key reads the method's
- * arguments, which the aspect decides when the method is called), in one decision. A {@link OncePerRequestFilter}:
+ * arguments, which RateLimitedAdvisor decides when the method is called), in one decision. A {@link OncePerRequestFilter}:
  * the error, forward and async dispatches of one request are charged once.
  *
  * <p>
- * A denial is rendered by Spring MVC's exception resolvers, exactly as the aspect's denial is, so the application
+ * A denial is rendered by Spring MVC's exception resolvers, exactly as the advisor's denial is, so the application
  * customises both in one place. Without Spring MVC the container's error page answers, with the same status and
  * header fields.
  */

@@ -17,7 +17,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 
 /**
- * Builds the answers of the limiter, the same for the aspect and the filter: RFC 9457 problem details with
+ * Builds the answers of the limiter, the same for the advisor and the filter: RFC 9457 problem details with
  * {@link ProblemDetail}, and their header fields through {@link RateLimitHeaders}.
  */
 final class RateLimitResponses {

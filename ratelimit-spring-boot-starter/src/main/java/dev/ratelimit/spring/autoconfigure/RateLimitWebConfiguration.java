@@ -31,7 +31,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
 /**
- * The HTTP side, in a servlet Spring MVC application with a limiter: the filter, the aspect, and the responses.
+ * The HTTP side, in a servlet Spring MVC application with a limiter: the filter, the advisor that applies @RateLimited, and the responses.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -49,7 +49,7 @@ class RateLimitWebConfiguration {
 		return new LimitNames();
 	}
 
-	/** Checks every @RateLimited at startup, also where the aspect is missing (and then refuses to start). */
+	/** Checks every @RateLimited at startup, and refuses to start where no proxy would apply one. */
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
