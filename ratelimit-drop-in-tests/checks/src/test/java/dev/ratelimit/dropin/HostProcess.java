@@ -66,6 +66,14 @@ final class HostProcess implements AutoCloseable {
 	 * report and bound its life.
 	 */
 	static HostProcess start(String name, HostClassPath classPath, List<String> args) {
+		return start(name, classPath.classPath(), MAIN_CLASS, args);
+	}
+
+	/**
+	 * As {@link #start(String, HostClassPath, List)}, for an application that is not {@code host-app}'s: its own
+	 * {@code mainClass} on {@code classPath}. It gets the same arguments, which such an application may ignore.
+	 */
+	static HostProcess start(String name, String classPath, String mainClass, List<String> args) {
 		try {
 			Path logs = Files.createDirectories(Path.of(System.getProperty("dropin.logs", "target/drop-in-logs"))
 				.toAbsolutePath());
@@ -78,7 +86,7 @@ final class HostProcess implements AutoCloseable {
 				.toString(),
 					// A quicker start on small machines: the processes live for seconds, peak performance does not
 					// matter. The same flags for every host.
-					"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath.classPath(), MAIN_CLASS));
+					"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath, mainClass));
 			command.addAll(args);
 			command.add("--drop-in.report=" + report);
 			command.add("--drop-in.exit-when-stdin-closes=true");
@@ -129,6 +137,20 @@ final class HostProcess implements AutoCloseable {
 		Map<String, String> fields = new TreeMap<>();
 		properties.forEach((key, value) -> fields.put(key.toString(), value.toString()));
 		return new HostReport(this.name, fields);
+	}
+
+	/**
+	 * Waits for the process to exit by itself (it is not asked to), bounded by {@code bound}.
+	 * @return its exit code, or {@code null} if it is still running after {@code bound}
+	 */
+	Integer awaitExit(Duration bound) {
+		try {
+			return this.process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS) ? this.process.exitValue() : null;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**
@@ -189,6 +211,16 @@ final class HostProcess implements AutoCloseable {
 
 	String name() {
 		return this.name;
+	}
+
+	/** Everything the process wrote, so far. */
+	String fullOutput() {
+		try {
+			return Files.readString(this.log);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	/** The last lines the process wrote, for failure messages. */

@@ -1,8 +1,8 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.security.Principal;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -17,13 +17,14 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 import dev.ratelimit.spring.RateLimitKeyMissingException;
 
 /**
- * Resolves the client key of a limit for one request: its SpEL expression, with {@code #request},
- * {@code #principal}, bean references ({@code @bean}) and, on annotated methods, the arguments by name; or the
- * client's IP address as the servlet container reports it (behind proxies: {@code server.forward-headers-strategy}).
- * A null or empty result, or one that fails to evaluate, falls back to the IP address or is rejected, as
- * {@link MissingKeyPolicy} says: never a shared "null" bucket.
+ * Resolves the client key of a limit for one request: its SpEL expression, with {@code #request} (the
+ * {@code HttpServletRequest}, or on WebFlux the {@code ServerHttpRequest}), {@code #exchange} (WebFlux's
+ * {@code ServerWebExchange}, null on Spring MVC), {@code #principal}, bean references ({@code @bean}) and, on
+ * annotated methods, the arguments by name; or the client's IP address as the server reports it (behind proxies:
+ * {@code server.forward-headers-strategy}). A null or empty result, or one that fails to evaluate, falls back to the
+ * IP address or is rejected, as {@link MissingKeyPolicy} says: never a shared "null" bucket. Internal to the starter.
  */
-final class ClientKeys {
+public final class ClientKeys {
 
 	private static final Log logger = LogFactory.getLog(ClientKeys.class);
 
@@ -45,20 +46,27 @@ final class ClientKeys {
 		this.responses = responses;
 	}
 
-	/** An evaluation context for a filter rule. */
-	EvaluationContext context(HttpServletRequest request) {
-		return withRequest(new StandardEvaluationContext(), request);
+	/**
+	 * An evaluation context for a filter rule.
+	 * @param request {@code #request}
+	 * @param principal {@code #principal}, or null
+	 * @param exchange {@code #exchange} on WebFlux, null on Spring MVC
+	 */
+	public EvaluationContext context(Object request, Principal principal, Object exchange) {
+		return withRequest(new StandardEvaluationContext(), request, principal, exchange);
 	}
 
 	/** An evaluation context for an annotated method, with its arguments by name. */
-	EvaluationContext context(HttpServletRequest request, Method method, Object[] arguments) {
-		return withRequest(new MethodBasedEvaluationContext(null, method, arguments, this.parameterNames), request);
+	public EvaluationContext context(Object request, Principal principal, Object exchange, Method method,
+			Object[] arguments) {
+		return withRequest(new MethodBasedEvaluationContext(null, method, arguments, this.parameterNames), request,
+				principal, exchange);
 	}
 
 	/**
 	 * @throws RateLimitKeyMissingException when the key is missing and {@link MissingKeyPolicy#REJECT} applies
 	 */
-	String resolve(ConfiguredLimit limit, HttpServletRequest request, EvaluationContext context) {
+	String resolve(ConfiguredLimit limit, LimitedRequest request, EvaluationContext context) {
 		if (limit.key() == null) {
 			return clientIp(request);
 		}
@@ -86,14 +94,16 @@ final class ClientKeys {
 	 * Keys from expressions and client IPs live in separate namespaces, so a client cannot send another client's IP
 	 * address as its API key and spend the budget of that address.
 	 */
-	private static String clientIp(HttpServletRequest request) {
-		return IP_PREFIX + request.getRemoteAddr();
+	private static String clientIp(LimitedRequest request) {
+		return IP_PREFIX + request.remoteAddress();
 	}
 
-	private StandardEvaluationContext withRequest(StandardEvaluationContext context, HttpServletRequest request) {
+	private StandardEvaluationContext withRequest(StandardEvaluationContext context, Object request,
+			Principal principal, Object exchange) {
 		context.setBeanResolver(this.beanResolver);
 		context.setVariable("request", request);
-		context.setVariable("principal", request.getUserPrincipal());
+		context.setVariable("principal", principal);
+		context.setVariable("exchange", exchange);
 		return context;
 	}
 

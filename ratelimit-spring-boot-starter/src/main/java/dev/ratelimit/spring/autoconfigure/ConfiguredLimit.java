@@ -16,10 +16,10 @@ import org.springframework.expression.Expression;
  * @param readsArguments whether the key reads the annotated method's arguments ({@code #username}, {@code #p0}), so
  * it can be decided only when the method is called, not when the request arrives
  */
-record ConfiguredLimit(LimitDefinition definition, Expression key, FailurePolicy failurePolicy, String source,
+public record ConfiguredLimit(LimitDefinition definition, Expression key, FailurePolicy failurePolicy, String source,
 		boolean explicitName, boolean readsArguments) {
 
-	String name() {
+	public String name() {
 		return this.definition.name();
 	}
 

@@ -25,12 +25,10 @@ import org.springframework.web.servlet.HandlerMapping;
  * <p>
  * The handler is looked up as the {@code DispatcherServlet} looks it up (its handler mappings in their order), on a
  * view of the request whose attributes are its own, so that the lookup leaves nothing behind for the dispatch.
- * Limits whose key reads the method's arguments are left to RateLimitedAdvisor, which sees the arguments.
+ * Limits whose key reads the method's arguments are left to RateLimitedAdvisor, which sees the arguments
+ * ({@link ArrivalDecisions}).
  */
 final class HandlerLimits {
-
-	/** Request attribute: the handler method whose request-time limits the filter decided. */
-	static final String DECIDED = HandlerLimits.class.getName() + ".decided";
 
 	private final ObjectProvider<HandlerMapping> handlerMappings;
 
@@ -56,28 +54,8 @@ final class HandlerLimits {
 			return List.of();
 		}
 		Method method = ClassUtils.getMostSpecificMethod(handler.getMethod(), handler.getBeanType());
-		List<ConfiguredLimit> limits = this.methods.limitsFor(method, handler.getBeanType())
-			.stream()
-			.filter((limit) -> !limit.readsArguments())
-			.toList();
-		if (!limits.isEmpty()) {
-			request.setAttribute(DECIDED, method);
-		}
-		return limits;
-	}
-
-	/**
-	 * The limits the advisor decides for {@code method}: all of them, or, when the filter decided the others on the
-	 * request's arrival, those whose key reads the arguments.
-	 */
-	static List<ConfiguredLimit> leftForTheCall(HttpServletRequest request, Method method,
-			List<ConfiguredLimit> limits) {
-		if (!method.equals(request.getAttribute(DECIDED))) {
-			return limits;
-		}
-		// Once: the same method called again within the request is another call, charged in full.
-		request.removeAttribute(DECIDED);
-		return limits.stream().filter(ConfiguredLimit::readsArguments).toList();
+		return ArrivalDecisions.onArrival(new ServletLimitedRequest(request, null), this.methods, method,
+				handler.getBeanType());
 	}
 
 	private HandlerMethod handler(HttpServletRequest request) {

@@ -10,13 +10,13 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
  * The variables a key expression may read, so that a misspelt {@code #usernme}, which would evaluate to null on
  * every request and silently limit by IP instead, is reported at startup.
  *
- * @param names {@code #request}, {@code #principal} and, on a method, its arguments by name and as {@code #p0} /
+ * @param names {@code #request}, {@code #principal}, {@code #exchange} (WebFlux) and, on a method, its arguments by name and as {@code #p0} /
  * {@code #a0}
  * @param hint what to add to the message about an unknown variable
  */
 record KeyVariables(Set<String> names, String hint) {
 
-	private static final Set<String> ALWAYS = Set.of("request", "principal", "root", "this");
+	private static final Set<String> ALWAYS = Set.of("request", "principal", "exchange", "root", "this");
 
 	/** The variables of a filter rule. */
 	static KeyVariables ofRequest() {

@@ -26,7 +26,7 @@ import org.springframework.util.StringUtils;
  * Turns {@link RateLimited} annotations and filter rules into {@link ConfiguredLimit}s, filling unset attributes from
  * {@code ratelimit.defaults}, and rejects invalid values with a message naming the property or the method.
  */
-final class LimitFactory {
+public final class LimitFactory {
 
 	private final RateLimitProperties.Defaults defaults;
 

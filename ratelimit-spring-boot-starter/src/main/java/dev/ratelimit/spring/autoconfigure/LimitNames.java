@@ -10,7 +10,7 @@ import dev.ratelimit.core.LimitDefinition;
  * how two endpoints draw on one bucket; that only works when they agree on algorithm, limit, window and capacity,
  * and it must be asked for by name, never happen because two methods derive the same default name.
  */
-final class LimitNames {
+public final class LimitNames {
 
 	private final Map<String, ConfiguredLimit> byName = new ConcurrentHashMap<>();
 

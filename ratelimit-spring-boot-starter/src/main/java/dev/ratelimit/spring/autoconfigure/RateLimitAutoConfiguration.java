@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.autoconfigure.reactive.RateLimitWebFluxConfiguration;
 import dev.ratelimit.spring.autoconfigure.redis.RateLimitRedisConfiguration;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -16,14 +17,16 @@ import org.springframework.core.env.Environment;
 /**
  * Auto-configuration of distributed rate limiting with Redis: a {@link RateLimiter} with a Redis client of its own
  * (on the application's Redis, {@code spring.data.redis.*}, or on {@code ratelimit.redis.*}), and in a Spring MVC
- * application the advisor that applies {@code @RateLimited}, the filter for {@code ratelimit.filter.rules}, and the 429 responses.
+ * or WebFlux application the advisor that applies {@code @RateLimited}, the filter for {@code ratelimit.filter.rules},
+ * and the 429 responses.
  * Switched off entirely by {@code ratelimit.enabled=false}; every bean backs off when the application defines its
  * own.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import({ RateLimitRedisConfiguration.class, RateLimitWebConfiguration.class })
+@Import({ RateLimitRedisConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebConfiguration.class,
+		RateLimitWebFluxConfiguration.class })
 public class RateLimitAutoConfiguration {
 
 	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */

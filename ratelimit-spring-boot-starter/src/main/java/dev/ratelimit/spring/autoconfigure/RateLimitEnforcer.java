@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -15,13 +17,12 @@ import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.RateLimitException;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.expression.EvaluationContext;
 
 /**
- * Decides one request against the limits that apply to it, for the filter and the advisor alike.
+ * Decides one request against the limits that apply to it, for the filters and the advisor alike, on Spring MVC and
+ * WebFlux. Internal to the starter.
  *
  * <p>
  * Limits whose client keys are equal share a Redis hash tag and are decided in one script call, all or nothing.
@@ -32,10 +33,12 @@ import org.springframework.expression.EvaluationContext;
  *
  * <p>
  * One request has one deadline, {@code ratelimit.redis.timeout} from its first decision: however many keys, and
- * whether the filter, the advisor or both decide, the request never waits longer in the limiter. Once it has passed,
- * the remaining limits follow their failure policy without asking Redis.
+ * whether a filter, the advisor or both decide, the request never waits longer in the limiter. Once it has passed,
+ * the remaining limits follow their failure policy without asking Redis. Nothing here blocks: a decision is a
+ * {@link CompletionStage} that completes when Redis answers or the deadline passes (Spring MVC waits for it, WebFlux
+ * subscribes to it).
  */
-final class RateLimitEnforcer {
+public final class RateLimitEnforcer {
 
 	/** Request attribute: the {@link System#nanoTime()} at which the request's time in the limiter is up. */
 	private static final String DEADLINE = RateLimitEnforcer.class.getName() + ".deadline";
@@ -59,7 +62,7 @@ final class RateLimitEnforcer {
 		this.events = events;
 	}
 
-	ClientKeys clientKeys() {
+	public ClientKeys clientKeys() {
 		return this.clientKeys;
 	}
 
@@ -77,69 +80,46 @@ final class RateLimitEnforcer {
 	}
 
 	/**
-	 * Decides the request and, when it goes ahead, adds the rate-limit fields to {@code response}.
-	 * @throws RateLimitException when the request is denied (429), Redis fails a fail-closed limit (503), or a key is
-	 * missing and rejected (400)
+	 * Decides the request and, when it goes ahead, adds the rate-limit fields to its response. Never blocks.
+	 * @return a stage that completes when the request may go ahead, or completes exceptionally with a
+	 * {@link RateLimitException} when it is denied (429), Redis fails a fail-closed limit (503), or a key is missing
+	 * and rejected (400)
 	 */
-	void enforce(HttpServletRequest request, HttpServletResponse response, List<ConfiguredLimit> limits,
+	public CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> limits,
 			EvaluationContext context) {
 		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
-		for (ConfiguredLimit limit : limits) {
-			byKey.computeIfAbsent(this.clientKeys.resolve(limit, request, context), (key) -> new ArrayList<>())
-				.add(limit);
+		try {
+			for (ConfiguredLimit limit : limits) {
+				byKey.computeIfAbsent(this.clientKeys.resolve(limit, request, context), (key) -> new ArrayList<>())
+					.add(limit);
+			}
 		}
-		List<LimitDecision> applied = new ArrayList<>();
+		catch (RateLimitException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 		long deadline = deadline(request);
+		List<LimitDecision> applied = new ArrayList<>();
+		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
-			List<LimitDefinition> definitions = sharedBudgetsMerged(group.getValue());
-			RateLimitDecision decision;
-			try {
-				decision = decide(group.getKey(), definitions, deadline);
-			}
-			catch (RuntimeException ex) {
-				this.events.redisFailed(ex);
-				if (group.getValue().stream().anyMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_CLOSED)) {
-					throw this.responses.unavailable(request);
-				}
-				continue;
-			}
-			applied.addAll(decision.decisions());
-			this.events.decided(decision);
-			if (!decision.allowed()) {
-				throw this.responses.exceeded(request, response, applied, decision);
-			}
+			sequence = sequence.thenCompose((previous) -> decide(request, group.getKey(), group.getValue(), deadline,
+					applied));
 		}
-		if (!applied.isEmpty()) {
-			this.responses.headers().addTo(response, applied);
-		}
-	}
-
-	private long deadline(HttpServletRequest request) {
-		if (request.getAttribute(DEADLINE) instanceof Long deadline) {
-			return deadline;
-		}
-		long deadline = System.nanoTime() + this.timeoutNanos;
-		request.setAttribute(DEADLINE, deadline);
-		return deadline;
+		return sequence.thenRun(() -> {
+			if (!applied.isEmpty()) {
+				this.responses.headers().addTo(request, applied);
+			}
+		});
 	}
 
 	/**
-	 * The decision, waited for until {@code deadline} at most.
-	 * @throws RuntimeException when Redis fails, or has not answered by then
+	 * {@link #enforce} for a thread that may wait (Spring MVC's): returns when the request may go ahead.
+	 * @throws RateLimitException as {@link #enforce} completes
 	 */
-	private RateLimitDecision decide(String clientKey, List<LimitDefinition> definitions, long deadline) {
-		long remaining = deadline - System.nanoTime();
-		if (remaining <= 0) {
-			throw new DeadlineExceededException("no time left of ratelimit.redis.timeout for this request");
-		}
-		CompletableFuture<RateLimitDecision> decision = this.limiter.tryAcquireAsync(clientKey, definitions)
-			.toCompletableFuture();
+	void enforceAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context) {
+		CompletableFuture<Void> decision = enforce(request, limits, context).toCompletableFuture();
 		try {
-			return decision.get(remaining, TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			decision.cancel(false);
-			throw new DeadlineExceededException("Redis did not decide within ratelimit.redis.timeout");
+			// The stage completes by the deadline on its own; waiting has no timeout of its own to add.
+			decision.get();
 		}
 		catch (ExecutionException ex) {
 			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
@@ -149,6 +129,72 @@ final class RateLimitEnforcer {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
 		}
+	}
+
+	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
+	private CompletableFuture<Void> decide(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
+			long deadline, List<LimitDecision> applied) {
+		return decision(clientKey, sharedBudgetsMerged(limits), deadline).handle((decision, failure) -> {
+			if (failure != null) {
+				RuntimeException cause = unwrap(failure);
+				this.events.redisFailed(cause);
+				if (limits.stream().anyMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_CLOSED)) {
+					throw this.responses.unavailable(request);
+				}
+				return null;
+			}
+			applied.addAll(decision.decisions());
+			this.events.decided(decision);
+			if (!decision.allowed()) {
+				throw this.responses.exceeded(request, applied, decision);
+			}
+			return null;
+		});
+	}
+
+	private long deadline(LimitedRequest request) {
+		if (request.getAttribute(DEADLINE) instanceof Long deadline) {
+			return deadline;
+		}
+		long deadline = System.nanoTime() + this.timeoutNanos;
+		request.setAttribute(DEADLINE, deadline);
+		return deadline;
+	}
+
+	/**
+	 * The decision, or a failure when Redis fails or has not answered by {@code deadline}. The limiter's own stage
+	 * is cancelled on timeout, so a client that has not sent it yet can drop it.
+	 */
+	private CompletableFuture<RateLimitDecision> decision(String clientKey, List<LimitDefinition> definitions,
+			long deadline) {
+		long remaining = deadline - System.nanoTime();
+		if (remaining <= 0) {
+			return CompletableFuture
+				.failedFuture(new DeadlineExceededException("no time left of ratelimit.redis.timeout for this request"));
+		}
+		CompletableFuture<RateLimitDecision> decision;
+		try {
+			decision = this.limiter.tryAcquireAsync(clientKey, definitions).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<RateLimitDecision> bounded = decision.copy().orTimeout(remaining, TimeUnit.NANOSECONDS);
+		bounded.whenComplete((result, failure) -> {
+			if (failure instanceof TimeoutException) {
+				decision.cancel(false);
+			}
+		});
+		return bounded;
+	}
+
+	private static RuntimeException unwrap(Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		if (cause instanceof TimeoutException) {
+			return new DeadlineExceededException("Redis did not decide within ratelimit.redis.timeout");
+		}
+		return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
 	}
 
 	/** The request's time in the limiter ran out. */

@@ -1,7 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
@@ -30,7 +29,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  */
 final class RateLimitFilter extends OncePerRequestFilter {
 
-	private final List<FilterRule> rules;
+	private final FilterRules rules;
 
 	private final RateLimitEnforcer enforcer;
 
@@ -38,9 +37,9 @@ final class RateLimitFilter extends OncePerRequestFilter {
 
 	private final ObjectProvider<HandlerExceptionResolver> exceptionResolver;
 
-	RateLimitFilter(List<FilterRule> rules, RateLimitEnforcer enforcer, HandlerLimits handlerLimits,
+	RateLimitFilter(FilterRules rules, RateLimitEnforcer enforcer, HandlerLimits handlerLimits,
 			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
-		this.rules = List.copyOf(rules);
+		this.rules = rules;
 		this.enforcer = enforcer;
 		this.handlerLimits = handlerLimits;
 		this.exceptionResolver = exceptionResolver;
@@ -55,16 +54,12 @@ final class RateLimitFilter extends OncePerRequestFilter {
 			return;
 		}
 		PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
-		List<ConfiguredLimit> matched = new ArrayList<>();
-		for (FilterRule rule : this.rules) {
-			if (rule.matches(request.getMethod(), path)) {
-				matched.add(rule.limit());
-			}
-		}
+		List<ConfiguredLimit> matched = this.rules.matching(request.getMethod(), path);
 		matched.addAll(this.handlerLimits.decideOnArrival(request));
 		if (!matched.isEmpty()) {
 			try {
-				this.enforcer.enforce(request, response, matched, this.enforcer.clientKeys().context(request));
+				this.enforcer.enforceAndWait(new ServletLimitedRequest(request, response), matched,
+						this.enforcer.clientKeys().context(request, request.getUserPrincipal(), null));
 			}
 			catch (RateLimitException ex) {
 				render(request, response, ex);

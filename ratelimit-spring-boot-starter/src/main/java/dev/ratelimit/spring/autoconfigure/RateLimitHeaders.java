@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.List;
 
 import dev.ratelimit.core.LimitDecision;
-import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpHeaders;
 
@@ -50,35 +49,36 @@ final class RateLimitHeaders {
 	 * Adds the fields of {@code decisions} to a response that goes ahead. Limits decided earlier for the same request
 	 * (a filter rule, then an annotation) keep their list items; single-valued fields keep the most restrictive.
 	 */
-	void addTo(HttpServletResponse response, List<LimitDecision> decisions) {
+	void addTo(LimitedRequest request, List<LimitDecision> decisions) {
 		if (this.style == HeaderStyle.IETF) {
-			response.setHeader(RATE_LIMIT_POLICY, join(response.getHeaders(RATE_LIMIT_POLICY), policies(decisions)));
-			response.setHeader(RATE_LIMIT, join(response.getHeaders(RATE_LIMIT), states(decisions)));
+			request.setResponseHeader(RATE_LIMIT_POLICY,
+					join(request.responseHeader(RATE_LIMIT_POLICY), policies(decisions)));
+			request.setResponseHeader(RATE_LIMIT, join(request.responseHeader(RATE_LIMIT), states(decisions)));
 			return;
 		}
 		if (this.style != HeaderStyle.NONE) {
 			LimitDecision mostRestrictive = mostRestrictive(decisions);
-			String present = response.getHeader(prefix() + "RateLimit-Remaining");
-			if (present == null || Long.parseLong(present) > mostRestrictive.remaining()) {
+			List<String> present = request.responseHeader(prefix() + "RateLimit-Remaining");
+			if (present.isEmpty() || Long.parseLong(present.get(0)) > mostRestrictive.remaining()) {
 				HttpHeaders headers = new HttpHeaders();
 				single(headers, mostRestrictive);
-				headers.forEach((name, values) -> response.setHeader(name, values.get(0)));
+				headers.forEach((name, values) -> request.setResponseHeader(name, values.get(0)));
 			}
 		}
 	}
 
 	/**
 	 * The fields of a denied request: {@code Retry-After} unless it can never be admitted, and the rate-limit fields
-	 * of every limit decided for it, including list items already on {@code response}.
+	 * of every limit decided for it, including list items already on its response.
 	 */
-	HttpHeaders denied(HttpServletResponse response, List<LimitDecision> decisions, LimitDecision governing) {
+	HttpHeaders denied(LimitedRequest request, List<LimitDecision> decisions, LimitDecision governing) {
 		HttpHeaders headers = new HttpHeaders();
 		if (!governing.never()) {
 			headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(governing.retryAfterMs())));
 		}
 		if (this.style == HeaderStyle.IETF) {
-			headers.set(RATE_LIMIT_POLICY, join(response.getHeaders(RATE_LIMIT_POLICY), policies(decisions)));
-			headers.set(RATE_LIMIT, join(response.getHeaders(RATE_LIMIT), states(decisions)));
+			headers.set(RATE_LIMIT_POLICY, join(request.responseHeader(RATE_LIMIT_POLICY), policies(decisions)));
+			headers.set(RATE_LIMIT, join(request.responseHeader(RATE_LIMIT), states(decisions)));
 		}
 		else if (this.style != HeaderStyle.NONE) {
 			single(headers, governing);

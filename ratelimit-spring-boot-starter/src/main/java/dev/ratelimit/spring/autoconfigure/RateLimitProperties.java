@@ -445,12 +445,13 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * The servlet filter that applies rules by request path.
+	 * The filter that applies rules by request path: a servlet filter on Spring MVC, a WebFilter on WebFlux.
 	 */
 	public static class Filter {
 
 		/**
-		 * Whether the filter applying 'ratelimit.filter.rules' is registered.
+		 * Whether 'ratelimit.filter.rules' are applied. On Spring MVC, false removes the filter and @RateLimited
+		 * is decided when the method is called; on WebFlux the WebFilter stays, for @RateLimited handlers.
 		 */
 		private boolean enabled = true;
 

@@ -9,8 +9,6 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimitKeyMissingException;
 import dev.ratelimit.spring.RateLimitUnavailableException;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -39,8 +37,8 @@ final class RateLimitResponses {
 	}
 
 	/** 429 for {@code denied}; {@code applied} lists every limit decided for the request, including denied's. */
-	RateLimitExceededException exceeded(HttpServletRequest request, HttpServletResponse response,
-			List<LimitDecision> applied, RateLimitDecision denied) {
+	RateLimitExceededException exceeded(LimitedRequest request, List<LimitDecision> applied,
+			RateLimitDecision denied) {
 		LimitDecision governing = denied.mostRestrictive();
 		List<String> violated = denied.violated().stream().map((decision) -> decision.limit().name()).toList();
 		String detail = governing.never()
@@ -53,11 +51,11 @@ final class RateLimitResponses {
 		body.setTitle("Too Many Requests");
 		body.setInstance(instance(request));
 		body.setProperty("violated-policies", violated);
-		return new RateLimitExceededException(body, this.headers.denied(response, applied, governing), violated);
+		return new RateLimitExceededException(body, this.headers.denied(request, applied, governing), violated);
 	}
 
 	/** 503 for a fail-closed limit that Redis could not decide. */
-	RateLimitUnavailableException unavailable(HttpServletRequest request) {
+	RateLimitUnavailableException unavailable(LimitedRequest request) {
 		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
 				"Rate limiting is unavailable; retry later");
 		body.setInstance(instance(request));
@@ -68,7 +66,7 @@ final class RateLimitResponses {
 	}
 
 	/** 400 for a request without the client key that {@code limit} needs. */
-	RateLimitKeyMissingException keyMissing(HttpServletRequest request, ConfiguredLimit limit) {
+	RateLimitKeyMissingException keyMissing(LimitedRequest request, ConfiguredLimit limit) {
 		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
 				"The request lacks the client key of rate limit '" + limit.name() + "'");
 		body.setInstance(instance(request));
@@ -79,9 +77,9 @@ final class RateLimitResponses {
 		return Math.max(decision.limit().limit(), decision.limit().capacity());
 	}
 
-	private static URI instance(HttpServletRequest request) {
+	private static URI instance(LimitedRequest request) {
 		try {
-			return URI.create(request.getRequestURI());
+			return URI.create(request.path());
 		}
 		catch (IllegalArgumentException ex) {
 			return null;

@@ -3,8 +3,6 @@ package dev.ratelimit.spring.autoconfigure;
 import java.lang.reflect.Method;
 import java.util.List;
 
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -15,26 +13,25 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
-import org.springframework.web.context.request.RequestAttributes;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 import dev.ratelimit.spring.RateLimited;
 
 /**
  * Applies {@link RateLimited} to method calls made while an HTTP request is handled, where the filter has not
  * decided them already on the request's arrival ({@link HandlerLimits}): limits whose key reads the method's
- * arguments, and every limit of methods that are not the request's handler, or all when the filter is off. A denial
- * throws {@link dev.ratelimit.spring.RateLimitExceededException}, which Spring MVC's exception handling turns into
- * the 429 response. Calls outside an HTTP request are not limited: the limits are per client of a request.
+ * arguments, and every limit of methods that are not the request's handler, or all when the filter is off. How a
+ * call is tied to its request depends on the web stack ({@link LimitedCalls}). A denial throws
+ * {@link dev.ratelimit.spring.RateLimitExceededException} (on WebFlux, the returned publisher signals it), which the
+ * framework's exception handling turns into the 429 response. Calls outside an HTTP request are not limited: the
+ * limits are per client of a request.
  *
  * <p>
  * An infrastructure advisor, as for {@code @Transactional} and {@code @Cacheable}: Spring Boot's auto-proxy creator
  * proxies exactly the beans that have limited methods (found by {@link RateLimitedMethods}, so annotations on
  * interfaces and classes count), and no other bean of the application. It runs before other advice
- * ({@link Ordered#HIGHEST_PRECEDENCE}), so a denied call opens no transaction.
+ * ({@link Ordered#HIGHEST_PRECEDENCE}), so a denied call opens no transaction. Internal to the starter.
  */
-final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
+public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 
 	private final transient ObjectProvider<RateLimitedMethods> methods;
 
@@ -42,7 +39,7 @@ final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 
 	private final transient Advice advice;
 
-	RateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, ObjectProvider<RateLimitEnforcer> enforcer) {
+	public RateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, LimitedCalls calls) {
 		this.methods = methods;
 		this.pointcut = new StaticMethodMatcherPointcut() {
 
@@ -68,7 +65,7 @@ final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 			}
 
 		};
-		this.advice = (MethodInterceptor) (invocation) -> limit(invocation, enforcer.getObject());
+		this.advice = (MethodInterceptor) (invocation) -> limit(invocation, calls);
 		setOrder(Ordered.HIGHEST_PRECEDENCE);
 	}
 
@@ -82,26 +79,16 @@ final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 		return this.advice;
 	}
 
-	private Object limit(MethodInvocation invocation, RateLimitEnforcer enforcer) throws Throwable {
-		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-		if (!(attributes instanceof ServletRequestAttributes servlet) || servlet.getResponse() == null
-				|| invocation.getThis() == null) {
+	private Object limit(MethodInvocation invocation, LimitedCalls calls) throws Throwable {
+		if (invocation.getThis() == null) {
 			return invocation.proceed();
 		}
 		Class<?> targetClass = AopUtils.getTargetClass(invocation.getThis());
-		Method method = invocation.getMethod();
-		List<ConfiguredLimit> limits = this.methods.getObject().limitsFor(method, targetClass);
-		if (!limits.isEmpty()) {
-			HttpServletRequest request = servlet.getRequest();
-			HttpServletResponse response = servlet.getResponse();
-			Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-			limits = HandlerLimits.leftForTheCall(request, specific, limits);
-			if (!limits.isEmpty()) {
-				enforcer.enforce(request, response, limits,
-						enforcer.clientKeys().context(request, specific, invocation.getArguments()));
-			}
+		List<ConfiguredLimit> limits = this.methods.getObject().limitsFor(invocation.getMethod(), targetClass);
+		if (limits.isEmpty()) {
+			return invocation.proceed();
 		}
-		return invocation.proceed();
+		return calls.invoke(invocation, AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass), limits);
 	}
 
 }

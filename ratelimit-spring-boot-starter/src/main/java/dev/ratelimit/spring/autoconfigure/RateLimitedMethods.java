@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.spring.RateLimited;
+import org.reactivestreams.Publisher;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -29,9 +30,25 @@ import org.springframework.web.bind.annotation.RequestMapping;
 
 /**
  * The limits of {@link RateLimited} methods: resolved once per method and cached, and for every bean checked at
- * startup, so that an invalid annotation stops the application with a message naming the method.
+ * startup, so that an invalid annotation, or one that the web stack could not apply, stops the application with a
+ * message naming the method. Internal to the starter.
  */
-final class RateLimitedMethods implements SmartInitializingSingleton {
+public final class RateLimitedMethods implements SmartInitializingSingleton {
+
+	/** The web stack whose requests the limits belong to. */
+	public enum Stack {
+
+		/** Spring MVC: any call made while a thread handles a request can be decided. */
+		SERVLET,
+
+		/**
+		 * WebFlux: handlers are decided on the request's arrival, and methods returning {@code Mono} or {@code Flux}
+		 * when subscribed; nothing can wait for Redis, so a method returning a plain value is limited only as a
+		 * handler, and then without keys that read its arguments.
+		 */
+		REACTIVE
+
+	}
 
 	private final LimitFactory factory;
 
@@ -41,21 +58,25 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 
 	private final Map<MethodClassKey, List<ConfiguredLimit>> cache = new ConcurrentHashMap<>();
 
+	private final Stack stack;
+
 	private volatile boolean anyAnnotated;
 
-	RateLimitedMethods(LimitFactory factory, LimitNames names, ConfigurableListableBeanFactory beanFactory) {
+	public RateLimitedMethods(LimitFactory factory, LimitNames names, ConfigurableListableBeanFactory beanFactory,
+			Stack stack) {
 		this.factory = factory;
 		this.names = names;
 		this.beanFactory = beanFactory;
+		this.stack = stack;
 	}
 
 	/** The limits of {@code method} invoked on {@code targetClass}: the class's annotations, then the method's. */
-	List<ConfiguredLimit> limitsFor(Method method, Class<?> targetClass) {
+	public List<ConfiguredLimit> limitsFor(Method method, Class<?> targetClass) {
 		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> resolve(method, targetClass));
 	}
 
 	/** Whether any bean has a {@code @RateLimited} method; known once the singletons are instantiated. */
-	boolean anyAnnotated() {
+	public boolean anyAnnotated() {
 		return this.anyAnnotated;
 	}
 
@@ -69,7 +90,8 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 			Class<?> userClass = ClassUtils.getUserClass(type);
 			boolean annotatedClass = !annotations(userClass).isEmpty();
 			ReflectionUtils.doWithMethods(userClass, (method) -> {
-				if (limitsFor(method, userClass).isEmpty()) {
+				List<ConfiguredLimit> limits = limitsFor(method, userClass);
+				if (limits.isEmpty()) {
 					return;
 				}
 				this.anyAnnotated = true;
@@ -82,8 +104,39 @@ final class RateLimitedMethods implements SmartInitializingSingleton {
 					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
 							+ " would not be applied: Spring AOP can only limit methods that are not private, final or static");
 				}
+				if (this.stack == Stack.REACTIVE) {
+					checkReactive(userClass, method, limits);
+				}
 			}, (method) -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class
 					&& (annotatedClass || !annotations(method).isEmpty()));
+		}
+	}
+
+	/**
+	 * On WebFlux, nothing may wait for Redis: a method is limited when its {@code Mono} or {@code Flux} is
+	 * subscribed, or, returning anything else, as a request's handler before it runs, which is too early to read its
+	 * arguments.
+	 */
+	private static void checkReactive(Class<?> userClass, Method method, List<ConfiguredLimit> limits) {
+		Class<?> returnType = method.getReturnType();
+		if (Publisher.class.isAssignableFrom(returnType)) {
+			return;
+		}
+		String name = userClass.getName() + "." + method.getName();
+		if (!AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
+			throw new IllegalStateException("@RateLimited on " + name + " would not be applied: on WebFlux it limits"
+					+ " request handler methods (@RequestMapping, @GetMapping, ...) and methods that return Mono or Flux,"
+					+ " and this one returns " + returnType.getSimpleName() + "; return a Mono or Flux, or limit the handler"
+					+ " that calls it");
+		}
+		for (ConfiguredLimit limit : limits) {
+			if (limit.readsArguments()) {
+				throw new IllegalStateException("@RateLimited on " + name + " has the key '"
+						+ limit.key().getExpressionString() + "', which reads the method's arguments; on WebFlux a handler"
+						+ " that returns " + returnType.getSimpleName() + " is decided before it runs, when its arguments do"
+						+ " not exist yet: return a Mono or Flux, or key the limit on #request, #exchange, #principal or a"
+						+ " bean");
+			}
 		}
 	}
 

@@ -71,8 +71,8 @@ class RateLimitNeverAdmittedTests {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(HeaderStyle.IETF),
 				Duration.ofSeconds(1));
 		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/bulk-import");
-		RateLimitExceededException denied = responses.exceeded(request, new MockHttpServletResponse(),
-				decision.decisions(), decision);
+		RateLimitExceededException denied = responses.exceeded(
+				new ServletLimitedRequest(request, new MockHttpServletResponse()), decision.decisions(), decision);
 		assertThat(denied.getStatusCode().value()).isEqualTo(429);
 		assertThat(denied.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNull();
 		assertThat(denied.getHeaders().getFirst(HttpHeaders.CACHE_CONTROL)).isEqualTo("no-store");

@@ -11,28 +11,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.ArrayList;
 
-import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.skyscreamer.jsonassert.JSONAssert;
 import org.skyscreamer.jsonassert.JSONCompareMode;
 
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The HTTP contract (docs/HTTP.md) seen by a real client of a real server, with the auto-configured limiter on the
- * Redis server's clock. Every limit is a token bucket of whole minutes, so the few ms between requests never add a
- * token and the expected numbers are exact.
+ * Redis server's clock, written once and run on Spring MVC ({@link MvcHttpContractTests}) and on WebFlux
+ * ({@link WebFluxHttpContractTests}), each with a key prefix of its own. Every limit is a token bucket of whole
+ * minutes, so the few ms between requests never add a token and the expected numbers are exact.
  */
-@SpringBootTest(classes = RateLimitTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "ratelimit.key-prefix=http-contract:",
-				"ratelimit.filter.rules[0].name=edge", "ratelimit.filter.rules[0].paths=/combo",
+@TestPropertySource(properties = { "ratelimit.filter.rules[0].name=edge", "ratelimit.filter.rules[0].paths=/combo",
 				"ratelimit.filter.rules[0].limit=5",
 				"ratelimit.filter.rules[1].name=boom-rule",
 				// The error page too: the error dispatch of a failed request must not be charged again.
@@ -53,11 +50,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.filter.rules[7].limit=1",
 				"ratelimit.filter.rules[8].name=get-rule", "ratelimit.filter.rules[8].paths=/plain-get",
 				"ratelimit.filter.rules[8].methods=GET", "ratelimit.filter.rules[8].limit=1" })
-class RateLimitHttpContractTests {
+abstract class HttpContract {
 
-	private static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+	static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
 
-	private final HttpClient client = HttpClient.newHttpClient();
+	final HttpClient client = HttpClient.newHttpClient();
 
 	@LocalServerPort
 	private int port;
@@ -216,49 +213,8 @@ class RateLimitHttpContractTests {
 		assertThat(denied.body()).contains("\"violated-policies\":[\"combo\"]");
 	}
 
-	@Test
-	void controllerThatThrowsIsChargedOnce() throws Exception {
-		HttpResponse<String> failed = get("/dispatch/boom?fail=true");
-		assertThat(failed.statusCode()).isEqualTo(500);
-		HttpResponse<String> next = get("/dispatch/boom");
-		assertThat(next.statusCode()).isEqualTo(200);
-		assertThat(items(next, "RateLimit")).containsExactly("\"boom-rule\";r=8", "\"boom-annotated\";r=8");
-	}
-
-	@Test
-	void forwardedRequestIsChargedOnce() throws Exception {
-		HttpResponse<String> first = get("/dispatch/forward");
-		assertThat(first.statusCode()).isEqualTo(200);
-		assertThat(first.body()).isEqualTo("target");
-		assertThat(items(first, "RateLimit")).containsExactly("\"forward-rule\";r=9", "\"forward-annotated\";r=9",
-				"\"target-annotated\";r=9");
-		HttpResponse<String> second = get("/dispatch/forward");
-		assertThat(items(second, "RateLimit")).containsExactly("\"forward-rule\";r=8", "\"forward-annotated\";r=8",
-				"\"target-annotated\";r=8");
-	}
-
-	@Test
-	void callableRequestIsChargedOnce() throws Exception {
-		HttpResponse<String> first = get("/dispatch/callable");
-		assertThat(first.statusCode()).isEqualTo(200);
-		assertThat(first.body()).isEqualTo("callable");
-		assertThat(items(first, "RateLimit")).containsExactly("\"callable-rule\";r=9", "\"callable-annotated\";r=9");
-		HttpResponse<String> second = get("/dispatch/callable");
-		assertThat(items(second, "RateLimit")).containsExactly("\"callable-rule\";r=8", "\"callable-annotated\";r=8");
-	}
-
-	@Test
-	void deferredResultRequestIsChargedOnce() throws Exception {
-		HttpResponse<String> first = get("/dispatch/deferred");
-		assertThat(first.statusCode()).isEqualTo(200);
-		assertThat(first.body()).isEqualTo("deferred");
-		assertThat(items(first, "RateLimit")).containsExactly("\"deferred-rule\";r=9", "\"deferred-annotated\";r=9");
-		HttpResponse<String> second = get("/dispatch/deferred");
-		assertThat(items(second, "RateLimit")).containsExactly("\"deferred-rule\";r=8", "\"deferred-annotated\";r=8");
-	}
-
 	/** The list items of a field across its field lines, without their {@code t} parameter. */
-	private static List<String> items(HttpResponse<String> response, String field) {
+	static List<String> items(HttpResponse<String> response, String field) {
 		return response.headers()
 			.allValues(field)
 			.stream()
@@ -267,15 +223,15 @@ class RateLimitHttpContractTests {
 			.toList();
 	}
 
-	private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+	HttpResponse<String> get(String path) throws IOException, InterruptedException {
 		return send(HttpRequest.newBuilder(uri(path)).GET());
 	}
 
-	private HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+	HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
 		return this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
-	private URI uri(String path) {
+	URI uri(String path) {
 		return URI.create("http://127.0.0.1:" + this.port + path);
 	}
 

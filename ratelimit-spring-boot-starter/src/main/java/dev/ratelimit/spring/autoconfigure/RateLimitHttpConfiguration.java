@@ -1,0 +1,80 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+
+import dev.ratelimit.core.RateLimiter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * What Spring MVC and WebFlux share, in a web application with a limiter: the rules, the enforcer that decides
+ * requests, and the exception handler that answers them. The stacks add their filter and advisor
+ * ({@link RateLimitWebConfiguration}, {@code reactive.RateLimitWebFluxConfiguration}).
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication
+@ConditionalOnBean(RateLimiter.class)
+@Import(RateLimitHttpConfiguration.MetricsConfiguration.class)
+class RateLimitHttpConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	LimitNames rateLimitNames() {
+		return new LimitNames();
+	}
+
+	/** The rules, checked at startup; none when {@code ratelimit.filter.enabled=false}. */
+	@Bean
+	@ConditionalOnMissingBean
+	FilterRules rateLimitFilterRules(RateLimitProperties properties, LimitFactory factory, LimitNames names) {
+		return properties.getFilter().isEnabled() ? FilterRules.of(properties, factory, names) : FilterRules.none();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events) {
+		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
+				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
+						properties.getRedis().getUnavailableRetryAfter()));
+		return new RateLimitEnforcer(rateLimiter,
+				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
+				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
+				events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties))));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitExceptionHandler rateLimitExceptionHandler() {
+		return new RateLimitExceptionHandler();
+	}
+
+	private static Duration logInterval(RateLimitProperties properties) {
+		return RateLimitProperties.requirePositive("ratelimit.redis.failure-log-interval",
+				properties.getRedis().getFailureLogInterval());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
+			MeterRegistry meterRegistry = registry.getIfAvailable();
+			return (meterRegistry != null) ? new RateLimitEvents.Metered(logInterval(properties), meterRegistry)
+					: new RateLimitEvents(logInterval(properties));
+		}
+
+	}
+
+}

@@ -1,0 +1,74 @@
+package dev.ratelimit.spring.autoconfigure.reactive;
+
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.autoconfigure.FilterRules;
+import dev.ratelimit.spring.autoconfigure.LimitFactory;
+import dev.ratelimit.spring.autoconfigure.LimitNames;
+import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
+import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
+import dev.ratelimit.spring.autoconfigure.RateLimitedAdvisor;
+import dev.ratelimit.spring.autoconfigure.RateLimitedMethods;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.HandlerAdapter;
+import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.HandlerResultHandler;
+
+/**
+ * The WebFlux side, in a reactive application with a limiter: the {@code WebFilter} for rules and annotated
+ * handlers, the advisor that applies {@code @RateLimited} to methods returning {@code Mono} or {@code Flux}, and the
+ * startup checks of the annotations. Internal to the starter: imported by {@code RateLimitAutoConfiguration}.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass(DispatcherHandler.class)
+@ConditionalOnBean(RateLimiter.class)
+public class RateLimitWebFluxConfiguration {
+
+	/** Checks every @RateLimited at startup, and refuses to start where WebFlux would not apply one. */
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
+			ConfigurableListableBeanFactory beanFactory) {
+		return new RateLimitedMethods(factory, names, beanFactory, RateLimitedMethods.Stack.REACTIVE);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReactiveDecisions rateLimitReactiveDecisions(RateLimitEnforcer enforcer) {
+		return new ReactiveDecisions(enforcer);
+	}
+
+	/** Always there, unlike the servlet filter: on WebFlux it is what applies @RateLimited to handlers. */
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitWebFilter")
+	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, FilterRules rules,
+			ReactiveDecisions decisions, RateLimitedMethods methods, ObjectProvider<HandlerMapping> handlerMappings,
+			ObjectProvider<HandlerAdapter> handlerAdapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
+		return new RateLimitWebFilter(rules, decisions, new ReactiveHandlerLimits(handlerMappings, methods),
+				new ExchangeErrors(handlerAdapters, resultHandlers), properties.getFilter().getOrder());
+	}
+
+	/**
+	 * Static and infrastructure, as Spring's own advisors are: the auto-proxy creator asks for advisors before most
+	 * beans exist, and the limiter behind it is looked up only when a limited method is first called.
+	 */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
+			ObjectProvider<ReactiveDecisions> decisions) {
+		return new RateLimitedAdvisor(methods, new ReactiveCalls(decisions));
+	}
+
+}

@@ -1,0 +1,74 @@
+package dev.ratelimit.spring.autoconfigure.reactive;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+import dev.ratelimit.spring.autoconfigure.ArrivalDecisions;
+import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
+import dev.ratelimit.spring.autoconfigure.LimitedCalls;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * Limited calls on WebFlux. A method returning {@code Mono} or {@code Flux} is decided when its result is subscribed
+ * within a request (the exchange comes from the subscriber's context, put there by {@link RateLimitWebFilter}), and
+ * runs only when admitted; a denial is the publisher's error. Anything else returned is not decided here: a handler is
+ * decided on the request's arrival, and {@code RateLimitedMethods} refuses to start with other such methods. Calls
+ * outside a request are not limited.
+ */
+final class ReactiveCalls implements LimitedCalls {
+
+	/** Reactor context key: the exchange of the request being handled. */
+	static final String EXCHANGE = ReactiveCalls.class.getName() + ".exchange";
+
+	private final ObjectProvider<ReactiveDecisions> decisions;
+
+	ReactiveCalls(ObjectProvider<ReactiveDecisions> decisions) {
+		this.decisions = decisions;
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
+		Class<?> returnType = method.getReturnType();
+		if (Mono.class.isAssignableFrom(returnType)) {
+			return Mono.deferContextual((context) -> decide(context, invocation, method, limits)
+				.then(Mono.defer(() -> Mono.from(proceed(invocation)))));
+		}
+		if (Publisher.class.isAssignableFrom(returnType) && returnType.isAssignableFrom(Flux.class)) {
+			return Flux.deferContextual((context) -> decide(context, invocation, method, limits)
+				.thenMany(Flux.defer(() -> proceed(invocation))));
+		}
+		return invocation.proceed();
+	}
+
+	private Mono<Void> decide(ContextView context, MethodInvocation invocation, Method method,
+			List<ConfiguredLimit> limits) {
+		ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
+		if (exchange == null) {
+			return Mono.empty();
+		}
+		ExchangeLimitedRequest request = new ExchangeLimitedRequest(exchange);
+		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
+		if (left.isEmpty()) {
+			return Mono.empty();
+		}
+		return this.decisions.getObject().decide(request, left, method, invocation.getArguments());
+	}
+
+	private static Publisher<?> proceed(MethodInvocation invocation) {
+		try {
+			Object result = invocation.proceed();
+			return (result != null) ? (Publisher<?>) result : Mono.empty();
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+	}
+
+}
