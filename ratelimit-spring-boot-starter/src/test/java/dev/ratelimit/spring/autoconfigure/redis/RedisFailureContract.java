@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.http.HttpServletRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,11 +27,14 @@ import org.junit.jupiter.api.TestInstance;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -38,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What clients see when Redis fails, over real HTTP against a Redis server these tests own, for each client library
- * of the limiter: fail-open limits let the request through without rate-limit fields, fail-closed limits answer 503
+ * of the limiter and each web stack: fail-open limits let the request through without rate-limit fields, fail-closed limits answer 503
  * with {@code Retry-After} and a problem body, never a 500; each request spends at most one timeout in the limiter,
  * whatever the number of client keys, also right after a start with Redis down or frozen; limiting resumes from the
  * first request when Redis is back, and a flushed script cache never lets a request through undecided.
@@ -57,7 +61,8 @@ abstract class RedisFailureContract {
 	/** One timeout and a margin for a loaded machine; two timeouts exceed it. */
 	static final Duration BOUND = TIMEOUT.multipliedBy(3).dividedBy(2);
 
-	static final String CLIENT_KEY = "#request.getHeader('X-Client')";
+	/** The client named by {@code X-Client}, through a bean that reads it on either web stack. */
+	static final String CLIENT_KEY = "@xClient.of(#request)";
 
 	static final int LIMIT = 3;
 
@@ -72,6 +77,11 @@ abstract class RedisFailureContract {
 
 	/** {@code lettuce} or {@code jedis}. */
 	abstract String client();
+
+	/** {@code servlet} (Spring MVC) or {@code reactive} (WebFlux). */
+	String webApplicationType() {
+		return "servlet";
+	}
 
 	@BeforeAll
 	void startRedisAndApplication() {
@@ -95,6 +105,7 @@ abstract class RedisFailureContract {
 
 	private ConfigurableApplicationContext start(TestRedis redis) {
 		return new SpringApplicationBuilder(FailureTestApplication.class).run("--server.port=0",
+				"--spring.main.web-application-type=" + webApplicationType(),
 				"--server.address=127.0.0.1", "--spring.data.redis.host=" + redis.host(),
 				"--spring.data.redis.port=" + redis.port(), "--ratelimit.redis.client=" + client(),
 				"--ratelimit.redis.timeout=" + TIMEOUT.toMillis() + "ms", "--ratelimit.redis.connect-timeout=1s",
@@ -403,6 +414,36 @@ abstract class RedisFailureContract {
 		@Bean
 		SimpleMeterRegistry meterRegistry() {
 			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		XClient xClient() {
+			return new XClient();
+		}
+
+		/**
+		 * Reactor Netty resources of each application's own: with the global ones (Boot's default), closing one of
+		 * the applications this test starts would stop the event loops of the others.
+		 */
+		@Bean
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+		ReactorResourceFactory reactorResourceFactory() {
+			ReactorResourceFactory factory = new ReactorResourceFactory();
+			factory.setUseGlobalResources(false);
+			return factory;
+		}
+
+	}
+
+	/** Reads {@code X-Client} from a request of either web stack. */
+	static class XClient {
+
+		public String of(HttpServletRequest request) {
+			return request.getHeader("X-Client");
+		}
+
+		public String of(ServerHttpRequest request) {
+			return request.getHeaders().getFirst("X-Client");
 		}
 
 	}

@@ -1,0 +1,21 @@
+package dev.ratelimit.spring.autoconfigure.redis;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import dev.ratelimit.spring.autoconfigure.NoBlocking;
+
+/** {@link RedisFailureContract} on WebFlux with Lettuce, under BlockHound: failures never block an event loop. */
+@ExtendWith(NoBlocking.class)
+class LettuceWebFluxRedisFailureTests extends RedisFailureContract {
+
+	@Override
+	String client() {
+		return "lettuce";
+	}
+
+	@Override
+	String webApplicationType() {
+		return "reactive";
+	}
+
+}
