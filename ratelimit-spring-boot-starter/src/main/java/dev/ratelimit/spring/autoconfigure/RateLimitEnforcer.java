@@ -9,7 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.ratelimit.core.LimitDecision;
@@ -53,13 +52,16 @@ public final class RateLimitEnforcer {
 
 	private final RateLimitEvents events;
 
+	private final Timeouts timeouts;
+
 	RateLimitEnforcer(RateLimiter limiter, Duration timeout, ClientKeys clientKeys, RateLimitResponses responses,
-			RateLimitEvents events) {
+			RateLimitEvents events, Timeouts timeouts) {
 		this.limiter = limiter;
 		this.timeoutNanos = timeout.toNanos();
 		this.clientKeys = clientKeys;
 		this.responses = responses;
 		this.events = events;
+		this.timeouts = timeouts;
 	}
 
 	public ClientKeys clientKeys() {
@@ -179,10 +181,19 @@ public final class RateLimitEnforcer {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletableFuture<RateLimitDecision> bounded = decision.copy().orTimeout(remaining, TimeUnit.NANOSECONDS);
-		bounded.whenComplete((result, failure) -> {
-			if (failure instanceof TimeoutException) {
+		CompletableFuture<RateLimitDecision> bounded = new CompletableFuture<>();
+		Runnable cancelTimeout = this.timeouts.schedule(() -> {
+			if (bounded.completeExceptionally(new TimeoutException())) {
 				decision.cancel(false);
+			}
+		}, remaining);
+		decision.whenComplete((result, failure) -> {
+			cancelTimeout.run();
+			if (failure != null) {
+				bounded.completeExceptionally(failure);
+			}
+			else {
+				bounded.complete(result);
 			}
 		});
 		return bounded;

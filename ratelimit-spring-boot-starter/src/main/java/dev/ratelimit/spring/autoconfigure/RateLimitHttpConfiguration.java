@@ -42,14 +42,16 @@ class RateLimitHttpConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
-			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events) {
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events,
+			ObjectProvider<Timeouts> timeouts) {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
 		return new RateLimitEnforcer(rateLimiter,
 				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
 				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
-				events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties))));
+				events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties))),
+				timeouts.getIfAvailable(ThreadTimeouts::new));
 	}
 
 	@Bean

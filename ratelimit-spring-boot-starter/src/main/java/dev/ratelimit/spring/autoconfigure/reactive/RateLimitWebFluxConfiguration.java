@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure.reactive;
 
+import java.util.concurrent.TimeUnit;
+
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.FilterRules;
 import dev.ratelimit.spring.autoconfigure.LimitFactory;
@@ -8,6 +10,8 @@ import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 import dev.ratelimit.spring.autoconfigure.RateLimitedAdvisor;
 import dev.ratelimit.spring.autoconfigure.RateLimitedMethods;
+import dev.ratelimit.spring.autoconfigure.Timeouts;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -41,6 +45,14 @@ public class RateLimitWebFluxConfiguration {
 	RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
 			ConfigurableListableBeanFactory beanFactory) {
 		return new RateLimitedMethods(factory, names, beanFactory, RateLimitedMethods.Stack.REACTIVE);
+	}
+
+	/** Deadlines on Reactor's parallel scheduler, whose timers never block an event loop. */
+	@Bean
+	@ConditionalOnMissingBean
+	Timeouts rateLimitTimeouts() {
+		return (onTimeout, delayNanos) -> Schedulers.parallel()
+			.schedule(onTimeout, delayNanos, TimeUnit.NANOSECONDS)::dispose;
 	}
 
 	@Bean

@@ -12,7 +12,8 @@ import org.springframework.context.annotation.Import;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import({ LimitedController.class, DispatchController.class, ClientKeyController.class, ClockedController.class })
+@Import({ LimitedController.class, DispatchController.class, ClientKeyController.class, ClockedController.class,
+		ServletPrincipalFilter.class })
 public class RateLimitTestApplication {
 
 	/** Named for key expressions ({@code @tenantResolver}); an imported class would be named by its class name. */

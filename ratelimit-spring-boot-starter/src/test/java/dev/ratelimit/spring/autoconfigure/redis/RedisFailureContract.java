@@ -16,9 +16,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.autoconfigure.app.XClient;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
-import jakarta.servlet.http.HttpServletRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,7 +34,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.client.ReactorResourceFactory;
-import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -431,19 +430,6 @@ abstract class RedisFailureContract {
 			ReactorResourceFactory factory = new ReactorResourceFactory();
 			factory.setUseGlobalResources(false);
 			return factory;
-		}
-
-	}
-
-	/** Reads {@code X-Client} from a request of either web stack. */
-	static class XClient {
-
-		public String of(HttpServletRequest request) {
-			return request.getHeader("X-Client");
-		}
-
-		public String of(ServerHttpRequest request) {
-			return request.getHeaders().getFirst("X-Client");
 		}
 
 	}

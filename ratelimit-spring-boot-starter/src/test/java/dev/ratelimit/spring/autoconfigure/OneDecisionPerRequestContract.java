@@ -8,10 +8,13 @@ import java.time.Duration;
 import java.util.UUID;
 
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.autoconfigure.app.XClient;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import reactor.core.publisher.Mono;
 import redis.clients.jedis.Jedis;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -19,6 +22,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -29,38 +33,43 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * One decision per request, counted on a Redis server of the test's own ({@code INFO commandstats}): the limits of
  * a filter rule and of the handler's annotation that share a client key are one script call, all or nothing; a key
- * that reads the handler's arguments is a second call, made when the method is called.
+ * that reads the handler's arguments is a second call, made when the method is called. On both web stacks.
  */
-class OneDecisionPerRequestTests {
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class OneDecisionPerRequestContract {
 
-	private static final String CLIENT_KEY = "#request.getHeader('X-Client')";
+	private static final String CLIENT_KEY = "@xClient.of(#request)";
 
-	private static TestRedis redis;
+	private TestRedis redis;
 
-	private static ConfigurableApplicationContext context;
+	private ConfigurableApplicationContext context;
 
-	private static final HttpClient http = HttpClient.newHttpClient();
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	/** {@code servlet} (Spring MVC) or {@code reactive} (WebFlux). */
+	abstract String webApplicationType();
 
 	@BeforeAll
-	static void start() {
-		redis = TestRedis.start();
-		context = new SpringApplicationBuilder(DecisionApplication.class).run("--server.port=0",
-				"--server.address=127.0.0.1", "--spring.data.redis.url=" + redis.url(),
+	void start() {
+		this.redis = TestRedis.start();
+		this.context = new SpringApplicationBuilder(DecisionApplication.class).run("--server.port=0",
+				"--spring.main.web-application-type=" + webApplicationType(),
+				"--server.address=127.0.0.1", "--spring.data.redis.url=" + this.redis.url(),
 				"--ratelimit.redis.timeout=10s", "--ratelimit.filter.rules[0].name=api",
 				"--ratelimit.filter.rules[0].paths[0]=/api/**", "--ratelimit.filter.rules[0].limit=100",
 				"--ratelimit.filter.rules[0].window=1h", "--ratelimit.filter.rules[0].key=" + CLIENT_KEY);
 	}
 
 	@AfterAll
-	static void stop() {
+	void stop() {
 		try {
-			if (context != null) {
-				context.close();
+			if (this.context != null) {
+				this.context.close();
 			}
 		}
 		finally {
-			if (redis != null) {
-				redis.close();
+			if (this.redis != null) {
+				this.redis.close();
 			}
 		}
 	}
@@ -104,10 +113,10 @@ class OneDecisionPerRequestTests {
 	}
 
 	/** EVALSHA and EVAL calls the server has run so far. */
-	private static long scriptCalls() {
+	private long scriptCalls() {
 		long calls = 0;
 		String stats;
-		try (Jedis jedis = new Jedis(redis.host(), redis.port())) {
+		try (Jedis jedis = new Jedis(this.redis.host(), this.redis.port())) {
 			stats = jedis.info("commandstats");
 		}
 		for (String line : stats.split("\r?\n")) {
@@ -118,9 +127,9 @@ class OneDecisionPerRequestTests {
 		return calls;
 	}
 
-	private static HttpResponse<String> get(String path, String client) throws Exception {
-		int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-		return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+	private HttpResponse<String> get(String path, String client) throws Exception {
+		int port = ((WebServerApplicationContext) this.context).getWebServer().getPort();
+		return this.http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
 			.header("X-Client", client)
 			.timeout(Duration.ofSeconds(30))
 			.build(), HttpResponse.BodyHandlers.ofString());
@@ -130,6 +139,11 @@ class OneDecisionPerRequestTests {
 	@EnableAutoConfiguration
 	@Import(DecisionController.class)
 	static class DecisionApplication {
+
+		@Bean
+		XClient xClient() {
+			return new XClient();
+		}
 
 	}
 
@@ -153,10 +167,11 @@ class OneDecisionPerRequestTests {
 			return "other";
 		}
 
+		/** A Mono, which both stacks serve: on WebFlux a key from the arguments needs one. */
 		@RateLimited(name = "by-user", limit = 5, window = "1h", key = "#user")
 		@GetMapping("/api/by-user")
-		String byUser(@RequestParam String user) {
-			return user;
+		Mono<String> byUser(@RequestParam String user) {
+			return Mono.just(user);
 		}
 
 	}

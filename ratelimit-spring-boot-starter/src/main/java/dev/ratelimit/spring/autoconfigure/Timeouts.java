@@ -1,0 +1,17 @@
+package dev.ratelimit.spring.autoconfigure;
+
+/**
+ * Ends the waits of the limiter at the request's deadline, without blocking the thread that schedules or cancels
+ * them: the thread that asks Redis may be an event loop, and the thread that cancels (when Redis answers first) is
+ * the Redis client's own. WebFlux uses Reactor's parallel scheduler; Spring MVC {@link ThreadTimeouts}. Internal to the
+ * starter.
+ */
+public interface Timeouts {
+
+	/**
+	 * Runs {@code onTimeout} once {@code delayNanos} have passed, unless the returned canceller runs first.
+	 * @return the canceller; it never blocks
+	 */
+	Runnable schedule(Runnable onTimeout, long delayNanos);
+
+}

@@ -1,0 +1,13 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+/** {@link BudgetContract} on Spring MVC. */
+@SpringBootTest(classes = RateLimitTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = "ratelimit.key-prefix=http-budget-mvc:")
+class MvcBudgetTests extends BudgetContract {
+
+}

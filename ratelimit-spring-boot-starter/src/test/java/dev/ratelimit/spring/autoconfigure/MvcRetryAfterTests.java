@@ -1,0 +1,14 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.spring.autoconfigure.app.ClockedLimiterConfiguration;
+import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+/** {@link RetryAfterContract} on Spring MVC. */
+@SpringBootTest(classes = { RateLimitTestApplication.class, ClockedLimiterConfiguration.class },
+		webEnvironment = WebEnvironment.RANDOM_PORT, properties = "ratelimit.key-prefix=http-clocked-mvc:")
+class MvcRetryAfterTests extends RetryAfterContract {
+
+}

@@ -1,0 +1,64 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import dev.ratelimit.test.TestRedis;
+
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * What the contracts written once for Spring MVC and WebFlux share: a real client (java.net.http, HTTP/1.1) of the
+ * real server on its random port, on the shared test Redis. A test gives a request its client address with
+ * {@code X-Forwarded-For}, which Spring's forwarded-header support ({@code server.forward-headers-strategy=framework}:
+ * ForwardedHeaderFilter on MVC, ForwardedHeaderTransformer on WebFlux) makes the request's remote address on both
+ * stacks; requests without it come from 127.0.0.1.
+ */
+@TestPropertySource(properties = "server.forward-headers-strategy=framework")
+abstract class ServerTestSupport {
+
+	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	@LocalServerPort
+	private int port;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.url", () -> TestRedis.shared().url());
+		// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
+		registry.add("ratelimit.redis.timeout", () -> "10s");
+	}
+
+	/**
+	 * A GET of {@code path}.
+	 * @param headers names and values, alternately
+	 */
+	HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+		HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).GET();
+		for (int i = 0; i < headers.length; i += 2) {
+			request.header(headers[i], headers[i + 1]);
+		}
+		return this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	/** A GET of {@code path} from the client at {@code address}, with {@code headers} as in {@link #get}. */
+	HttpResponse<String> from(String address, String path, String... headers)
+			throws IOException, InterruptedException {
+		String[] all = new String[headers.length + 2];
+		all[0] = "X-Forwarded-For";
+		all[1] = address;
+		System.arraycopy(headers, 0, all, 2, headers.length);
+		return get(path, all);
+	}
+
+	URI uri(String path) {
+		return URI.create("http://127.0.0.1:" + this.port + path);
+	}
+
+}

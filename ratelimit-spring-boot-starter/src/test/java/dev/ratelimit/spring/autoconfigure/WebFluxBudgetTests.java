@@ -1,0 +1,15 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.spring.autoconfigure.app.RateLimitWebFluxTestApplication;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+/** {@link BudgetContract} on WebFlux, with BlockHound watching. */
+@SpringBootTest(classes = RateLimitWebFluxTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.web-application-type=reactive", "ratelimit.key-prefix=http-budget-webflux:" })
+@ExtendWith(NoBlocking.class)
+class WebFluxBudgetTests extends BudgetContract {
+
+}
