@@ -29,11 +29,23 @@ import java.util.TreeSet;
  * <li>{@code boot.version}: the Spring Boot it runs on ({@code SpringBootVersion.getVersion()});</li>
  * <li>{@code local.server.port}.</li>
  * </ul>
+ * The WebFlux host ({@code webflux-host-app}'s {@code ReactiveOwnershipReport}) reports these too, and besides:
+ * <ul>
+ * <li>{@code web.applicationContext}, {@code web.server}: the classes of its application context and its web
+ * server;</li>
+ * <li>{@code beans.ReactiveRedisTemplate}, {@code beans.ReactiveStringRedisTemplate},
+ * {@code beans.SecurityWebFilterChain}: the beans of these types, {@code name:class, ...};</li>
+ * <li>{@code reactive.blpop.ping}, {@code reactive.blpop.outcome}, {@code reactive.blpop.elapsedMs}: its own 1 s
+ * {@code BLPOP} through its {@code ReactiveStringRedisTemplate}.</li>
+ * </ul>
  */
 record HostReport(String name, Map<String, String> fields) {
 
-	/** Fields that differ from run to run by nature, not by the starter: never compared. */
-	static final Set<String> PER_RUN = Set.of("local.server.port", "blpop.elapsedMs");
+	/**
+	 * Fields that differ from run to run by nature, not by the starter: never compared
+	 * ({@code reactive.blpop.elapsedMs} is the WebFlux host's only).
+	 */
+	static final Set<String> PER_RUN = Set.of("local.server.port", "blpop.elapsedMs", "reactive.blpop.elapsedMs");
 
 	/** The prefix of the bean fields, which have a comparison of their own. */
 	static final String BEAN = "bean.";

@@ -26,6 +26,14 @@ public class HostApplication {
 	private static final AtomicReference<ConfigurableApplicationContext> context = new AtomicReference<>();
 
 	public static void main(String[] args) {
+		run(HostApplication.class, args);
+	}
+
+	/**
+	 * Runs {@code application} as {@link #main(String[])} runs this one, with the same two arguments bounding its
+	 * life; for the other host applications of the checks ({@code webflux-host-app}).
+	 */
+	public static void run(Class<?> application, String[] args) {
 		if (Arrays.asList(args).contains("--drop-in.exit-when-stdin-closes=true")) {
 			daemon("drop-in-stdin-watch", () -> {
 				awaitEndOfInput(System.in);
@@ -47,7 +55,7 @@ public class HostApplication {
 				System.err.println("drop-in: still running after " + seconds + " s, exiting");
 				System.exit(3);
 			}));
-		context.set(SpringApplication.run(HostApplication.class, args));
+		context.set(SpringApplication.run(application, args));
 	}
 
 	private static void awaitEndOfInput(InputStream in) {

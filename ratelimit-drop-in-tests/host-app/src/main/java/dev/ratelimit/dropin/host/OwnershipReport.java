@@ -44,11 +44,11 @@ import org.springframework.util.ClassUtils;
  * {@code local.server.port}. The keys are documented in the checks' {@code HostReport}.
  */
 @Component
-class OwnershipReport implements ApplicationRunner {
+public class OwnershipReport implements ApplicationRunner {
 
 	private static final Log logger = LogFactory.getLog(OwnershipReport.class);
 
-	static final Duration BLOCKING_POP = Duration.ofSeconds(1);
+	protected static final Duration BLOCKING_POP = Duration.ofSeconds(1);
 
 	private final ApplicationContext context;
 
@@ -58,8 +58,8 @@ class OwnershipReport implements ApplicationRunner {
 
 	private final ObjectProvider<HealthContributorRegistry> health;
 
-	OwnershipReport(ApplicationContext context, Environment environment, ObjectProvider<StringRedisTemplate> redis,
-			ObjectProvider<HealthContributorRegistry> health) {
+	protected OwnershipReport(ApplicationContext context, Environment environment,
+			ObjectProvider<StringRedisTemplate> redis, ObjectProvider<HealthContributorRegistry> health) {
 		this.context = context;
 		this.environment = environment;
 		this.redis = redis;
@@ -101,15 +101,23 @@ class OwnershipReport implements ApplicationRunner {
 			Class<?> type = this.context.getType(name, false);
 			report.put("bean." + name, (type != null) ? typeName(type) : "unknown");
 		}
+		describeMore(report);
 		blockingPop(report);
 		write(Path.of(file), report);
 		logger.info("drop-in report written to " + file);
 	}
 
 	/**
+	 * What a subclass reports besides (the reactive host's {@code webflux-host-app}); nothing here, so that the
+	 * Spring MVC hosts' reports are this class's alone.
+	 */
+	protected void describeMore(Map<String, String> report) {
+	}
+
+	/**
 	 * The names and classes of the beans of {@code type}: {@code name:class, ...} in name order, or {@code none}.
 	 */
-	private void beansOfType(Map<String, String> report, Class<?> type) {
+	protected final void beansOfType(Map<String, String> report, Class<?> type) {
 		Set<String> names = new LinkedHashSet<>();
 		String[] found = this.context.getBeanNamesForType(type);
 		Arrays.sort(found);
@@ -162,7 +170,7 @@ class OwnershipReport implements ApplicationRunner {
 		report.put("blpop.outcome", outcome);
 	}
 
-	private static String causes(Throwable ex) {
+	protected static String causes(Throwable ex) {
 		StringBuilder chain = new StringBuilder();
 		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
 			chain.append((chain.length() > 0) ? " <- " : "").append(cause.getClass().getName()).append(": ")
@@ -176,7 +184,7 @@ class OwnershipReport implements ApplicationRunner {
 	 * what they are. Lambdas and anonymous classes also name what they implement, which is what they are to the
 	 * application ({@code ...$$Lambda implements ...LettuceClientConfigurationBuilderCustomizer}).
 	 */
-	static String typeName(Class<?> type) {
+	public static String typeName(Class<?> type) {
 		if (type == null) {
 			return "unknown";
 		}
