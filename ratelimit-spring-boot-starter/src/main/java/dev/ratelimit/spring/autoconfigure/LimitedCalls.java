@@ -6,7 +6,7 @@ import java.util.List;
 import org.aopalliance.intercept.MethodInvocation;
 
 /**
- * How {@link RateLimitedAdvisor} decides a call of a limited method on one web stack: {@link ServletCalls} on Spring
+ * How {@link RateLimitedAdvisor} decides a call of a limited method on one web stack: {@code ServletCalls} on Spring
  * MVC, where the request is the thread's; {@code ReactiveCalls} on WebFlux, where it is the subscriber's. Internal to
  * the starter.
  */

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.reactive.RateLimitWebFluxConfiguration;
 import dev.ratelimit.spring.autoconfigure.redis.RateLimitRedisConfiguration;
+import dev.ratelimit.spring.autoconfigure.servlet.RateLimitWebMvcConfiguration;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -25,7 +26,7 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import({ RateLimitRedisConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebConfiguration.class,
+@Import({ RateLimitRedisConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
 		RateLimitWebFluxConfiguration.class })
 public class RateLimitAutoConfiguration {
 

@@ -117,7 +117,7 @@ public final class RateLimitEnforcer {
 	 * {@link #enforce} for a thread that may wait (Spring MVC's): returns when the request may go ahead.
 	 * @throws RateLimitException as {@link #enforce} completes
 	 */
-	void enforceAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context) {
+	public void enforceAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context) {
 		CompletableFuture<Void> decision = enforce(request, limits, context).toCompletableFuture();
 		try {
 			// The stage completes by the deadline on its own; waiting has no timeout of its own to add.

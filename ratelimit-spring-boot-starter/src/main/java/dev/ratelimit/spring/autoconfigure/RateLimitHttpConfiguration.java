@@ -18,7 +18,7 @@ import org.springframework.context.annotation.Import;
 /**
  * What Spring MVC and WebFlux share, in a web application with a limiter: the rules, the enforcer that decides
  * requests, and the exception handler that answers them. The stacks add their filter and advisor
- * ({@link RateLimitWebConfiguration}, {@code reactive.RateLimitWebFluxConfiguration}).
+ * ({@code servlet.RateLimitWebMvcConfiguration}, {@code reactive.RateLimitWebFluxConfiguration}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication

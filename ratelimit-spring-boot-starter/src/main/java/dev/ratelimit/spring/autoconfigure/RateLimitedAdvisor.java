@@ -18,7 +18,7 @@ import dev.ratelimit.spring.RateLimited;
 
 /**
  * Applies {@link RateLimited} to method calls made while an HTTP request is handled, where the filter has not
- * decided them already on the request's arrival ({@link HandlerLimits}): limits whose key reads the method's
+ * decided them already on the request's arrival ({@link ArrivalDecisions}): limits whose key reads the method's
  * arguments, and every limit of methods that are not the request's handler, or all when the filter is off. How a
  * call is tied to its request depends on the web stack ({@link LimitedCalls}). A denial throws
  * {@link dev.ratelimit.spring.RateLimitExceededException} (on WebFlux, the returned publisher signals it), which the

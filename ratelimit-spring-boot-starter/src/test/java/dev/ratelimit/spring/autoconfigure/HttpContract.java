@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -228,7 +229,8 @@ abstract class HttpContract {
 	}
 
 	HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
-		return this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		// A lost response fails the test instead of hanging the build.
+		return this.client.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 	URI uri(String path) {

@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.ratelimit.spring.autoconfigure.servlet.RateLimitFilter;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LimitDefinition;

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
+import dev.ratelimit.spring.autoconfigure.servlet.ServletLimitedRequest;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;

@@ -1,8 +1,13 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.servlet;
 
 import java.lang.reflect.Method;
 import java.util.List;
 
+import dev.ratelimit.spring.autoconfigure.ArrivalDecisions;
+import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
+import dev.ratelimit.spring.autoconfigure.LimitedCalls;
+import dev.ratelimit.spring.autoconfigure.LimitedRequest;
+import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,12 +1,13 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.servlet;
 
 import java.util.List;
 
+import dev.ratelimit.spring.autoconfigure.LimitedRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
-/** A servlet request and its response, as the limiter sees them. */
-record ServletLimitedRequest(HttpServletRequest request, HttpServletResponse response) implements LimitedRequest {
+/** A servlet request and its response, as the limiter sees them. Internal to the starter. */
+public record ServletLimitedRequest(HttpServletRequest request, HttpServletResponse response) implements LimitedRequest {
 
 	@Override
 	public String remoteAddress() {

@@ -1,6 +1,13 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.servlet;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.autoconfigure.FilterRules;
+import dev.ratelimit.spring.autoconfigure.LimitFactory;
+import dev.ratelimit.spring.autoconfigure.LimitNames;
+import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
+import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
+import dev.ratelimit.spring.autoconfigure.RateLimitedAdvisor;
+import dev.ratelimit.spring.autoconfigure.RateLimitedMethods;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -20,13 +27,14 @@ import org.springframework.web.servlet.HandlerMapping;
 
 /**
  * The Spring MVC side, in a servlet application with a limiter: the filter, the advisor that applies
- * {@code @RateLimited}, and the startup checks of the annotations.
+ * {@code @RateLimited}, and the startup checks of the annotations. Internal to the starter: imported by
+ * {@code RateLimitAutoConfiguration}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(HandlerExceptionResolver.class)
 @ConditionalOnBean(RateLimiter.class)
-class RateLimitWebConfiguration {
+public class RateLimitWebMvcConfiguration {
 
 	/** Checks every @RateLimited at startup, and refuses to start where no proxy would apply one. */
 	@Bean

@@ -1,9 +1,12 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.servlet;
 
 import java.io.IOException;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
+import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
+import dev.ratelimit.spring.autoconfigure.FilterRules;
+import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -27,7 +30,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * customises both in one place. Without Spring MVC the container's error page answers, with the same status and
  * header fields.
  */
-final class RateLimitFilter extends OncePerRequestFilter {
+public final class RateLimitFilter extends OncePerRequestFilter {
 
 	private final FilterRules rules;
 
