@@ -2,6 +2,8 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.security.Principal;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -40,6 +42,9 @@ public final class ClientKeys {
 
 	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
+	/** The limits whose key expression has failed once already. */
+	private final Set<String> warned = ConcurrentHashMap.newKeySet();
+
 	ClientKeys(BeanFactory beanFactory, MissingKeyPolicy missingKeyPolicy, RateLimitResponses responses) {
 		this.beanResolver = new BeanFactoryResolver(beanFactory);
 		this.missingKeyPolicy = missingKeyPolicy;
@@ -77,9 +82,16 @@ public final class ClientKeys {
 		}
 		catch (RuntimeException ex) {
 			// An EvaluationException, or whatever a bean called by the expression threw: the request must not fail
-			// because its key could not be computed.
-			logger.debug("Key expression '" + limit.key().getExpressionString() + "' of " + limit.source()
-					+ " failed; treating the key as missing", ex);
+			// because its key could not be computed. A WARN the first time for each limit, since an expression that
+			// always fails (a servlet method called on WebFlux's ServerHttpRequest, say) would silently limit by IP.
+			String message = "Key expression '" + limit.key().getExpressionString() + "' of " + limit.source()
+					+ " failed; treating the key as missing (ratelimit.missing-key)";
+			if (this.warned.add(limit.source() + "|" + limit.name())) {
+				logger.warn(message + ": " + ex + " (later failures of this expression are logged at DEBUG)");
+			}
+			else {
+				logger.debug(message, ex);
+			}
 		}
 		if (key != null && !key.isEmpty()) {
 			return KEY_PREFIX + key;

@@ -20,7 +20,7 @@ record KeyVariables(Set<String> names, String hint) {
 
 	/** The variables of a filter rule. */
 	static KeyVariables ofRequest() {
-		return new KeyVariables(ALWAYS, "a filter rule's key can read #request and #principal");
+		return new KeyVariables(ALWAYS, "a filter rule's key can read #request, #principal and, on WebFlux, #exchange");
 	}
 
 	/** The variables of a method's annotation. */
@@ -37,7 +37,7 @@ record KeyVariables(Set<String> names, String hint) {
 		}
 		names.addAll(Set.of(parameterNames));
 		return new KeyVariables(names, "known are " + String.join(", ", parameterNames)
-				+ ((parameterNames.length > 0) ? ", " : "") + "#request and #principal");
+				+ ((parameterNames.length > 0) ? ", " : "") + "#request, #principal and, on WebFlux, #exchange");
 	}
 
 }

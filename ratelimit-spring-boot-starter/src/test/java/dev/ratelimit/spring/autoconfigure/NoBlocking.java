@@ -7,15 +7,13 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import reactor.blockhound.BlockHound;
-import reactor.blockhound.BlockingOperationError;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Fails a test in which anything blocked a non-blocking thread (Reactor Netty's event loops, Reactor's parallel
  * scheduler, the limiter's Lettuce I/O threads): BlockHound, installed once per test JVM, records each blocking call
- * and throws, and this extension also checks the record after each test, because an error thrown on an event loop may
- * surface only as a closed connection. Needs {@code -XX:+AllowRedefinitionToAddDeleteMethods} (the starter's
+ * with the frames that made it, and this extension fails the test after it if any was recorded. Needs {@code -XX:+AllowRedefinitionToAddDeleteMethods} (the starter's
  * surefire {@code argLine}).
  */
 public final class NoBlocking implements BeforeAllCallback, AfterEachCallback {
@@ -43,16 +41,37 @@ public final class NoBlocking implements BeforeAllCallback, AfterEachCallback {
 			// Jackson writes a response body; Netty's own integration does not list it yet. Failing there would also
 			// leave the JVM-wide allocator's lock queue broken for every later test.
 			.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
-			.blockingMethodCallback((method) -> {
-				blockingCalls.add(method + " on " + Thread.currentThread().getName());
-				throw new BlockingOperationError(method);
-			}));
+			// Lettuce's writer lock: every command takes it for a moment, and waits only while another thread
+			// dispatches or the connection changes state; Spring Data's reactive Redis takes it the same way.
+			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
+			// Recorded, not thrown: an error thrown inside a lock (the JDK's, Lettuce's) can leave it broken, and
+			// every later test would hang instead of this one failing.
+			.blockingMethodCallback((method) -> blockingCalls
+				.add(method + " on " + Thread.currentThread().getName() + where())));
 		installed = true;
 	}
 
-	/** Forgets the blocking calls a test made on purpose: those of methods whose name starts with {@code method}. */
-	static void forget(String method) {
-		blockingCalls.removeIf((call) -> call.startsWith(method));
+	/** The caller's frames that are not BlockHound's or the JDK's, so that a failure says who blocked. */
+	private static String where() {
+		StringBuilder frames = new StringBuilder();
+		for (StackTraceElement frame : new Throwable().getStackTrace()) {
+			String type = frame.getClassName();
+			if (!type.startsWith("java.") && !type.startsWith("jdk.") && !type.startsWith("reactor.blockhound.")
+					&& !type.startsWith(NoBlocking.class.getName()) && frames.length() < 3000) {
+				frames.append("\n\tat ").append(frame);
+			}
+		}
+		return frames.toString();
+	}
+
+	/**
+	 * Forgets the blocking calls a test made on purpose: those of methods whose name starts with {@code method}.
+	 * @return how many there were
+	 */
+	static int forget(String method) {
+		List<String> calls = blockingCalls.stream().filter((call) -> call.startsWith(method)).toList();
+		blockingCalls.removeAll(calls);
+		return calls.size();
 	}
 
 	@Override

@@ -75,7 +75,10 @@ final class RateLimitWebFilter implements WebFilter, Ordered {
 		limits.addAll(handlerLimits);
 		return this.decisions.decide(new ExchangeLimitedRequest(exchange), limits)
 			.thenReturn(true)
-			.onErrorResume(RateLimitException.class, (ex) -> this.errors.render(exchange, ex).thenReturn(false));
+			.onErrorResume(RateLimitException.class, (ex) -> {
+				ReactiveHandlerLimits.addCorsFields(exchange);
+				return this.errors.render(exchange, ex).thenReturn(false);
+			});
 	}
 
 }

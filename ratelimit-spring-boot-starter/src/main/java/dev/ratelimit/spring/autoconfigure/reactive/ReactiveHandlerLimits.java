@@ -34,6 +34,9 @@ import org.springframework.web.server.ServerWebExchangeDecorator;
  */
 final class ReactiveHandlerLimits {
 
+	/** Exchange attribute: the CORS fields the handler's mapping would add, for a denial answered without it. */
+	private static final String CORS_FIELDS = ReactiveHandlerLimits.class.getName() + ".corsFields";
+
 	private final ObjectProvider<HandlerMapping> handlerMappings;
 
 	private final RateLimitedMethods methods;
@@ -53,14 +56,40 @@ final class ReactiveHandlerLimits {
 		if (!this.methods.anyAnnotated()) {
 			return Mono.just(List.of());
 		}
-		ServerWebExchange probe = new Probe(exchange);
+		Probe probe = new Probe(exchange);
 		return Flux.fromIterable(mappings())
 			.concatMap((mapping) -> mapping.getHandler(probe))
 			.next()
 			// No handler will run (a 405 or 415 from the dispatcher, say): only the rules apply.
 			.onErrorResume((ex) -> Mono.empty())
-			.map((handler) -> limits(exchange, handler))
+			.map((handler) -> {
+				keepCorsFields(exchange, probe);
+				return limits(exchange, handler);
+			})
 			.defaultIfEmpty(List.of());
+	}
+
+	/**
+	 * Adds to a denied exchange's response the CORS fields that the handler's mapping wrote on the probe
+	 * ({@code @CrossOrigin}): without them a browser hides the 429 and its {@code Retry-After} from the page.
+	 */
+	static void addCorsFields(ServerWebExchange exchange) {
+		if (exchange.getAttribute(CORS_FIELDS) instanceof HttpHeaders fields) {
+			fields.forEach((name, values) -> exchange.getResponse().getHeaders().put(name, values));
+		}
+	}
+
+	private static void keepCorsFields(ServerWebExchange exchange, Probe probe) {
+		HttpHeaders fields = new HttpHeaders();
+		probe.getResponse().getHeaders().forEach((name, values) -> {
+			boolean cors = name.regionMatches(true, 0, "Access-Control-", 0, 15) || name.equalsIgnoreCase("Vary");
+			if (cors && !values.equals(exchange.getResponse().getHeaders().getOrEmpty(name))) {
+				fields.put(name, values);
+			}
+		});
+		if (!fields.isEmpty()) {
+			exchange.getAttributes().put(CORS_FIELDS, fields);
+		}
 	}
 
 	private List<ConfiguredLimit> limits(ServerWebExchange exchange, Object handler) {
@@ -81,7 +110,9 @@ final class ReactiveHandlerLimits {
 		return mappings;
 	}
 
-	/** The exchange with attributes, and a response, of its own; it reads the exchange's but never changes them. */
+	/**
+	 * The exchange with attributes, and a response, of its own; it reads the exchange's but never changes them.
+	 */
 	private static final class Probe extends ServerWebExchangeDecorator {
 
 		private final Map<String, Object> attributes;

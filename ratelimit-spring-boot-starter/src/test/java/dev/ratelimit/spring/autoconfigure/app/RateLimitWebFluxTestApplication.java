@@ -13,9 +13,14 @@ import org.springframework.context.annotation.Import;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import({ LimitedController.class, ReactiveClientKeyController.class, ClockedController.class,
+@Import({ LimitedController.class, ReactiveClientKeyController.class, ReactiveClockedController.class,
 		ReactiveController.class, ReactivePrincipalFilter.class })
 public class RateLimitWebFluxTestApplication {
+
+	@Bean
+	ReactiveAccountService reactiveAccountService() {
+		return new ReactiveAccountService();
+	}
 
 	@Bean
 	TenantResolver tenantResolver() {

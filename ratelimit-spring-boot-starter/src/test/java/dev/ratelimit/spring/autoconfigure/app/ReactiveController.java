@@ -7,6 +7,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.bind.annotation.CrossOrigin;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
@@ -20,6 +21,12 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  */
 @RestController
 public class ReactiveController {
+
+	private final ReactiveAccountService accounts;
+
+	public ReactiveController(ReactiveAccountService accounts) {
+		this.accounts = accounts;
+	}
 
 	/** How many times {@link #counted} ran: a denied call must not run it. */
 	public static final AtomicInteger countedCalls = new AtomicInteger();
@@ -62,6 +69,19 @@ public class ReactiveController {
 	@RateLimited(name = "split-by-id", limit = 2, window = "1m", key = "#id")
 	public Mono<String> split(@PathVariable String id) {
 		return Mono.just(id);
+	}
+
+	@GetMapping("/reactive/cors")
+	@CrossOrigin(origins = "https://example.org")
+	@RateLimited(name = "cors", limit = 1, window = "1m")
+	public Mono<String> cors() {
+		return Mono.just("cors");
+	}
+
+	/** Not limited itself: the service it calls is. */
+	@GetMapping("/reactive/balance/{account}")
+	public Mono<String> balance(@PathVariable String account) {
+		return this.accounts.balance(account);
 	}
 
 	@Bean
