@@ -9,7 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.expression.EvaluationContext;
 
@@ -18,9 +17,9 @@ import org.springframework.expression.EvaluationContext;
  * exchange (the reactive security context) when a key may need it, and nothing blocks.
  *
  * <p>
- * A decision that waited for Redis completes on the limiter's client threads; the request then continues on
- * Reactor's parallel scheduler, so the application's handlers never run on (and never delay) the limiter's few
- * Redis I/O threads.
+ * A decision that waited for Redis completes on the limiter's client threads (or its timer's); the request then
+ * continues on its own connection's event loop ({@link RequestThreads}), so the application's handlers never run
+ * on (and never delay) the limiter's few Redis I/O threads.
  */
 final class ReactiveDecisions {
 
@@ -53,7 +52,7 @@ final class ReactiveDecisions {
 				.enforce(request, limits, context.apply(principal.orElse(null)))
 				.toCompletableFuture();
 			Mono<Void> result = Mono.fromFuture(decision, true);
-			return decision.isDone() ? result : result.publishOn(Schedulers.parallel());
+			return decision.isDone() ? result : result.publishOn(RequestThreads.of(request.exchange()));
 		});
 	}
 
