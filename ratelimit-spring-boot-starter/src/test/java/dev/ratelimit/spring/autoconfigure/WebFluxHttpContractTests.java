@@ -131,6 +131,17 @@ class WebFluxHttpContractTests extends HttpContract {
 	}
 
 	@Test
+	void classAndInterfaceAnnotationsApplyAsOnSpringMvc() throws Exception {
+		// The class's limit on every handler (and the interface method's too: the class is its bean).
+		assertThat(items(get("/placement/class"), "RateLimit")).containsExactly("\"placement-class\";r=1");
+		HttpResponse<String> byInterface = get("/placement/interface/i");
+		assertThat(byInterface.statusCode()).isEqualTo(200);
+		assertThat(items(byInterface, "RateLimit")).containsExactly("\"placement-class\";r=0",
+				"\"placement-interface\";r=0");
+		assertThat(get("/placement/class").statusCode()).isEqualTo(429);
+	}
+
+	@Test
 	void functionalEndpointIsLimitedByARule() throws Exception {
 		HttpResponse<String> first = get("/functional/hello");
 		assertThat(first.statusCode()).isEqualTo(200);

@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Import;
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
 @Import({ LimitedController.class, ReactiveClientKeyController.class, ReactiveClockedController.class,
-		ReactiveController.class, ReactivePrincipalFilter.class })
+		ReactiveController.class, ReactivePrincipalFilter.class, ReactivePlacementController.class })
 public class RateLimitWebFluxTestApplication {
 
 	@Bean
