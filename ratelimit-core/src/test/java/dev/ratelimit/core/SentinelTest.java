@@ -19,6 +19,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisSentineled;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.util.SafeEncoder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -141,14 +143,25 @@ class SentinelTest {
 	}
 
 	/** Waits until the client's pool serves {@code port}: it learns of the failover from the Sentinel's pub/sub. */
+	/**
+	 * Waits until the client's commands reach the server on {@code port}. JedisSentineled reports the new master
+	 * ({@code getCurrentMaster()}) a moment before it swaps its pool, and the old master still accepts writes until
+	 * the Sentinel demotes it: a call in between would go there.
+	 */
 	private static void awaitClientOn(int port) {
 		long deadline = System.nanoTime() + CLIENT_SWITCH_TIMEOUT.toNanos();
-		while (jedis.getCurrentMaster().getPort() != port) {
+		while (jedis.getCurrentMaster().getPort() != port || answeringPort() != port) {
 			assertThat(System.nanoTime()).as("JedisSentineled still on " + jedis.getCurrentMaster() + " "
 					+ CLIENT_SWITCH_TIMEOUT + " after the Sentinel reported port " + port)
 				.isLessThan(deadline);
 			sleep(20);
 		}
+	}
+
+	/** The port of the server that answers the client's next command. */
+	private static int answeringPort() {
+		String info = SafeEncoder.encode((byte[]) jedis.sendCommand(Protocol.Command.INFO, "server"));
+		return Integer.parseInt(info.replaceAll("(?s).*\\btcp_port:(\\d+).*", "$1"));
 	}
 
 	private static LimitDefinition hourly(Algorithm algorithm) {
