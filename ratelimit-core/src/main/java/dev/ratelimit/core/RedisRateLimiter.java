@@ -1,10 +1,8 @@
 package dev.ratelimit.core;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -54,9 +52,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
-		if (nowMs < 0 || nowMs >= LimitDefinition.EXACT_BOUND) {
-			throw new IllegalArgumentException("nowMs must be from 0 to 2^52 (exact in Lua), but was " + nowMs);
-		}
+		Requests.checkTime(nowMs);
 		return decide(clientId, limits, nowMs);
 	}
 
@@ -70,19 +66,11 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	private Call call(String clientId, List<LimitDefinition> limits, long nowMs) {
-		Objects.requireNonNull(clientId, "clientId must not be null");
-		if (limits.isEmpty()) {
-			throw new IllegalArgumentException("limits must not be empty");
-		}
-		Set<String> names = new HashSet<>();
+		Requests.check(clientId, limits);
 		List<String> keys = new ArrayList<>(limits.size());
 		List<String> args = new ArrayList<>(1 + 5 * limits.size());
 		args.add(Long.toString(nowMs));
 		for (LimitDefinition limit : limits) {
-			if (!names.add(limit.name())) {
-				throw new IllegalArgumentException("limits applied to one request must have different names, but '"
-						+ limit.name() + "' appears twice");
-			}
 			keys.add(this.keys.key(clientId, limit));
 			args.add(limit.algorithm().code());
 			args.add(Long.toString(limit.limit()));

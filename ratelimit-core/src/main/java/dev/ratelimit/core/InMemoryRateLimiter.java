@@ -1,0 +1,241 @@
+package dev.ratelimit.core;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The {@link RateLimiter} in this JVM's memory, for one instance alone: the four algorithms with exactly the
+ * decisions of the Redis scripts ({@code docs/ALGORITHMS.md}; the same tests run against both), for applications
+ * and tests without Redis and as the starter's local fallback while Redis fails. Limits are not shared between
+ * instances: each JVM counts its own requests.
+ *
+ * <p>
+ * Thread-safe without a global lock: each client's state has its own monitor, so decisions of different clients
+ * run in parallel and several limits of one client are decided together, all or nothing, as one script call is.
+ *
+ * <p>
+ * State lives as long as the Redis key of the same decision would: a limit's state expires at the end of the TTL
+ * the script would set (relative to the request's {@code now}, server or explicit time alike, plus the scripts'
+ * margin of 1 s) and, counted as Redis counts relative TTLs, that long after its last write on this limiter's clock.
+ * Expired state is never read, and it is dropped a few entries at a time as new clients arrive, so memory holds the
+ * clients that could still affect a decision, not every client ever seen: a scan over a million client ids leaves
+ * no more than the state written within the longest TTL.
+ */
+public final class InMemoryRateLimiter implements RateLimiter {
+
+	/** Clients examined for expiry each time a new client is added: more than one, so removal outpaces growth. */
+	private static final int SWEEP_PER_NEW_CLIENT = 4;
+
+	private final Clock clock;
+
+	private final ConcurrentHashMap<String, ClientState> clients = new ConcurrentHashMap<>();
+
+	/** Held only by the thread sweeping expired clients; decisions never wait for it. */
+	private final ReentrantLock sweeping = new ReentrantLock();
+
+	/** Where the sweep goes on; guarded by {@link #sweeping}. */
+	private Iterator<ClientState> sweep;
+
+	/** A limiter on the system clock ({@link Clock#systemUTC()}). */
+	public InMemoryRateLimiter() {
+		this(Clock.systemUTC());
+	}
+
+	/**
+	 * A limiter on {@code clock}: the time of {@link #tryAcquire(String, List)} and the clock that relative TTLs are
+	 * counted on, so that a test can move time instead of sleeping.
+	 */
+	public InMemoryRateLimiter(Clock clock) {
+		this.clock = Objects.requireNonNull(clock, "clock must not be null");
+	}
+
+	/**
+	 * Decides one request at this limiter's clock.
+	 * @throws IllegalArgumentException if {@code limits} is empty or two limits share a name
+	 */
+	@Override
+	public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits) {
+		return decide(clientId, limits, -1);
+	}
+
+	@Override
+	public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
+		Requests.checkTime(nowMs);
+		return decide(clientId, limits, nowMs);
+	}
+
+	private RateLimitDecision decide(String clientId, List<LimitDefinition> limits, long explicitNow) {
+		Requests.check(clientId, limits);
+		while (true) {
+			boolean added = false;
+			ClientState client = this.clients.get(clientId);
+			if (client == null) {
+				ClientState fresh = new ClientState(clientId);
+				client = this.clients.putIfAbsent(clientId, fresh);
+				if (client == null) {
+					client = fresh;
+					added = true;
+				}
+			}
+			RateLimitDecision decision;
+			synchronized (client) {
+				if (client.removed) {
+					// swept between the lookup and the lock: decide on a new state
+					continue;
+				}
+				// read inside the monitor, so that one client's decisions see its clock in order, as the script's TIME
+				long clockNow = this.clock.millis();
+				decision = client.decide((explicitNow < 0) ? clockNow : explicitNow, clockNow, limits);
+			}
+			if (added) {
+				sweepSome();
+			}
+			return decision;
+		}
+	}
+
+	/** Removes a few clients whose every state has expired on this limiter's clock. */
+	private void sweepSome() {
+		if (!this.sweeping.tryLock()) {
+			return;
+		}
+		try {
+			long clockNow = this.clock.millis();
+			for (int i = 0; i < SWEEP_PER_NEW_CLIENT; i++) {
+				if (this.sweep == null || !this.sweep.hasNext()) {
+					this.sweep = this.clients.values().iterator();
+					if (!this.sweep.hasNext()) {
+						return;
+					}
+				}
+				ClientState client = this.sweep.next();
+				synchronized (client) {
+					if (!client.removed && client.deadline < clockNow) {
+						client.removed = true;
+						this.clients.remove(client.id, client);
+					}
+				}
+			}
+		}
+		finally {
+			this.sweeping.unlock();
+		}
+	}
+
+	/** How many clients have state in memory, expired or not yet swept; for tests. */
+	int storedClients() {
+		return this.clients.size();
+	}
+
+	/**
+	 * When the state of {@code limit} for {@code clientId} expires on the time of the requests, or -1 when there is
+	 * none; for tests that compare it with the TTL of the Redis key.
+	 */
+	long expiresAt(String clientId, LimitDefinition limit) {
+		ClientState client = this.clients.get(clientId);
+		if (client == null) {
+			return -1;
+		}
+		synchronized (client) {
+			MemoryState state = client.find(limit);
+			return (state != null && state.stored) ? state.expiresAt : -1;
+		}
+	}
+
+	/** The states of one client, one per limit identity; guarded by its own monitor. */
+	private static final class ClientState {
+
+		final String id;
+
+		/** Limit identities (name, algorithm, window, as in the Redis key) and their states, in parallel. */
+		private final List<LimitDefinition> identities = new ArrayList<>(2);
+
+		private final List<MemoryState> states = new ArrayList<>(2);
+
+		/** When every state here has expired on the limiter's clock; none can expire while it is first decided. */
+		long deadline = Long.MAX_VALUE;
+
+		boolean removed;
+
+		ClientState(String id) {
+			this.id = id;
+		}
+
+		MemoryState find(LimitDefinition limit) {
+			for (int i = 0; i < this.identities.size(); i++) {
+				LimitDefinition identity = this.identities.get(i);
+				if (identity.name().equals(limit.name()) && identity.algorithm() == limit.algorithm()
+						&& identity.windowMs() == limit.windowMs()) {
+					return this.states.get(i);
+				}
+			}
+			return null;
+		}
+
+		/** rate_limit.lua: every limit decides, and only if all allow does every limit write the request. */
+		RateLimitDecision decide(long now, long clockNow, List<LimitDefinition> limits) {
+			int size = limits.size();
+			MemoryState[] used = new MemoryState[size];
+			MemoryState.Verdict[] verdicts = new MemoryState.Verdict[size];
+			boolean allAllowed = true;
+			for (int i = 0; i < size; i++) {
+				LimitDefinition limit = limits.get(i);
+				MemoryState state = find(limit);
+				if (state != null && state.expired(now, clockNow)) {
+					// the Redis key would be gone: the request finds no state
+					remove(state);
+					state = null;
+				}
+				if (state == null) {
+					state = MemoryState.create(limit.algorithm());
+				}
+				used[i] = state;
+				verdicts[i] = state.decide(now, clockNow, limit);
+				allAllowed &= verdicts[i].allowed;
+			}
+			List<LimitDecision> decisions = new ArrayList<>(size);
+			for (int i = 0; i < size; i++) {
+				if (allAllowed) {
+					boolean wasStored = used[i].stored;
+					verdicts[i].commit();
+					if (!wasStored) {
+						this.identities.add(limits.get(i));
+						this.states.add(used[i]);
+					}
+				}
+				decisions.add(verdicts[i].toDecision(limits.get(i)));
+			}
+			updateDeadline(clockNow);
+			return new RateLimitDecision(decisions);
+		}
+
+		private void remove(MemoryState state) {
+			int index = this.states.indexOf(state);
+			this.identities.remove(index);
+			this.states.remove(index);
+		}
+
+		/** Drops states expired on the clock, and notes when the last of the others expires. */
+		private void updateDeadline(long clockNow) {
+			long latest = Long.MIN_VALUE;
+			for (int i = this.states.size() - 1; i >= 0; i--) {
+				long stateDeadline = this.states.get(i).deadline;
+				if (stateDeadline < clockNow) {
+					this.identities.remove(i);
+					this.states.remove(i);
+				}
+				else {
+					latest = Math.max(latest, stateDeadline);
+				}
+			}
+			this.deadline = latest;
+		}
+
+	}
+
+}

@@ -1,0 +1,142 @@
+package dev.ratelimit.core;
+
+/**
+ * The state of one limit of one client in {@link InMemoryRateLimiter}, and its decision: the logic of the Lua
+ * script of its algorithm ({@code scripts/*.lua}), line for line, on Java {@code long}s. Every value stays below
+ * 2^53 ({@link LimitDefinition} bounds them), so the arithmetic is the scripts' exact integer arithmetic.
+ *
+ * <p>
+ * A state is "stored" once a request has been admitted against it, as a Redis key exists once a script has written
+ * it. It expires as that key would: at {@link #expiresAt} on the time of the requests (the script's {@code now},
+ * server or explicit) and at {@link #deadline} on the limiter's clock (the relative TTL, as Redis counts it). Not
+ * thread-safe: the owning client's monitor guards it.
+ */
+abstract class MemoryState {
+
+	/** The scripts' TTL margin ({@code TTL_MARGIN_MS} in common.lua). */
+	static final long TTL_MARGIN_MS = 1000;
+
+	boolean stored;
+
+	/** When this state expires, on the time of the requests (the script's {@code now}). */
+	long expiresAt;
+
+	/** When this state expires on the limiter's clock: the time of the last write plus its relative TTL. */
+	long deadline;
+
+	static MemoryState create(Algorithm algorithm) {
+		return switch (algorithm) {
+			case FIXED_WINDOW -> new MemoryFixedWindow();
+			case SLIDING_LOG -> new MemorySlidingLog();
+			case SLIDING_WINDOW_COUNTER -> new MemorySlidingWindowCounter();
+			case TOKEN_BUCKET -> new MemoryTokenBucket();
+		};
+	}
+
+	/** Whether the state is gone, as its Redis key would be, for a request at {@code now}. */
+	final boolean expired(long now, long clockNow) {
+		return now > this.expiresAt || clockNow > this.deadline;
+	}
+
+	/**
+	 * The decision at {@code now}; its {@link Verdict#commit()} writes an admitted request.
+	 * @param now the script's {@code now}: the limiter's clock or an explicit time, in ms
+	 * @param clockNow the limiter's clock in ms, from which relative TTLs count
+	 */
+	abstract Verdict decide(long now, long clockNow, LimitDefinition limit);
+
+	/** Records the relative TTL that the script's {@code PEXPIRE} sets: {@code expiresAt - now} ms from now. */
+	final void expireAt(long expiresAt, long now, long clockNow) {
+		this.stored = true;
+		this.expiresAt = expiresAt;
+		this.deadline = clockNow + (expiresAt - now);
+	}
+
+	/** {@code ceil(a / b)} for {@code a >= 0} and {@code b > 0} (common.lua's {@code ceil_div}). */
+	static long ceilDiv(long a, long b) {
+		return Math.floorDiv(a + b - 1, b);
+	}
+
+	static long nonNegative(long n) {
+		return Math.max(n, 0);
+	}
+
+	/** A wait as a function of the cost that must fit. */
+	interface Wait {
+
+		long forCost(long cost);
+
+	}
+
+	/** common.lua's {@code more_after}: 0 when the allowance is full, else the wait until one more unit fits. */
+	static long moreAfter(long remaining, long bound, Wait wait) {
+		if (remaining >= bound) {
+			return 0;
+		}
+		return wait.forCost(nonNegative(remaining) + 1);
+	}
+
+	/**
+	 * One limit's verdict (common.lua's {@code denied} and {@code allowed}): its fields describe the state without
+	 * this request until {@link #commit()} writes it and describes the state after.
+	 */
+	static final class Verdict {
+
+		/** Writes the request and sets the fields that describe the state after it. */
+		interface Commit {
+
+			void apply(Verdict verdict);
+
+		}
+
+		final boolean allowed;
+
+		long remaining;
+
+		final long retryAfterMs;
+
+		long resetAfterMs;
+
+		long moreAfterMs;
+
+		private final Commit commit;
+
+		private Verdict(boolean allowed, long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs,
+				Commit commit) {
+			this.allowed = allowed;
+			this.remaining = nonNegative(remaining);
+			this.retryAfterMs = retryAfterMs;
+			this.resetAfterMs = resetAfterMs;
+			this.moreAfterMs = moreAfterMs;
+			this.commit = commit;
+		}
+
+		static Verdict denied(long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs) {
+			return new Verdict(false, remaining, retryAfterMs, resetAfterMs, moreAfterMs, null);
+		}
+
+		static Verdict allowed(long remaining, long resetAfterMs, long moreAfterMs, Commit commit) {
+			return new Verdict(true, remaining, 0, resetAfterMs, moreAfterMs, commit);
+		}
+
+		/** Writes the admitted request; only called when every limit of the request allowed it. */
+		void commit() {
+			this.commit.apply(this);
+			this.remaining = nonNegative(this.remaining);
+		}
+
+		/** Sets the fields after the write. */
+		void after(long remaining, long resetAfterMs, long moreAfterMs) {
+			this.remaining = remaining;
+			this.resetAfterMs = resetAfterMs;
+			this.moreAfterMs = moreAfterMs;
+		}
+
+		LimitDecision toDecision(LimitDefinition limit) {
+			return new LimitDecision(limit, this.allowed, this.remaining, this.retryAfterMs, this.resetAfterMs,
+					this.moreAfterMs);
+		}
+
+	}
+
+}
