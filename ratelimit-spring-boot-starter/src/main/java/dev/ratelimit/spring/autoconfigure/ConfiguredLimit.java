@@ -15,9 +15,11 @@ import org.springframework.expression.Expression;
  * @param explicitName whether the name was given rather than derived from the source
  * @param readsArguments whether the key reads the annotated method's arguments ({@code #username}, {@code #p0}), so
  * it can be decided only when the method is called, not when the request arrives
+ * @param localShare for {@link FailurePolicy#FAIL_LOCAL}, the limit this instance applies alone while Redis fails
+ * ({@code ratelimit.fail-local.instances}); {@code null} for the other policies
  */
 public record ConfiguredLimit(LimitDefinition definition, Expression key, FailurePolicy failurePolicy, String source,
-		boolean explicitName, boolean readsArguments) {
+		boolean explicitName, boolean readsArguments, LimitDefinition localShare) {
 
 	public String name() {
 		return this.definition.name();

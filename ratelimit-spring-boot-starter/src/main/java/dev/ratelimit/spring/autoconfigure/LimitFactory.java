@@ -34,10 +34,19 @@ public final class LimitFactory {
 
 	private final BeanFactory beanFactory;
 
+	/** {@code ratelimit.fail-local.instances}: fail-local limits apply their limit divided by it. */
+	private final int failLocalInstances;
+
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
-	LimitFactory(RateLimitProperties.Defaults defaults, Environment environment, BeanFactory beanFactory) {
+	LimitFactory(RateLimitProperties.Defaults defaults, int failLocalInstances, Environment environment,
+			BeanFactory beanFactory) {
+		if (failLocalInstances < 1) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.fail-local.instances", failLocalInstances,
+					"At least 1: the number of instances that share a fail-local limit while Redis fails.");
+		}
 		this.defaults = defaults;
+		this.failLocalInstances = failLocalInstances;
 		this.environment = environment;
 		this.beanFactory = beanFactory;
 		checkDefaults();
@@ -61,7 +70,7 @@ public final class LimitFactory {
 			LimitDefinition definition = definition(name, algorithm, limit, window, capacity, cost);
 			Expression key = parseKey(annotation.key(), variables);
 			return new ConfiguredLimit(definition, key, failurePolicy, source, StringUtils.hasText(annotation.name()),
-					key != null && readsArguments(((SpelExpression) key).getAST()));
+					key != null && readsArguments(((SpelExpression) key).getAST()), localShare(definition, failurePolicy));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
 			throw new IllegalStateException("Invalid " + source + ": " + ex.getMessage(), ex);
@@ -96,7 +105,7 @@ public final class LimitFactory {
 			FailurePolicy failurePolicy = (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
 					: this.defaults.getFailurePolicy();
 			return new ConfiguredLimit(definition, key, failurePolicy, property, StringUtils.hasText(rule.getName()),
-					false);
+					false, localShare(definition, failurePolicy));
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
@@ -121,6 +130,30 @@ public final class LimitFactory {
 		Long defaultCapacity = (algorithm == Algorithm.TOKEN_BUCKET) ? this.defaults.getCapacity() : null;
 		long effectiveCapacity = (capacity != null) ? capacity : (defaultCapacity != null) ? defaultCapacity : limit;
 		return new LimitDefinition(name, algorithm, limit, window, effectiveCapacity, cost).requireCostFits();
+	}
+
+	/**
+	 * The limit one instance applies alone while Redis fails: limit and capacity divided by
+	 * {@code ratelimit.fail-local.instances}, rounded down; {@code null} unless the policy is fail-local.
+	 * @throws IllegalArgumentException when that share could never admit a request of the limit's cost
+	 */
+	private LimitDefinition localShare(LimitDefinition definition, FailurePolicy failurePolicy) {
+		if (failurePolicy != FailurePolicy.FAIL_LOCAL) {
+			return null;
+		}
+		long limit = definition.limit() / this.failLocalInstances;
+		long capacity = (definition.algorithm() == Algorithm.TOKEN_BUCKET)
+				? definition.capacity() / this.failLocalInstances : limit;
+		long bound = (definition.algorithm() == Algorithm.TOKEN_BUCKET) ? capacity : limit;
+		if (limit < 1 || bound < definition.cost()) {
+			throw new IllegalArgumentException("failure policy fail-local of rate limit '" + definition.name()
+					+ "' with ratelimit.fail-local.instances=" + this.failLocalInstances + " leaves each instance "
+					+ ((definition.algorithm() == Algorithm.TOKEN_BUCKET) ? "a capacity of " + capacity + " and " : "")
+					+ "a limit of " + limit + " per " + definition.window() + ", which could never admit a request of cost "
+					+ definition.cost() + "; raise the limit, or use fewer instances or another failure policy");
+		}
+		return new LimitDefinition(definition.name(), definition.algorithm(), limit, definition.window(), capacity,
+				definition.cost());
 	}
 
 	/**
@@ -198,7 +231,7 @@ public final class LimitFactory {
 			return FailurePolicy.valueOf(value.trim().replace('-', '_').toUpperCase(Locale.ROOT));
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("unknown failure policy '" + value + "'; use fail-open or fail-closed");
+			throw new IllegalArgumentException("unknown failure policy '" + value + "'; use fail-open, fail-closed or fail-local");
 		}
 	}
 

@@ -17,7 +17,8 @@ import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of distributed rate limiting with Redis: a {@link RateLimiter} with a Redis client of its own
- * (on the application's Redis, {@code spring.data.redis.*}, or on {@code ratelimit.redis.*}), and in a Spring MVC
+ * (on the application's Redis, {@code spring.data.redis.*}, or on {@code ratelimit.redis.*}), or in this instance's
+ * memory with {@code ratelimit.store=in-memory}, and in a Spring MVC
  * or WebFlux application the advisor that applies {@code @RateLimited}, the filter for {@code ratelimit.filter.rules},
  * and the 429 responses.
  * Switched off entirely by {@code ratelimit.enabled=false}; every bean backs off when the application defines its
@@ -26,7 +27,7 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import({ RateLimitRedisConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
+@Import({ RateLimitRedisConfiguration.class, RateLimitInMemoryConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
 		RateLimitWebFluxConfiguration.class })
 public class RateLimitAutoConfiguration {
 
@@ -35,7 +36,8 @@ public class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment,
 			BeanFactory beanFactory) {
-		return new LimitFactory(properties.getDefaults(), environment, beanFactory);
+		return new LimitFactory(properties.getDefaults(), properties.getFailLocal().getInstances(), environment,
+				beanFactory);
 	}
 
 }

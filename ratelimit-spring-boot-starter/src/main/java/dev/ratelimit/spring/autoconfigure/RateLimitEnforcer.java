@@ -27,8 +27,10 @@ import org.springframework.expression.EvaluationContext;
  * Limits whose client keys are equal share a Redis hash tag and are decided in one script call, all or nothing.
  * Limits with different keys (say one by IP, one by user) are decided one key after the other; a denial stops the
  * sequence, but limits already decided for an earlier key keep their consumption. When Redis fails, the failure
- * policy of the limits concerned applies: any {@code fail-closed} limit makes it a 503, otherwise those limits are
- * skipped.
+ * policy of the limits concerned applies: any {@code fail-closed} limit makes it a 503; otherwise {@code fail-local}
+ * limits are decided by this instance's {@link LocalFallback} and {@code fail-open} limits are skipped. While the
+ * fallback's circuit breaker is open, limits that are all {@code fail-local} are decided locally without asking
+ * Redis.
  *
  * <p>
  * One request has one deadline, {@code ratelimit.redis.timeout} from its first decision: however many keys, and
@@ -54,9 +56,12 @@ public final class RateLimitEnforcer {
 
 	private final Timeouts timeouts;
 
+	private final LocalFallback fallback;
+
 	RateLimitEnforcer(RateLimiter limiter, Duration timeout, ClientKeys clientKeys, RateLimitResponses responses,
-			RateLimitEvents events, Timeouts timeouts) {
+			RateLimitEvents events, Timeouts timeouts, LocalFallback fallback) {
 		this.limiter = limiter;
+		this.fallback = fallback;
 		this.timeoutNanos = timeout.toNanos();
 		this.clientKeys = clientKeys;
 		this.responses = responses;
@@ -136,14 +141,28 @@ public final class RateLimitEnforcer {
 	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
 	private CompletableFuture<Void> decide(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			long deadline, List<LimitDecision> applied) {
+		if (LocalFallback.allFailLocal(limits) && this.fallback.skipRedis()) {
+			try {
+				decideLocally(request, clientKey, limits, applied);
+				return CompletableFuture.completedFuture(null);
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+		}
 		return decision(clientKey, sharedBudgetsMerged(limits), deadline).handle((decision, failure) -> {
 			if (failure != null) {
 				RuntimeException cause = unwrap(failure);
 				this.events.redisFailed(cause);
+				this.fallback.redisFailed();
 				if (limits.stream().anyMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_CLOSED)) {
 					throw this.responses.unavailable(request);
 				}
+				decideLocally(request, clientKey, limits, applied);
 				return null;
+			}
+			if (this.fallback.redisAnswered()) {
+				this.events.redisAnsweredAgain();
 			}
 			applied.addAll(decision.decisions());
 			this.events.decided(decision);
@@ -152,6 +171,20 @@ public final class RateLimitEnforcer {
 			}
 			return null;
 		});
+	}
+
+	/** The fail-local limits among {@code limits}, decided by this instance alone; fail-open limits are skipped. */
+	private void decideLocally(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
+			List<LimitDecision> applied) {
+		RateLimitDecision local = this.fallback.decide(clientKey, limits);
+		if (local == null) {
+			return;
+		}
+		applied.addAll(local.decisions());
+		this.events.decidedLocally(local);
+		if (!local.allowed()) {
+			throw this.responses.exceeded(request, applied, local);
+		}
 	}
 
 	private long deadline(LimitedRequest request) {

@@ -11,7 +11,9 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Records decisions and Redis failures: a WARN log at most once per interval (a Redis outage would otherwise log
  * once per request), and Micrometer counters when a {@link MeterRegistry} is present:
- * {@code ratelimit.decisions} (tag {@code outcome}: allowed, denied) and {@code ratelimit.redis.failures}.
+ * {@code ratelimit.decisions} (tag {@code outcome}: allowed and denied by the limiter, local-allowed and
+ * local-denied by a fail-local limit decided on this instance while Redis fails) and {@code ratelimit.redis.failures}
+ * (Redis calls that failed or timed out).
  */
 class RateLimitEvents {
 
@@ -32,7 +34,8 @@ class RateLimitEvents {
 		long last = this.lastLogged.get();
 		if (now - last >= this.logIntervalNanos && this.lastLogged.compareAndSet(last, now)) {
 			long suppressed = this.unlogged.getAndSet(0);
-			logger.warn("Redis could not decide a rate-limited request; applying the limit's failure policy"
+			logger.warn("Redis could not decide a rate-limited request; applying the limits' failure policy (fail-local"
+					+ " limits are decided on this instance until Redis answers)"
 					+ ((suppressed > 0) ? " (" + suppressed + " similar failures not logged)" : "") + ": "
 					+ describe(ex));
 		}
@@ -42,6 +45,15 @@ class RateLimitEvents {
 	}
 
 	void decided(RateLimitDecision decision) {
+	}
+
+	/** A fail-local decision made by this instance alone while Redis fails. */
+	void decidedLocally(RateLimitDecision decision) {
+	}
+
+	/** Redis answered after failing: fail-local limits are decided by Redis again. */
+	void redisAnsweredAgain() {
+		logger.info("Redis answers again: fail-local limits are decided by Redis from now on");
 	}
 
 	/**
@@ -75,6 +87,13 @@ class RateLimitEvents {
 		@Override
 		void decided(RateLimitDecision decision) {
 			this.registry.counter("ratelimit.decisions", "outcome", decision.allowed() ? "allowed" : "denied")
+				.increment();
+		}
+
+		@Override
+		void decidedLocally(RateLimitDecision decision) {
+			this.registry
+				.counter("ratelimit.decisions", "outcome", decision.allowed() ? "local-allowed" : "local-denied")
 				.increment();
 		}
 

@@ -51,7 +51,9 @@ class RateLimitHttpConfiguration {
 				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
 				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
 				events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties))),
-				timeouts.getIfAvailable(ThreadTimeouts::new));
+				timeouts.getIfAvailable(ThreadTimeouts::new),
+				new LocalFallback(RateLimitProperties.requirePositive("ratelimit.fail-local.probe-interval",
+						properties.getFailLocal().getProbeInterval())));
 	}
 
 	@Bean

@@ -38,9 +38,17 @@ public class RateLimitProperties {
 	 */
 	private MissingKeyPolicy missingKey = MissingKeyPolicy.CLIENT_IP;
 
+	/**
+	 * Where the limits are counted: 'redis' (shared by every instance of the application) or 'in-memory' (in this
+	 * instance's memory alone, for development, tests and single-instance applications; no Redis is needed).
+	 */
+	private Store store = Store.REDIS;
+
 	private final Defaults defaults = new Defaults();
 
 	private final Redis redis = new Redis();
+
+	private final FailLocal failLocal = new FailLocal();
 
 	private final Filter filter = new Filter();
 
@@ -76,8 +84,20 @@ public class RateLimitProperties {
 		this.missingKey = missingKey;
 	}
 
+	public Store getStore() {
+		return this.store;
+	}
+
+	public void setStore(Store store) {
+		this.store = store;
+	}
+
 	public Defaults getDefaults() {
 		return this.defaults;
+	}
+
+	public FailLocal getFailLocal() {
+		return this.failLocal;
 	}
 
 	public Redis getRedis() {
@@ -133,7 +153,8 @@ public class RateLimitProperties {
 
 		/**
 		 * What to do when Redis cannot answer in time: 'fail-open' lets the request through without rate-limit
-		 * fields, 'fail-closed' answers 503 Service Unavailable.
+		 * fields, 'fail-closed' answers 503 Service Unavailable, 'fail-local' decides the limit in this instance's
+		 * memory (with its share of the limit, see ratelimit.fail-local.*) until Redis answers again.
 		 */
 		private FailurePolicy failurePolicy = FailurePolicy.FAIL_OPEN;
 
@@ -628,6 +649,52 @@ public class RateLimitProperties {
 
 		public void setFailurePolicy(FailurePolicy failurePolicy) {
 			this.failurePolicy = failurePolicy;
+		}
+
+	}
+
+	/** Where the limits are counted. */
+	public enum Store {
+
+		/** In Redis, shared by every instance. */
+		REDIS,
+
+		/** In this instance's memory alone ({@code dev.ratelimit.core.InMemoryRateLimiter}). */
+		IN_MEMORY
+
+	}
+
+	/**
+	 * Limits with the 'fail-local' failure policy while Redis fails: each instance decides them in its own memory.
+	 */
+	public static class FailLocal {
+
+		/**
+		 * Number of instances that share a limit while Redis fails: each instance then allows the limit (and the
+		 * token bucket's capacity) divided by this number, rounded down. 1 gives every instance the whole limit.
+		 */
+		private int instances = 1;
+
+		/**
+		 * After a Redis failure, how long fail-local limits are decided locally without asking Redis; then one request
+		 * asks Redis again, and the others stay local until it answers.
+		 */
+		private Duration probeInterval = Duration.ofSeconds(1);
+
+		public int getInstances() {
+			return this.instances;
+		}
+
+		public void setInstances(int instances) {
+			this.instances = instances;
+		}
+
+		public Duration getProbeInterval() {
+			return this.probeInterval;
+		}
+
+		public void setProbeInterval(Duration probeInterval) {
+			this.probeInterval = probeInterval;
 		}
 
 	}

@@ -8,6 +8,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
+import dev.ratelimit.spring.autoconfigure.StoreCondition;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties.Redis.ClientType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -20,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.MethodMetadata;
@@ -27,7 +29,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * The limiter's own Redis client, and the {@link RateLimiter} on it.
+ * The limiter's own Redis client, and the {@link RateLimiter} on it ({@code ratelimit.store=redis}, the default).
  *
  * <p>
  * The client is not a bean of a type the application could inject (it lives inside the {@link ScriptExecutor}), and
@@ -38,6 +40,7 @@ import org.springframework.util.ClassUtils;
  * application has: Lettuce when present (one pipelined, asynchronous connection), else Jedis.
  */
 @Configuration(proxyBeanMethods = false)
+@Conditional(StoreCondition.OnRedis.class)
 public class RateLimitRedisConfiguration {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRedisConfiguration.class);

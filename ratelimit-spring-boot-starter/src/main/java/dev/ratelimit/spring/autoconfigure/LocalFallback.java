@@ -1,0 +1,92 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.ratelimit.core.InMemoryRateLimiter;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimiter;
+
+/**
+ * The {@link FailurePolicy#FAIL_LOCAL} side of the enforcer: this instance's own {@link InMemoryRateLimiter}, which
+ * decides fail-local limits with their local share while Redis fails, and a circuit breaker that spares requests
+ * the wait for a Redis that has just failed.
+ *
+ * <p>
+ * The breaker: after a Redis failure it is open for {@code ratelimit.fail-local.probe-interval}, and requests whose
+ * limits are all fail-local are decided locally without asking Redis. Then one request asks Redis (the probe)
+ * while the others stay local; an answer closes the breaker, a failure opens it again. Any Redis answer or failure,
+ * whatever the limits' policies, moves it: it follows the health of Redis, not of one limit.
+ */
+final class LocalFallback {
+
+	private static final long CLOSED = 0;
+
+	private final RateLimiter local = new InMemoryRateLimiter();
+
+	private final long probeIntervalNanos;
+
+	/** {@link #CLOSED}, or the {@link System#nanoTime()} until which Redis is not asked. */
+	private final AtomicLong openUntil = new AtomicLong(CLOSED);
+
+	private final AtomicBoolean probing = new AtomicBoolean();
+
+	LocalFallback(Duration probeInterval) {
+		this.probeIntervalNanos = probeInterval.toNanos();
+	}
+
+	/**
+	 * Whether limits that are all fail-local should be decided locally without asking Redis: while the breaker is
+	 * open, except for the one request that probes Redis once the interval has passed.
+	 */
+	boolean skipRedis() {
+		long until = this.openUntil.get();
+		if (until == CLOSED) {
+			return false;
+		}
+		if (System.nanoTime() - until < 0) {
+			return true;
+		}
+		return !this.probing.compareAndSet(false, true);
+	}
+
+	/** @return whether the breaker was open, i.e. Redis answers again after local decisions */
+	boolean redisAnswered() {
+		if (this.openUntil.get() == CLOSED) {
+			return false;
+		}
+		this.probing.set(false);
+		return this.openUntil.getAndSet(CLOSED) != CLOSED;
+	}
+
+	void redisFailed() {
+		long until = System.nanoTime() + this.probeIntervalNanos;
+		this.openUntil.set((until == CLOSED) ? 1 : until);
+		this.probing.set(false);
+	}
+
+	/**
+	 * The local decision of the fail-local limits among {@code limits}, or {@code null} when there are none. Limits
+	 * with one name are one budget here too: the request takes the sum of their costs.
+	 */
+	RateLimitDecision decide(String clientKey, List<ConfiguredLimit> limits) {
+		Map<String, LimitDefinition> byName = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : limits) {
+			if (limit.localShare() != null) {
+				byName.merge(limit.name(), limit.localShare(),
+						(first, second) -> first.withCost(first.cost() + second.cost()));
+			}
+		}
+		return byName.isEmpty() ? null : this.local.tryAcquire(clientKey, List.copyOf(byName.values()));
+	}
+
+	static boolean allFailLocal(List<ConfiguredLimit> limits) {
+		return limits.stream().allMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_LOCAL);
+	}
+
+}
