@@ -22,9 +22,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * State lives as long as the Redis key of the same decision would: a limit's state expires at the end of the TTL
  * the script would set (relative to the request's {@code now}, server or explicit time alike, plus the scripts'
  * margin of 1 s) and, counted as Redis counts relative TTLs, that long after its last write on this limiter's clock.
- * Expired state is never read, and it is dropped a few entries at a time as new clients arrive, so memory holds the
- * clients that could still affect a decision, not every client ever seen: a scan over a million client ids leaves
- * no more than the state written within the longest TTL.
+ * Expired state is never read. It is dropped as its client is next decided, and otherwise by a sweep that examines a
+ * few clients each time a new one arrives, so that removal outpaces growth: memory holds about the clients written
+ * within the longest TTL (plus those not yet reached by the sweep), not every client ever seen, and a scan over a
+ * million client ids does not grow the heap without bound.
  */
 public final class InMemoryRateLimiter implements RateLimiter {
 
