@@ -1,0 +1,256 @@
+package dev.ratelimit.benchmark;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.InMemoryRateLimiter;
+import dev.ratelimit.core.JedisScriptExecutor;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.test.TestRedis;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * Decisions per second through the Java API, for both backends, against {@code PING} (the floor of one Redis round
+ * trip) and a minimal one-command script, in one interleaved run: every round measures every scenario once, so a
+ * machine that gets busier slows all of them alike, and the table shows medians over the rounds. It starts its own
+ * {@code redis-server} ({@link TestRedis}: the one on the PATH, else the binary of embedded-redis).
+ *
+ * <p>
+ * Arguments (all optional): {@code --threads=16 --seconds=2 --rounds=3 --warmup=1}. See {@code docs/BENCHMARKS.md}.
+ */
+public final class JavaApiBenchmark {
+
+	/** One operation of a scenario; {@code random} is the calling thread's. */
+	interface Operation {
+
+		/** @return whether it was admitted (for scenarios without a decision, true) */
+		boolean run(ThreadLocalRandom random);
+
+	}
+
+	record Scenario(String name, Operation operation) {
+	}
+
+	record Measurement(double opsPerSecond, double p50Micros, double p99Micros, double admittedShare) {
+	}
+
+	private JavaApiBenchmark() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Map<String, Integer> options = options(args);
+		int threads = options.getOrDefault("threads", 16);
+		int seconds = options.getOrDefault("seconds", 2);
+		int rounds = options.getOrDefault("rounds", 3);
+		int warmup = options.getOrDefault("warmup", 1);
+		GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+		pool.setMaxTotal(threads);
+		pool.setMaxIdle(threads);
+		try (TestRedis redis = TestRedis.start(); JedisPooled jedis = new JedisPooled(pool, redis.host(), redis.port())) {
+			System.out.printf(Locale.ROOT, "Redis %s on %s:%d; %d threads, %d rounds of %d s per scenario, Java %s, %d cores%n",
+					version(jedis.info("server")),
+					redis.host(), redis.port(), threads, rounds, seconds, System.getProperty("java.version"),
+					Runtime.getRuntime().availableProcessors());
+			List<Scenario> scenarios = scenarios(jedis);
+			Map<String, List<Measurement>> results = new LinkedHashMap<>();
+			for (int round = 1; round <= rounds; round++) {
+				for (Scenario scenario : scenarios) {
+					if (round == 1 && warmup > 0) {
+						measure(scenario, threads, warmup);
+					}
+					results.computeIfAbsent(scenario.name(), (name) -> new ArrayList<>())
+						.add(measure(scenario, threads, seconds));
+				}
+				System.out.printf(Locale.ROOT, "round %d of %d done%n", round, rounds);
+			}
+			print(results);
+		}
+	}
+
+	private static String version(String info) {
+		int at = info.indexOf("redis_version:");
+		if (at < 0) {
+			return "?";
+		}
+		int end = at + 14;
+		while (end < info.length() && !Character.isWhitespace(info.charAt(end))) {
+			end++;
+		}
+		return info.substring(at + 14, end);
+	}
+
+	private static List<Scenario> scenarios(JedisPooled jedis) {
+		List<Scenario> scenarios = new ArrayList<>();
+		scenarios.add(new Scenario("PING", (random) -> "PONG".equals(jedis.ping())));
+		String exists = "return redis.call('EXISTS', KEYS[1])";
+		String sha = jedis.scriptLoad(exists);
+		scenarios.add(new Scenario("EVALSHA of one command (EXISTS)",
+				(random) -> jedis.evalsha(sha, List.of("bench:exists"), List.of()) != null));
+		RateLimiter onRedis = new RedisRateLimiter(new JedisScriptExecutor(jedis), "bench:");
+		RateLimiter inMemory = new InMemoryRateLimiter();
+		for (Algorithm algorithm : Algorithm.values()) {
+			for (boolean admitted : new boolean[] { true, false }) {
+				LimitDefinition limit = limit(algorithm, admitted);
+				for (int keys : new int[] { 1, 1000 }) {
+					String shape = algorithm.name().toLowerCase(Locale.ROOT).replace('_', '-') + ", "
+							+ ((keys == 1) ? "1 hot key" : keys + " keys") + ", " + (admitted ? "admitting" : "denying");
+					scenarios.add(new Scenario("redis     " + shape, decide(onRedis, limit, keys)));
+					scenarios.add(new Scenario("in-memory " + shape, decide(inMemory, limit, keys)));
+				}
+			}
+		}
+		return scenarios;
+	}
+
+	/**
+	 * Admitting: a limit no benchmark reaches (the sliding log's largest limit over 1 ms, as it keeps one entry per
+	 * unit). Denying: 1 per hour, so that all but a client's first request are denied.
+	 */
+	private static LimitDefinition limit(Algorithm algorithm, boolean admitted) {
+		String name = "bench-" + (admitted ? "admit" : "deny");
+		if (!admitted) {
+			return LimitDefinition.of(name, algorithm, 1, Duration.ofHours(1));
+		}
+		if (algorithm == Algorithm.SLIDING_LOG) {
+			return LimitDefinition.of(name, algorithm, LimitDefinition.MAX_SLIDING_LOG_LIMIT, Duration.ofMillis(1));
+		}
+		return LimitDefinition.of(name, algorithm, 1_000_000_000, Duration.ofSeconds(1));
+	}
+
+	private static Operation decide(RateLimiter limiter, LimitDefinition limit, int keys) {
+		if (keys == 1) {
+			return (random) -> limiter.tryAcquire("hot", limit).allowed();
+		}
+		String[] clients = new String[keys];
+		for (int i = 0; i < keys; i++) {
+			clients[i] = "client-" + i;
+		}
+		return (random) -> limiter.tryAcquire(clients[random.nextInt(keys)], limit).allowed();
+	}
+
+	/**
+	 * Runs {@code scenario} on {@code threads} threads for {@code seconds}; latencies in a histogram of 0.1 µs buckets
+	 * up to 20 ms (longer ones count as 20 ms).
+	 */
+	private static Measurement measure(Scenario scenario, int threads, int seconds) throws InterruptedException {
+		int buckets = 200_000;
+		long[][] histograms = new long[threads][buckets + 1];
+		long[] operations = new long[threads];
+		long[] admitted = new long[threads];
+		AtomicBoolean running = new AtomicBoolean(true);
+		CountDownLatch start = new CountDownLatch(1);
+		List<Thread> workers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			int index = t;
+			Thread worker = new Thread(() -> {
+				ThreadLocalRandom random = ThreadLocalRandom.current();
+				long[] histogram = histograms[index];
+				try {
+					start.await();
+				}
+				catch (InterruptedException ex) {
+					return;
+				}
+				while (running.get()) {
+					long began = System.nanoTime();
+					boolean allowed = scenario.operation().run(random);
+					long tenths = (System.nanoTime() - began) / 100;
+					histogram[(int) Math.min(tenths, buckets)]++;
+					operations[index]++;
+					if (allowed) {
+						admitted[index]++;
+					}
+				}
+			}, "bench-" + t);
+			worker.start();
+			workers.add(worker);
+		}
+		long began = System.nanoTime();
+		start.countDown();
+		Thread.sleep(seconds * 1000L);
+		running.set(false);
+		for (Thread worker : workers) {
+			worker.join();
+		}
+		double elapsed = (System.nanoTime() - began) / 1e9;
+		long total = 0;
+		long allowed = 0;
+		long[] merged = new long[buckets + 1];
+		for (int t = 0; t < threads; t++) {
+			total += operations[t];
+			allowed += admitted[t];
+			for (int b = 0; b <= buckets; b++) {
+				merged[b] += histograms[t][b];
+			}
+		}
+		return new Measurement(total / elapsed, percentile(merged, total, 0.50), percentile(merged, total, 0.99),
+				(total == 0) ? 0 : (double) allowed / total);
+	}
+
+	/** The quantile in µs. */
+	private static double percentile(long[] histogram, long total, double quantile) {
+		long rank = (long) Math.ceil(quantile * total);
+		long seen = 0;
+		for (int tenths = 0; tenths < histogram.length; tenths++) {
+			seen += histogram[tenths];
+			if (seen >= rank) {
+				return tenths / 10.0;
+			}
+		}
+		return (histogram.length - 1) / 10.0;
+	}
+
+	private static void print(Map<String, List<Measurement>> results) {
+		double ping = median(results.get("PING"), Measurement::opsPerSecond);
+		System.out.println();
+		System.out.printf(Locale.ROOT, "| %-56s | %12s | %8s | %8s | %8s | %9s |%n", "scenario", "ops/s", "x PING",
+				"p50 µs", "p99 µs", "admitted");
+		System.out.printf(Locale.ROOT, "| %-56s | %12s | %8s | %8s | %8s | %9s |%n", "---", "---:", "---:", "---:",
+				"---:", "---:");
+		for (Map.Entry<String, List<Measurement>> entry : results.entrySet()) {
+			List<Measurement> rounds = entry.getValue();
+			double ops = median(rounds, Measurement::opsPerSecond);
+			System.out.printf(Locale.ROOT, "| %-56s | %12.0f | %8.2f | %8.1f | %8.1f | %8.1f%% |%n", entry.getKey(),
+					ops, ops / ping, median(rounds, Measurement::p50Micros), median(rounds, Measurement::p99Micros),
+					100 * median(rounds, Measurement::admittedShare));
+		}
+	}
+
+	private static double median(List<Measurement> rounds, java.util.function.ToDoubleFunction<Measurement> field) {
+		double[] values = rounds.stream().mapToDouble(field).sorted().toArray();
+		int middle = values.length / 2;
+		return (values.length % 2 == 1) ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+	}
+
+	private static Map<String, Integer> options(String[] args) {
+		Map<String, Integer> options = new LinkedHashMap<>();
+		for (String arg : args) {
+			if (!arg.startsWith("--") || !arg.contains("=")) {
+				throw new IllegalArgumentException("arguments are --name=number, such as --threads=16, but got " + arg);
+			}
+			String name = arg.substring(2, arg.indexOf('='));
+			if (!List.of("threads", "seconds", "rounds", "warmup").contains(name)) {
+				throw new IllegalArgumentException("unknown argument " + arg + "; use --threads, --seconds, --rounds, --warmup");
+			}
+			int value = Integer.parseInt(arg.substring(arg.indexOf('=') + 1));
+			if (value < (name.equals("warmup") ? 0 : 1)) {
+				throw new IllegalArgumentException(arg + " must be at least " + (name.equals("warmup") ? 0 : 1));
+			}
+			options.put(name, value);
+		}
+		return options;
+	}
+
+}
