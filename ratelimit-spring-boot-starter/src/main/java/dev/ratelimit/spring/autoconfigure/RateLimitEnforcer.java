@@ -214,6 +214,10 @@ public final class RateLimitEnforcer {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+		if (decision.isDone()) {
+			// decided already (the in-memory store decides on the calling thread): no deadline to watch
+			return decision;
+		}
 		CompletableFuture<RateLimitDecision> bounded = new CompletableFuture<>();
 		Runnable cancelTimeout = this.timeouts.schedule(() -> {
 			if (bounded.completeExceptionally(new TimeoutException())) {
