@@ -20,7 +20,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * {@code --compare}: starts the application without its web server, runs {@link ReferenceComparison} through the
  * {@link RateLimiter} bean, prints {@link ComparisonReport} to standard output and ends. Redis is found as in the web
- * application: {@code spring.data.redis.url}, {@code REDIS_URL}, or an embedded server.
+ * application: {@code spring.data.redis.url}, {@code REDIS_URL}, or an embedded server. With
+ * {@code ratelimit.store=in-memory} no Redis is started or contacted: the comparison runs on the in-memory limiter,
+ * and the report has no Redis memory to show.
  */
 final class ComparisonCommand {
 
@@ -45,11 +47,18 @@ final class ComparisonCommand {
 			// application (250 ms) is no measure for it. Defaults, so that any configured value wins.
 			.properties("logging.level.root=warn", "ratelimit.redis.timeout=10s", "ratelimit.redis.connect-timeout=10s");
 		try (ConfigurableApplicationContext context = application.run(applicationArgs)) {
-			RedisInspector redis = new RedisInspector(limitersRedis(context));
-			ReferenceComparison.Results results = new ReferenceComparison(context.getBean(RateLimiter.class), redis,
-					keyPrefix)
-				.run();
-			System.out.print(ComparisonReport.format(results, describeRedis(context), redis.version(), keyPrefix));
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			String report;
+			if (InMemoryStore.isSelected(context.getEnvironment())) {
+				// Nothing in Redis to measure or remove: the limiter's state lives, and expires, in this process.
+				report = ComparisonReport.formatInMemory(new ReferenceComparison(limiter, null, keyPrefix).run());
+			}
+			else {
+				RedisInspector redis = new RedisInspector(limitersRedis(context));
+				ReferenceComparison.Results results = new ReferenceComparison(limiter, redis, keyPrefix).run();
+				report = ComparisonReport.format(results, describeRedis(context), redis.version(), keyPrefix);
+			}
+			System.out.print(report);
 			System.out.flush();
 			return 0;
 		}

@@ -10,23 +10,58 @@ import dev.ratelimit.core.Algorithm;
  */
 final class ComparisonReport {
 
+	/** Printed in place of the memory table when the limiter keeps its state in memory. */
+	private static final String IN_MEMORY_MEMORY = "Memory per client after the steady run: n/a (in-memory store):"
+			+ " MEMORY USAGE measures Redis keys, and with ratelimit.store=in-memory the limiter writes none.\n";
+
 	private ComparisonReport() {
 	}
 
 	/**
-	 * @param results what the comparison measured
+	 * The report of a run on Redis.
+	 * @param results what the comparison measured, with the memory of each steady run
 	 * @param redis which Redis was used, for the header
 	 * @param version its {@code redis_version}
 	 * @param keyPrefix the run's key prefix
 	 */
 	static String format(ReferenceComparison.Results results, String redis, String version, String keyPrefix) {
-		StringBuilder out = new StringBuilder();
+		StringBuilder out = header(new StringBuilder());
+		out.append("Redis ").append(version).append(" at ").append(redis).append(", keys under ").append(keyPrefix)
+			.append(" (removed afterwards)\n\n");
+		tables(out, results);
+
+		out.append("\nMemory per client after the steady run (MEMORY USAGE, Redis ").append(version).append("):\n\n");
+		out.append("| algorithm | keys | bytes |\n|---|---|---|\n");
+		for (ReferenceComparison.SteadyRow row : results.steady()) {
+			out.append(String.format(Locale.ROOT, "| %s | %d | %d |%n", name(row.algorithm()), row.memory().keys(),
+					row.memory().bytes()));
+		}
+		return out.toString();
+	}
+
+	/**
+	 * The report of a run on the in-memory store ({@code ratelimit.store=in-memory}): the same tables of admitted
+	 * requests, and no memory table, there being no Redis to measure.
+	 */
+	static String formatInMemory(ReferenceComparison.Results results) {
+		StringBuilder out = header(new StringBuilder());
+		out.append("In-memory store (ratelimit.store=in-memory): the limiter counts in this process's memory,")
+			.append(" no Redis is used\n\n");
+		tables(out, results);
+		out.append('\n').append(IN_MEMORY_MEMORY);
+		return out.toString();
+	}
+
+	private static StringBuilder header(StringBuilder out) {
 		out.append("Reference results of docs/ALGORITHMS.md, through the application's RateLimiter\n");
 		out.append("Limit ").append(ReferenceComparison.LIMIT).append(" per 1 s (token bucket: capacity ")
 			.append(ReferenceComparison.LIMIT).append(", ").append(ReferenceComparison.LIMIT)
 			.append(" per second), cost 1, explicit time, T0 = ").append(ReferenceComparison.T0).append('\n');
-		out.append("Redis ").append(version).append(" at ").append(redis).append(", keys under ").append(keyPrefix)
-			.append(" (removed afterwards)\n\n");
+		return out;
+	}
+
+	/** The two tables of admitted requests. */
+	private static void tables(StringBuilder out, ReferenceComparison.Results results) {
 
 		out.append("Boundary burst: 15 requests at T0 + 990, then 15 at T0 + 1010, one client.\n\n");
 		out.append("| algorithm | admitted at 0.990 s | admitted at 1.010 s | total |\n|---|---|---|---|\n");
@@ -45,14 +80,6 @@ final class ComparisonReport {
 			out.append(String.format(Locale.ROOT, "| %s | %d | %d |%n", name(row.algorithm()), row.admitted(),
 					row.mostInOneSecond()));
 		}
-
-		out.append("\nMemory per client after the steady run (MEMORY USAGE, Redis ").append(version).append("):\n\n");
-		out.append("| algorithm | keys | bytes |\n|---|---|---|\n");
-		for (ReferenceComparison.SteadyRow row : results.steady()) {
-			out.append(String.format(Locale.ROOT, "| %s | %d | %d |%n", name(row.algorithm()), row.memory().keys(),
-					row.memory().bytes()));
-		}
-		return out.toString();
 	}
 
 	/** "fixed window", "sliding window counter": the spec's names. */

@@ -34,6 +34,11 @@ import org.springframework.util.StringUtils;
  * server off (Spring Boot's default, {@code localhost:6379}, applies then).
  *
  * <p>
+ * With {@code ratelimit.store=in-memory} the limits are counted in this instance's memory and the sample needs no
+ * Redis: no server is started, whatever is configured, and the application logs that once. (Spring Boot's own
+ * Redis connection factory still exists then, unused: it connects only when used.)
+ *
+ * <p>
  * Registered in {@code META-INF/spring.factories}: a bean would come too late, after the connection factory could
  * have been built.
  */
@@ -75,7 +80,15 @@ public class EmbeddedRedisListener implements ApplicationListener<ApplicationEve
 			environment.getPropertySources()
 				.addLast(new MapPropertySource("redisUrlVariable", Map.of("spring.data.redis.url", redisUrl)));
 		}
-		if (this.server != null || !environment.getProperty("sample.redis.embedded", Boolean.class, true)
+		if (this.server != null) {
+			return;
+		}
+		if (InMemoryStore.isSelected(environment)) {
+			logger.info("ratelimit.store=in-memory: the limits are counted in this instance's memory only, not shared"
+					+ " with other instances; no Redis is started or used");
+			return;
+		}
+		if (!environment.getProperty("sample.redis.embedded", Boolean.class, true)
 				|| REDIS_PROPERTIES.stream().anyMatch(environment::containsProperty)) {
 			return;
 		}

@@ -15,12 +15,14 @@ import dev.ratelimit.core.RateLimiter;
 
 /**
  * The two experiments of {@code docs/ALGORITHMS.md} ("Reference results"), run through the application's
- * {@link RateLimiter} against the Redis it uses, with explicit time: limit 10 per 1 s (token bucket: capacity 10,
- * 10 per second), cost 1, from {@code T0 = 1791860000000} ms. The spec's tables are the expected output.
+ * {@link RateLimiter} (on the Redis it uses, or in memory with {@code ratelimit.store=in-memory}), with explicit
+ * time: limit 10 per 1 s (token bucket: capacity 10, 10 per second), cost 1, from {@code T0 = 1791860000000} ms. The
+ * spec's tables are the expected output.
  *
  * <p>
- * Every run must use a key prefix of its own: the scripts never move stored time backwards, so state left by an
- * earlier run at the same explicit times would change the counts.
+ * On Redis, every run must use a key prefix of its own: the scripts never move stored time backwards, so state left
+ * by an earlier run at the same explicit times would change the counts. In memory, every run starts from an empty
+ * limiter of its own JVM.
  */
 final class ReferenceComparison {
 
@@ -42,6 +44,7 @@ final class ReferenceComparison {
 
 	}
 
+	/** {@code memory} is null when the limiter keeps no state in Redis. */
 	record SteadyRow(Algorithm algorithm, int admitted, int mostInOneSecond, RedisInspector.Memory memory) {
 	}
 
@@ -56,7 +59,8 @@ final class ReferenceComparison {
 
 	/**
 	 * @param limiter the application's limiter
-	 * @param redis the Redis the limiter writes to
+	 * @param redis the Redis the limiter writes to, or null when it writes to none (the in-memory store): then no
+	 * memory is measured and no key removed, the limiter's state expiring on its own
 	 * @param keyPrefix the prefix the limiter writes under, used by no one else
 	 */
 	ReferenceComparison(RateLimiter limiter, RedisInspector redis, String keyPrefix) {
@@ -65,7 +69,7 @@ final class ReferenceComparison {
 		this.keyPrefix = keyPrefix;
 	}
 
-	/** Runs both experiments for the four algorithms, then removes the keys it wrote. */
+	/** Runs both experiments for the four algorithms, then removes the keys it wrote to Redis, if any. */
 	Results run() {
 		try {
 			warmUp();
@@ -81,12 +85,15 @@ final class ReferenceComparison {
 			return new Results(burst, offsets.length, steady);
 		}
 		finally {
-			this.redis.delete(this.keyPrefix + "*");
+			if (this.redis != null) {
+				this.redis.delete(this.keyPrefix + "*");
+			}
 		}
 	}
 
 	/**
-	 * Loads the script into Redis, opens the pooled connections and gets the JIT going before anything is counted.
+	 * On Redis, loads the script and opens the pooled connections; in either store, gets the JIT going before anything
+	 * is counted.
 	 * The boundary burst is sensitive to speed: explicit time stands still during its 15 requests while the keys'
 	 * time to live runs on the server's clock, and the fixed window's key, written 10 ms before its window ends,
 	 * lives 10 ms.
@@ -103,7 +110,7 @@ final class ReferenceComparison {
 		return new BurstRow(algorithm, admitted(limit, 15, T0 + 990), admitted(limit, 15, T0 + 1010));
 	}
 
-	/** One request at T0 + offset for each offset of the fixture; the memory is measured right after. */
+	/** One request at T0 + offset for each offset of the fixture; the memory in Redis is measured right after. */
 	private SteadyRow steadyOverload(Algorithm algorithm, long[] offsets) {
 		LimitDefinition limit = limit("steady", algorithm);
 		List<Long> admitted = new ArrayList<>();
@@ -114,7 +121,8 @@ final class ReferenceComparison {
 		}
 		// The keys' time to live runs on the server's clock from the last write, at least ~350 ms for this
 		// fixture: measure at once.
-		RedisInspector.Memory memory = this.redis.memory(this.keyPrefix + "*:" + limit.name() + ":*");
+		RedisInspector.Memory memory = (this.redis != null)
+				? this.redis.memory(this.keyPrefix + "*:" + limit.name() + ":*") : null;
 		return new SteadyRow(algorithm, admitted.size(), mostInAnySecond(admitted), memory);
 	}
 

@@ -55,10 +55,16 @@ final class SampleProcess implements AutoCloseable {
 	 * @param redisUrl passed as {@code --spring.data.redis.url}; the limiter's timeout is 10 s
 	 */
 	static SampleProcess web(String name, String redisUrl) {
-		int port = freePort();
 		// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
-		return launch(name, Map.of(), port, "--server.port=" + port, "--spring.data.redis.url=" + redisUrl,
-				"--ratelimit.redis.timeout=10s");
+		return webWith(name, "--spring.data.redis.url=" + redisUrl, "--ratelimit.redis.timeout=10s");
+	}
+
+	/** Starts the web application on a free port with {@code args}. */
+	static SampleProcess webWith(String name, String... args) {
+		int port = freePort();
+		List<String> all = new ArrayList<>(List.of("--server.port=" + port));
+		all.addAll(List.of(args));
+		return launch(name, Map.of(), port, all.toArray(String[]::new));
 	}
 
 	/**
@@ -139,6 +145,11 @@ final class SampleProcess implements AutoCloseable {
 		}
 	}
 
+	/** The processes this one started that are still running (an embedded redis-server would be one). */
+	List<ProcessHandle> runningDescendants() {
+		return this.process.descendants().filter(ProcessHandle::isAlive).toList();
+	}
+
 	URI uri(String path) {
 		return URI.create("http://127.0.0.1:" + this.port + path);
 	}
@@ -183,7 +194,8 @@ final class SampleProcess implements AutoCloseable {
 		return this.name;
 	}
 
-	private static int freePort() {
+	/** A loopback port that nothing listened on a moment ago. */
+	static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
