@@ -148,6 +148,18 @@ public final class InMemoryRateLimiter implements RateLimiter {
 		}
 	}
 
+	/** The state of {@code limit} for {@code clientId} as text, or "(no state)"; for tests and failure messages. */
+	String describe(String clientId, LimitDefinition limit) {
+		ClientState client = this.clients.get(clientId);
+		if (client == null) {
+			return "(no state)";
+		}
+		synchronized (client) {
+			MemoryState state = client.find(limit);
+			return (state != null && state.stored) ? state.toString() : "(no state)";
+		}
+	}
+
 	/** The states of one client, one per limit identity; guarded by its own monitor. */
 	private static final class ClientState {
 
@@ -182,6 +194,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 		RateLimitDecision decide(long now, long clockNow, List<LimitDefinition> limits) {
 			int size = limits.size();
 			MemoryState[] used = new MemoryState[size];
+			boolean[] listed = new boolean[size];
 			MemoryState.Verdict[] verdicts = new MemoryState.Verdict[size];
 			boolean allAllowed = true;
 			for (int i = 0; i < size; i++) {
@@ -192,6 +205,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 					remove(state);
 					state = null;
 				}
+				listed[i] = state != null;
 				if (state == null) {
 					state = MemoryState.create(limit.algorithm());
 				}
@@ -202,12 +216,16 @@ public final class InMemoryRateLimiter implements RateLimiter {
 			List<LimitDecision> decisions = new ArrayList<>(size);
 			for (int i = 0; i < size; i++) {
 				if (allAllowed) {
-					boolean wasStored = used[i].stored;
 					verdicts[i].commit();
-					if (!wasStored) {
-						this.identities.add(limits.get(i));
-						this.states.add(used[i]);
-					}
+				}
+				if (used[i].stored && !listed[i]) {
+					this.identities.add(limits.get(i));
+					this.states.add(used[i]);
+				}
+				else if (!used[i].stored && listed[i]) {
+					// deciding emptied it (a sliding log trimmed to nothing), as the script's ZREMRANGEBYSCORE
+					// deletes its key
+					remove(used[i]);
 				}
 				decisions.add(verdicts[i].toDecision(limits.get(i)));
 			}

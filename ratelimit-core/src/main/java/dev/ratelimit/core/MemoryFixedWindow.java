@@ -62,4 +62,9 @@ final class MemoryFixedWindow extends MemoryState {
 		return moreAfter(limit - n, limit, (c) -> wait(n, c, limit, windowEnd, at));
 	}
 
+	@Override
+	public String toString() {
+		return "fw[w=" + this.w + ", c=" + this.c + ", expiresAt=" + this.expiresAt + "]";
+	}
+
 }

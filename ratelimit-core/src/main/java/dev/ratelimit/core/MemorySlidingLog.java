@@ -34,6 +34,12 @@ final class MemorySlidingLog extends MemoryState {
 			this.total -= this.units[this.head];
 			this.head++;
 		}
+		if (this.head == this.tail) {
+			// a sorted set trimmed to nothing is deleted by Redis, key and TTL: no state until the next admission
+			this.stored = false;
+			this.head = 0;
+			this.tail = 0;
+		}
 		long time = at;
 		long count = this.total;
 		if (cost > limit) {
@@ -106,6 +112,16 @@ final class MemorySlidingLog extends MemoryState {
 
 	private long more(long n, long limit, long window, long at) {
 		return moreAfter(limit - n, limit, (c) -> wait(n, c, limit, window, at));
+	}
+
+	/** The runs as {@code score x units}, oldest first. */
+	@Override
+	public String toString() {
+		StringBuilder text = new StringBuilder("sl[");
+		for (int i = this.head; i < this.tail; i++) {
+			text.append((i > this.head) ? ", " : "").append(this.scores[i]).append('x').append(this.units[i]);
+		}
+		return text.append("; expiresAt=").append(this.expiresAt).append(']').toString();
 	}
 
 }

@@ -64,6 +64,11 @@ final class MemorySlidingWindowCounter extends MemoryState {
 		return n + Math.floorDiv(prev * (window - r), window);
 	}
 
+	@Override
+	public String toString() {
+		return "swc[w=" + this.w + ", c=" + this.c + ", p=" + this.p + ", expiresAt=" + this.expiresAt + "]";
+	}
+
 	private static long more(long limit, long window, long r, long n, long prev) {
 		return moreAfter(limit - estimate(n, prev, window, r), limit, (c) -> wait(limit, window, r, n, prev, c));
 	}

@@ -67,4 +67,9 @@ final class MemoryTokenBucket extends MemoryState {
 		return moreAfter(Math.floorDiv(t, window), capacity, (c) -> wait(t, c, window, limit));
 	}
 
+	@Override
+	public String toString() {
+		return "tb[t=" + this.t + ", ts=" + this.ts + ", expiresAt=" + this.expiresAt + "]";
+	}
+
 }

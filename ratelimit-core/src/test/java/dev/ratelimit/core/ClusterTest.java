@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class ClusterTest {
 
-	static final long T0 = ReferenceResultsTest.T0;
+	static final long T0 = ReferenceResults.T0;
 
 	private static TestRedisCluster redis;
 

@@ -2,7 +2,10 @@ package dev.ratelimit.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,36 +29,38 @@ import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * Differential test: random request sequences decided both by the Redis limiter (the Lua scripts, explicit time)
- * and by {@link ExactModel}, an independent exact implementation of {@code docs/ALGORITHMS.md}; every decision
- * must be identical ({@code allowed}, {@code remaining}, {@code retryAfterMs}, {@code resetAfterMs},
- * {@code moreAfterMs}).
+ * Differential test: random request sequences, each request decided three ways: by the Redis limiter (the Lua
+ * scripts, explicit time), by a fresh {@link InMemoryRateLimiter} (explicit time, on a fixed clock) and by
+ * {@link ExactModel}, an independent exact implementation of {@code docs/ALGORITHMS.md}. Each backend must agree
+ * with the model ({@code allowed}, {@code remaining}, {@code retryAfterMs}, {@code resetAfterMs},
+ * {@code moreAfterMs}), and the two backends must agree with each other on all five fields for every request.
  *
  * <p>
  * Where the spec leaves open what a request earlier than a previous request of the same key reports as its
- * waits, only {@code allowed} and {@code remaining} are compared for such a request.
+ * waits, only {@code allowed} and {@code remaining} are compared with the model for such a request; Redis and the
+ * in-memory limiter, which must make the same decisions, are still compared on all five fields.
  *
  * <p>
  * Explicit time and key expiry: the scripts set relative TTLs computed from the explicit {@code now}, but Redis
  * expires keys by its own wall clock, which in this test runs much faster than the explicit clock (thousands of
  * requests at nearly the same explicit ms), so a key whose TTL is 1 ms would vanish between two requests at the
  * same explicit ms. {@link ExplicitClockExecutor} therefore moves expiry onto the explicit clock: it runs the
- * script's source unchanged, with the same keys and arguments, as a function inside a script that then reads the
- * {@code PTTL} of each key and {@code PERSIST}s it (within one script call Redis checks expiry against the
- * script's start, so nothing can expire in between); it remembers each key's expiry as {@code now + TTL} in
- * explicit time, and deletes the key when a later request's {@code now} has passed that instant. The TTL the
- * script set is taken as {@code PTTL} plus the server time that passed between {@code TIME} before the script and
- * {@code TIME} after the {@code PTTL}s: an upper bound, so that wall-clock jitter never makes a key look
- * shorter-lived than the script made it. A TTL too short for the algorithm therefore still shows up; wall-clock
- * timing does not.
+ * script's source unchanged, with the same keys and arguments, as a function inside a script that records the TTL
+ * argument of every {@code PEXPIRE} the source makes, then reads the {@code PTTL} of each key and
+ * {@code PERSIST}s it (within one script call Redis checks expiry against the script's start, so nothing can
+ * expire in between). It remembers each key's expiry exactly, as {@code now + TTL} in explicit time, and deletes
+ * the key when a later request's {@code now} has passed that instant, as Redis does ({@code now > expiry}). The
+ * in-memory limiter expires a state at the same instant by design; after every call the test checks that it does,
+ * for every state of every client ({@link InMemoryRateLimiter#expiresAt} against the executor's expiry).
  *
  * <p>
- * Rule 4 is also checked directly: after every call, each key must still exist on the explicit clock for at least
- * the model's {@code resetAfterMs} (until then the limiter is not back to full allowance, so its state matters);
- * a key the script leaves without a TTL fails the test too. When a key then expires on the explicit clock, the
- * model forgets that limit's state as well: by then the limiter is back to full allowance, so nothing changes for
- * requests at later times, but a request that goes back in time finds no stored state in Redis, and the spec lets
- * state expire; the model must not hold such a request to a stored time that no longer exists.
+ * Rule 4 is also checked directly: after every call, each key, and each in-memory state, must still exist on the
+ * explicit clock for at least the model's {@code resetAfterMs} (until then the limiter is not back to full
+ * allowance, so its state matters); a key the script leaves without a TTL fails the test too. When a key then
+ * expires on the explicit clock, the model forgets that limit's state as well: by then the limiter is back to full
+ * allowance, so nothing changes for requests at later times, but a request that goes back in time finds no stored
+ * state in Redis, and the spec lets state expire; the model must not hold such a request to a stored time that no
+ * longer exists.
  *
  * <p>
  * Sizes: limits 1..20, sometimes 10^6 or 10^9 (the sliding log: 10^4, because every admitted unit is a sorted-set
@@ -63,8 +68,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * 1..limit, exactly the last {@code remaining} (or one more), and sometimes above the limit (never admitted).
  *
  * <p>
- * A disagreement retires that client (its two states have diverged). A key found to live too short is recorded
- * and then kept (on the explicit clock) as long as the spec requires, so that the comparison of decisions goes on.
+ * A disagreement retires that client (its states have diverged). A key found to live too short is recorded and
+ * then kept (on the explicit clock) as long as the spec requires, so that the comparison of decisions goes on.
  * The test fails at the end listing every disagreement and the first too-short TTLs, each with the seed, step,
  * request and the client's recent history.
  */
@@ -143,7 +148,9 @@ class DifferentialTest {
 		run.finish();
 	}
 
-	/** One test's comparison: the two limiters, counters and the disagreements found. */
+	/**
+	 * One test's comparison: the three deciders (Redis, in memory, the model), counters and the disagreements found.
+	 */
 	private static final class Run {
 
 		private final String label;
@@ -153,6 +160,13 @@ class DifferentialTest {
 		private final RedisKeys keys;
 
 		private final RedisRateLimiter redisLimiter;
+
+		/**
+		 * On a fixed clock: its relative TTLs (counted on that clock) never run out, so its state expires only on
+		 * the explicit time of the requests, at the instant its Redis key does on the executor's explicit clock.
+		 */
+		private final InMemoryRateLimiter memoryLimiter = new InMemoryRateLimiter(
+				Clock.fixed(Instant.ofEpochMilli(T0), ZoneOffset.UTC));
 
 		private final ExactModel model = new ExactModel();
 
@@ -165,6 +179,10 @@ class DifferentialTest {
 		private long decisions;
 
 		private long waitsCompared;
+
+		private long backwardsCompared;
+
+		private long expiriesCompared;
 
 		private long denied;
 
@@ -195,12 +213,13 @@ class DifferentialTest {
 				for (LimitDefinition limit : request) {
 					before.add(this.model.describe(client.id, limit));
 				}
-				RateLimitDecision actual = this.redisLimiter.tryAcquire(client.id, request, now);
+				RateLimitDecision redis = this.redisLimiter.tryAcquire(client.id, request, now);
 				for (LimitDefinition limit : request) {
 					if (this.executor.expiredInLastCall.contains(this.keys.key(client.id, limit))) {
 						this.model.forget(client.id, limit);
 					}
 				}
+				RateLimitDecision memory = this.memoryLimiter.tryAcquire(client.id, request, now);
 				List<ExactModel.Decision> expected = this.model.decide(client.id, request, now);
 				this.requests++;
 
@@ -210,46 +229,69 @@ class DifferentialTest {
 				StringBuilder shortTtl = new StringBuilder();
 				boolean allExpected = true;
 				for (int i = 0; i < request.size(); i++) {
-					LimitDecision got = actual.decisions().get(i);
+					LimitDefinition limit = request.get(i);
+					Fields fromRedis = Fields.of(redis.decisions().get(i));
+					Fields fromMemory = Fields.of(memory.decisions().get(i));
 					ExactModel.Decision want = expected.get(i);
+					Fields fromModel = Fields.of(want);
 					allExpected &= want.allowed();
 					this.decisions++;
-					boolean same = got.allowed() == want.allowed() && got.remaining() == want.remaining();
 					if (!backwards) {
 						this.waitsCompared++;
-						same &= got.retryAfterMs() == want.retryAfterMs() && got.resetAfterMs() == want.resetAfterMs()
-								&& got.moreAfterMs() == want.moreAfterMs();
 					}
-					// rule 4: the key must live at least until the limiter is back to full allowance
-					String key = this.keys.key(client.id, request.get(i));
+					else {
+						this.backwardsCompared++;
+					}
+					// each backend against the model: all five fields, or only allowed and remaining for a request
+					// earlier than a previous one (the spec leaves its waits open)
+					boolean redisAgrees = backwards ? fromRedis.sameVerdict(fromModel) : fromRedis.equals(fromModel);
+					boolean memoryAgrees = backwards ? fromMemory.sameVerdict(fromModel)
+							: fromMemory.equals(fromModel);
+					// the two backends against each other: all five fields, always
+					boolean backendsAgree = fromRedis.equals(fromMemory);
+					String key = this.keys.key(client.id, limit);
+					// rule 4: the state must live at least until the limiter is back to full allowance
 					long lifetime = this.executor.lifetime(key, now);
 					if (want.resetAfterMs() > 0 && lifetime < want.resetAfterMs() - 1) {
-						shortTtl.append("\n    limit ").append(request.get(i).name()).append(": the key lives ")
+						shortTtl.append("\n    limit ").append(limit.name()).append(": the key lives ")
 							.append(lifetime).append(" ms more (on the explicit clock) but the model needs its state for ")
-							.append(want.resetAfterMs()).append(" ms (resetAfterMs); redis=").append(text(got))
-							.append(" model=").append(text(want)).append("\n      model state after: ")
-							.append(this.model.describe(client.id, request.get(i))).append("\n      key ").append(key)
+							.append(want.resetAfterMs()).append(" ms (resetAfterMs); redis=").append(fromRedis)
+							.append(" model=").append(fromModel).append("\n      model state after: ")
+							.append(this.model.describe(client.id, limit)).append("\n      key ").append(key)
 							.append(": ").append(this.executor.expiryHistory(key));
 						// recorded; from here on the key lives as long as the spec requires, so the comparison of
 						// decisions goes on and can find other disagreements
 						this.executor.extend(key, now + want.resetAfterMs() - 1);
 					}
-					if (!same) {
-						mismatch.append("\n    limit ").append(request.get(i).name()).append(": redis=").append(text(got))
-							.append(" model=").append(text(want)).append("\n      model state before: ")
-							.append(before.get(i)).append("\n      model state after:  ")
-							.append(this.model.describe(client.id, request.get(i))).append("\n      key ").append(key)
-							.append(": ").append(this.executor.expiryHistory(key));
+					long memoryExpiresAt = this.memoryLimiter.expiresAt(client.id, limit);
+					long memoryLifetime = (memoryExpiresAt < 0) ? -1 : memoryExpiresAt - now;
+					if (want.resetAfterMs() > 0 && memoryLifetime < want.resetAfterMs() - 1) {
+						shortTtl.append("\n    limit ").append(limit.name()).append(": the in-memory state lives ")
+							.append(memoryLifetime).append(" ms more (expiresAt ").append(memoryExpiresAt)
+							.append(") but the model needs it for ").append(want.resetAfterMs())
+							.append(" ms (resetAfterMs); memory=").append(fromMemory).append(" model=")
+							.append(fromModel).append("\n      in-memory state after: ")
+							.append(this.memoryLimiter.describe(client.id, limit));
+					}
+					if (!redisAgrees || !memoryAgrees || !backendsAgree) {
+						mismatch.append("\n    limit ").append(limit.name()).append(": redis=").append(fromRedis)
+							.append(" memory=").append(fromMemory).append(" model=").append(fromModel)
+							.append(redisAgrees ? "" : " [redis != model]")
+							.append(memoryAgrees ? "" : " [memory != model]")
+							.append(backendsAgree ? "" : " [redis != memory]")
+							.append("\n      model state before: ").append(before.get(i))
+							.append("\n      model state after:  ").append(this.model.describe(client.id, limit))
+							.append("\n      in-memory state after: ").append(this.memoryLimiter.describe(client.id, limit))
+							.append("\n      key ").append(key).append(": ").append(this.executor.expiryHistory(key));
 					}
 				}
-				if (actual.allowed() != allExpected) {
-					mismatch.append("\n    overall allowed: redis=").append(actual.allowed()).append(" model=")
-						.append(allExpected);
+				if (redis.allowed() != allExpected || memory.allowed() != allExpected) {
+					mismatch.append("\n    overall allowed: redis=").append(redis.allowed()).append(" memory=")
+						.append(memory.allowed()).append(" model=").append(allExpected);
 				}
 				if (!allExpected) {
 					this.denied++;
 				}
-				String outcome = text(actual);
 				if (shortTtl.length() > 0) {
 					List<String> recent = new ArrayList<>(client.history);
 					this.shortTtls.add("seed " + seed + " step " + step + " client " + client.id + " request "
@@ -262,28 +304,68 @@ class DifferentialTest {
 							+ requestText + mismatch + "\n    previous requests of this client (oldest first):\n      "
 							+ String.join("\n      ", client.history));
 				}
-				client.remember("step " + step + ": " + requestText + " -> " + outcome);
-				client.lastRemaining = actual.remaining();
+				client.remember("step " + step + ": " + requestText + " -> redis " + text(redis)
+						+ (Fields.all(redis).equals(Fields.all(memory)) ? "" : " memory " + text(memory)));
+				client.lastRemaining = redis.remaining();
 				client.maxNow = Math.max(client.maxNow, now);
+				compareExpiries(seed, step, clients);
+			}
+		}
+
+		/**
+		 * After every call, every state of every client still compared: the in-memory limiter must expire it at
+		 * exactly the explicit instant at which the executor deletes its Redis key (now + the TTL of the script's
+		 * last PEXPIRE), and hold no state where Redis holds no key. A mismatch retires its client.
+		 */
+		private void compareExpiries(long seed, int step, List<Client> clients) {
+			for (Client client : clients) {
+				if (client.retired) {
+					continue;
+				}
+				StringBuilder mismatch = new StringBuilder();
+				for (LimitDefinition limit : client.limits) {
+					String key = this.keys.key(client.id, limit);
+					long redisExpiry = this.executor.expiry(key);
+					long memoryExpiry = this.memoryLimiter.expiresAt(client.id, limit);
+					this.expiriesCompared++;
+					if (redisExpiry != memoryExpiry) {
+						mismatch.append("\n    limit ").append(limit.name()).append(": Redis key expires at ")
+							.append(redisExpiry).append(", in-memory state at ").append(memoryExpiry)
+							.append(" (-1: none)\n      key ").append(key).append(": ")
+							.append(this.executor.expiryHistory(key)).append("\n      in-memory state: ")
+							.append(this.memoryLimiter.describe(client.id, limit)).append("\n      model state: ")
+							.append(this.model.describe(client.id, limit));
+					}
+				}
+				if (mismatch.length() > 0) {
+					client.retired = true;
+					this.disagreements.add("seed " + seed + " after step " + step + ": expiry of client " + client.id
+							+ mismatch + "\n    previous requests of this client (oldest first):\n      "
+							+ String.join("\n      ", client.history));
+				}
 			}
 		}
 
 		void finish() {
 			long ms = (System.nanoTime() - this.started) / 1_000_000;
-			System.out.println("DifferentialTest " + this.label + ": " + this.requests + " requests, " + this.decisions
-					+ " limit decisions compared (" + this.waitsCompared + " including retry/reset), " + this.denied
-					+ " requests denied, " + this.disagreements.size() + " disagreements, " + this.shortTtls.size()
-					+ " keys with too short a TTL, " + this.executor.expiredKeys + " keys expired on the explicit clock, "
-					+ ms + " ms");
+			System.out.println("DifferentialTest " + this.label + ": " + this.requests + " requests decided by Redis,"
+					+ " in memory and by the model, " + this.decisions + " limit decisions compared ("
+					+ this.waitsCompared + " with every field against the model, " + this.backwardsCompared
+					+ " earlier than a previous request: allowed/remaining against the model, every field Redis against"
+					+ " memory), " + this.expiriesCompared + " expiries compared, " + this.denied + " requests denied, "
+					+ this.disagreements.size() + " disagreements, " + this.shortTtls.size()
+					+ " calls leaving a state with too short a TTL, " + this.executor.expiredKeys
+					+ " keys expired on the explicit clock, " + ms + " ms");
 			StringBuilder failures = new StringBuilder();
 			if (!this.disagreements.isEmpty()) {
 				failures.append("\n").append(this.disagreements.size())
-					.append(" decisions where Redis and the exact model disagree (each retires its client):\n  ")
+					.append(" disagreements between Redis, the in-memory limiter and the exact model"
+							+ " (each retires its client):\n  ")
 					.append(String.join("\n  ", this.disagreements));
 			}
 			if (!this.shortTtls.isEmpty()) {
 				failures.append("\n").append(this.shortTtls.size())
-					.append(" calls after which a key would expire before its state is no longer needed (rule 4)")
+					.append(" calls after which a state would expire before it is no longer needed (rule 4)")
 					.append(this.shortTtls.size() > 10 ? ", the first 10" : "").append(":\n  ")
 					.append(String.join("\n  ", this.shortTtls.subList(0, Math.min(10, this.shortTtls.size()))));
 			}
@@ -291,7 +373,41 @@ class DifferentialTest {
 				failures.append("\nkeys the script left without a TTL (rule 4):\n  ")
 					.append(String.join("\n  ", this.executor.keysWithoutTtl));
 			}
+			if (!this.executor.inconsistentTtls.isEmpty()) {
+				failures.append("\nkeys whose PTTL does not match the script's PEXPIRE:\n  ")
+					.append(String.join("\n  ", this.executor.inconsistentTtls));
+			}
 			assertThat(failures.length()).as(() -> this.label + ":" + failures).isZero();
+		}
+
+	}
+
+	/** The five fields of one limit's decision, from either backend or the model. */
+	private record Fields(boolean allowed, long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs) {
+
+		static Fields of(LimitDecision decision) {
+			return new Fields(decision.allowed(), decision.remaining(), decision.retryAfterMs(),
+					decision.resetAfterMs(), decision.moreAfterMs());
+		}
+
+		static Fields of(ExactModel.Decision decision) {
+			return new Fields(decision.allowed(), decision.remaining(), decision.retryAfterMs(),
+					decision.resetAfterMs(), decision.moreAfterMs());
+		}
+
+		static List<Fields> all(RateLimitDecision decision) {
+			return decision.decisions().stream().map(Fields::of).toList();
+		}
+
+		boolean sameVerdict(Fields other) {
+			return this.allowed == other.allowed && this.remaining == other.remaining;
+		}
+
+		@Override
+		public String toString() {
+			return "[allowed=" + this.allowed + ", remaining=" + this.remaining + ", retryAfterMs="
+					+ this.retryAfterMs + ", resetAfterMs=" + this.resetAfterMs + ", moreAfterMs=" + this.moreAfterMs
+					+ "]";
 		}
 
 	}
@@ -317,6 +433,9 @@ class DifferentialTest {
 		private final Set<String> withoutTtl = new HashSet<>();
 
 		final List<String> keysWithoutTtl = new ArrayList<>();
+
+		/** Keys whose PTTL after the call contradicts the PEXPIRE recorded in it. */
+		final List<String> inconsistentTtls = new ArrayList<>();
 
 		/** The keys deleted on the explicit clock by the last call, before its script ran. */
 		final Set<String> expiredInLastCall = new HashSet<>();
@@ -359,22 +478,32 @@ class DifferentialTest {
 				reply = this.jedis.eval(wrapped.source(), keys, args);
 			}
 			List<?> parts = (List<?>) reply;
-			long elapsed = serverMs(parts.get(2)) - serverMs(parts.get(1));
-			List<?> ttls = (List<?>) parts.get(3);
+			List<?> pexpires = (List<?>) parts.get(1);
+			List<?> pttls = (List<?>) parts.get(2);
 			for (int i = 0; i < keys.size(); i++) {
 				String key = keys.get(i);
-				long pttl = (Long) ttls.get(i);
-				if (pttl >= 0) {
-					long ttl = pttl + elapsed;
-					this.expiresAt.put(key, now + ttl);
-					this.expirySetBy.put(key, "the call at now=" + now + ", TTL " + ttl + " (PTTL " + pttl + " read "
-							+ elapsed + " ms after the script's start at the latest)");
+				long ttl = (Long) pexpires.get(i);
+				long pttl = (Long) pttls.get(i);
+				if (pttl == -2) {
+					// no key after the call (a sliding log trimmed to nothing is deleted by Redis), whatever was set
+					this.expiresAt.remove(key);
+					this.expirySetBy.put(key, "gone after the call at now=" + now);
 					this.withoutTtl.remove(key);
 				}
-				else if (pttl == -2) {
-					this.expiresAt.remove(key);
-					this.expirySetBy.remove(key);
+				else if (ttl >= 0) {
+					// the exact expiry: the TTL the script's PEXPIRE set, counted from the request's explicit now
+					this.expiresAt.put(key, now + ttl);
+					this.expirySetBy.put(key, "the call at now=" + now + ", PEXPIRE " + ttl + " (PTTL " + pttl + ")");
 					this.withoutTtl.remove(key);
+					if (pttl < 0 || pttl > ttl) {
+						this.inconsistentTtls.add(key + " after a call at now=" + now + ": PEXPIRE " + ttl + " but PTTL "
+								+ pttl);
+					}
+				}
+				else if (pttl >= 0) {
+					// every earlier call PERSISTed its keys: a TTL not set by a PEXPIRE of this call is unexplained
+					this.inconsistentTtls.add(key + " after a call at now=" + now + ": PTTL " + pttl
+							+ " without a PEXPIRE in the call");
 				}
 				else if (!this.expiresAt.containsKey(key)) {
 					this.withoutTtl.add(key);
@@ -388,9 +517,14 @@ class DifferentialTest {
 
 		/**
 		 * The script's source, unchanged, run as a function, followed in the same script call by {@code PTTL} and
-		 * {@code PERSIST} of every key. Inside a script Redis checks expiry against the time the script started, so
-		 * no key can expire between the script's {@code PEXPIRE} and the {@code PTTL} (in a {@code MULTI} it could,
-		 * on a loaded machine, for a 1 ms TTL). {@code TIME} before and after bounds the server time that passed.
+		 * {@code PERSIST} of every key. Before it, a local {@code redis} shadows the global for the source (Lua
+		 * scopes names lexically, so every {@code redis.call} in the source is this one): it passes every call on
+		 * and records the TTL argument of each {@code PEXPIRE}, so the test knows exactly the relative TTL the
+		 * script set (locals are allowed in a Redis script, new globals are not; Redis' Lua 5.1 has
+		 * {@code setmetatable}). The reply is the script's reply, then per key the TTL of its last {@code PEXPIRE}
+		 * in this call (-1: none) and its {@code PTTL}, read to tell a key left without a TTL (-1) or deleted (-2).
+		 * Inside a script Redis checks expiry against the time the script started, so no key can expire between
+		 * the script's {@code PEXPIRE} and the {@code PTTL}.
 		 */
 		private static String wrap(String source) {
 			String shebang = "";
@@ -399,26 +533,23 @@ class DifferentialTest {
 				shebang = source.substring(0, end);
 				source = source.substring(end);
 			}
-			return shebang + "local differential_t0 = redis.call('TIME')\n"
+			return shebang + "local differential_redis = redis\n"
+					+ "local differential_pexpire = {}\n"
+					+ "local redis = setmetatable({ call = function(...)\n"
+					+ "  local command, key, ttl = ...\n"
+					+ "  if type(command) == 'string' and string.upper(command) == 'PEXPIRE' then\n"
+					+ "    differential_pexpire[key] = tonumber(ttl)\n"
+					+ "  end\n"
+					+ "  return differential_redis.call(...)\n"
+					+ "end }, { __index = differential_redis })\n"
 					+ "local differential_reply = (function()\n" + source + "\nend)()\n"
-					+ "local differential_ttls = {}\n"
-					+ "for i, key in ipairs(KEYS) do differential_ttls[i] = redis.call('PTTL', key) end\n"
-					+ "local differential_t1 = redis.call('TIME')\n"
-					+ "for _, key in ipairs(KEYS) do redis.call('PERSIST', key) end\n"
-					+ "return { differential_reply, differential_t0, differential_t1, differential_ttls }\n";
-		}
-
-		/** A {@code TIME} reply in ms. */
-		private static long serverMs(Object reply) {
-			List<?> parts = (List<?>) reply;
-			long seconds = Long.parseLong(text(parts.get(0)));
-			long micros = Long.parseLong(text(parts.get(1)));
-			return seconds * 1000 + micros / 1000;
-		}
-
-		private static String text(Object part) {
-			return (part instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.US_ASCII)
-					: part.toString();
+					+ "local differential_set, differential_ttls = {}, {}\n"
+					+ "for i, key in ipairs(KEYS) do\n"
+					+ "  differential_set[i] = differential_pexpire[key] or -1\n"
+					+ "  differential_ttls[i] = differential_redis.call('PTTL', key)\n"
+					+ "end\n"
+					+ "for _, key in ipairs(KEYS) do differential_redis.call('PERSIST', key) end\n"
+					+ "return { differential_reply, differential_set, differential_ttls }\n";
 		}
 
 		/** Keeps the key (on the explicit clock) at least until {@code at}. */
@@ -436,6 +567,12 @@ class DifferentialTest {
 			}
 			Long at = this.expiresAt.get(key);
 			return (at != null) ? at - now : -1;
+		}
+
+		/** The explicit instant after which the key is gone (now + the TTL of its last PEXPIRE), or -1 if none. */
+		long expiry(String key) {
+			Long at = this.expiresAt.get(key);
+			return (at != null) ? at : -1;
 		}
 
 		/** What is known about the key's expiry, for failure messages. */
@@ -619,12 +756,6 @@ class DifferentialTest {
 	}
 
 	private static String text(LimitDecision decision) {
-		return "[allowed=" + decision.allowed() + ", remaining=" + decision.remaining() + ", retryAfterMs="
-				+ decision.retryAfterMs() + ", resetAfterMs=" + decision.resetAfterMs() + ", moreAfterMs="
-				+ decision.moreAfterMs() + "]";
-	}
-
-	private static String text(ExactModel.Decision decision) {
 		return "[allowed=" + decision.allowed() + ", remaining=" + decision.remaining() + ", retryAfterMs="
 				+ decision.retryAfterMs() + ", resetAfterMs=" + decision.resetAfterMs() + ", moreAfterMs="
 				+ decision.moreAfterMs() + "]";

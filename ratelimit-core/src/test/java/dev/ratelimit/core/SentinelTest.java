@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SentinelTest {
 
-	static final long T0 = ReferenceResultsTest.T0;
+	static final long T0 = ReferenceResults.T0;
 
 	private static final Duration CLIENT_SWITCH_TIMEOUT = Duration.ofSeconds(10);
 

@@ -7,40 +7,27 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.ratelimit.test.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import redis.clients.jedis.JedisPooled;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The reference tables of {@code docs/ALGORITHMS.md}, reproduced by the real scripts on a real Redis: limit 10 per
- * 1 s, cost 1, explicit time from {@code T0 = 1791860000000}.
+ * The reference tables of {@code docs/ALGORITHMS.md}, reproduced by every backend: the real scripts on a real Redis
+ * ({@link RedisReferenceResultsTest}) and {@link InMemoryReferenceResultsTest}. Limit 10 per 1 s, cost 1, explicit
+ * time from {@code T0 = 1791860000000}.
  */
-class ReferenceResultsTest {
+abstract class ReferenceResults {
 
 	static final long T0 = 1_791_860_000_000L;
 
-	private static JedisPooled jedis;
-
-	@BeforeAll
-	static void connect() {
-		TestRedis redis = TestRedis.shared();
-		jedis = new JedisPooled(redis.host(), redis.port());
-	}
-
-	@AfterAll
-	static void disconnect() {
-		jedis.close();
-	}
+	/** A limiter with no state, its keys (if any) under {@code prefix}. */
+	abstract RateLimiter newLimiter(String prefix);
 
 	@ParameterizedTest
 	@CsvSource({ "FIXED_WINDOW, 10, 10", "SLIDING_LOG, 10, 0", "SLIDING_WINDOW_COUNTER, 10, 1", "TOKEN_BUCKET, 10, 0" })
 	void boundaryBurst(Algorithm algorithm, int admittedBefore, int admittedAfter) {
-		RateLimiter limiter = new RedisRateLimiter(new JedisScriptExecutor(jedis), "burst:");
+		RateLimiter limiter = newLimiter("burst:");
 		LimitDefinition limit = LimitDefinition.of("burst-" + algorithm, algorithm, 10, Duration.ofSeconds(1));
 		assertThat(admitted(limiter, limit, 15, T0 + 990)).isEqualTo(admittedBefore);
 		assertThat(admitted(limiter, limit, 15, T0 + 1010)).isEqualTo(admittedAfter);
@@ -49,7 +36,7 @@ class ReferenceResultsTest {
 	@ParameterizedTest
 	@CsvSource({ "FIXED_WINDOW, 100, 17", "SLIDING_LOG, 93, 10", "SLIDING_WINDOW_COUNTER, 99, 12", "TOKEN_BUCKET, 108, 19" })
 	void steadyOverload(Algorithm algorithm, int admittedTotal, int mostInOneSecond) throws IOException {
-		RateLimiter limiter = new RedisRateLimiter(new JedisScriptExecutor(jedis), "steady:");
+		RateLimiter limiter = newLimiter("steady:");
 		LimitDefinition limit = LimitDefinition.of("steady-" + algorithm, algorithm, 10, Duration.ofSeconds(1));
 		List<Long> admitted = new ArrayList<>();
 		for (long offset : fixtureOffsets()) {
@@ -63,7 +50,7 @@ class ReferenceResultsTest {
 
 	/** The 200 offsets in ms of the steady-overload fixture, sorted, some repeated. */
 	static long[] fixtureOffsets() throws IOException {
-		try (InputStream in = ReferenceResultsTest.class.getResourceAsStream("/steady-overload-offsets-ms.txt")) {
+		try (InputStream in = ReferenceResults.class.getResourceAsStream("/steady-overload-offsets-ms.txt")) {
 			long[] offsets = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
 				.map(String::trim)
 				.filter((line) -> !line.isEmpty())

@@ -1,0 +1,292 @@
+package dev.ratelimit.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+
+/**
+ * What only {@link InMemoryRateLimiter} has: memory bounded by the clients that can still matter, state expiring
+ * as its Redis key would (on the time of the requests and on the limiter's clock), and clients swept while others
+ * decide. The rules it shares with Redis are {@link InMemoryAlgorithmContractTest}, {@link DifferentialTest} and
+ * the other contract subclasses.
+ */
+class InMemoryRateLimiterTest {
+
+	private static final long T0 = 1_791_860_000_000L;
+
+	/** The scripts' TTL margin ({@code TTL_MARGIN_MS} in common.lua), added to every TTL they set. */
+	private static final long MARGIN_MS = 1000;
+
+	/**
+	 * A million distinct clients, one request each at the clock's time, 100 clients per ms (10 s in all), fixed
+	 * window of 100 ms. (At 1,000 clients per ms the whole run would last 1 s, less than one TTL, and no client
+	 * would have expired by its end.)
+	 *
+	 * <p>
+	 * The bound. A client's state expires on the limiter's clock at most W + 1000 ms after its request (its window's
+	 * end plus the scripts' margin), and it is swept once the clock is past that, so at any time at most
+	 * {@code live = 100 × (W + 1000 + 1)} clients are unexpired (110,100). Expired clients wait for the sweep,
+	 * which examines 4 clients for every new one: one pass over the M stored clients, including those the
+	 * (weakly consistent) iterator sees being added during the pass, one for every 4 examined, takes at most
+	 * {@code (4/3 × M) / 4 = M / 3} new clients, and every client that expires is reached within one pass. So at most
+	 * about M / 3 expired clients wait, {@code M <= live + M / 3}, {@code M <= 1.5 × live}. The test allows twice
+	 * {@code live}: generous, and still a fifth of the million clients a limiter that never forgets would hold.
+	 */
+	@Test
+	void memoryHoldsOnlyTheClientsWithinTheLongestTtl() {
+		MutableClock clock = new MutableClock(T0);
+		InMemoryRateLimiter limiter = new InMemoryRateLimiter(clock);
+		long window = 100;
+		LimitDefinition limit = LimitDefinition.of("scan", Algorithm.FIXED_WINDOW, 5, Duration.ofMillis(window));
+		int clients = 1_000_000;
+		int perMs = 100;
+		long live = perMs * (window + MARGIN_MS + 1);
+		long bound = 2 * live;
+		int most = 0;
+		for (int i = 0; i < clients; i++) {
+			if (i > 0 && i % perMs == 0) {
+				clock.advance(1);
+			}
+			assertThat(limiter.tryAcquire("client-" + i, limit).allowed()).isTrue();
+			if (i % 1000 == 999) {
+				int stored = limiter.storedClients();
+				most = Math.max(most, stored);
+				assertThat(stored).as("clients stored after %d", i + 1).isLessThan((int) bound);
+			}
+		}
+		System.out.println("InMemoryRateLimiterTest: at most " + most + " of " + clients + " clients stored (" + live
+				+ " within the longest TTL, bound " + bound + ")");
+		// memory is not bounded by forgetting clients that still matter: every client of the last second (each TTL
+		// is at least the 1 s margin) still has its state
+		for (int i = clients - perMs * (int) MARGIN_MS; i < clients; i++) {
+			assertThat(limiter.expiresAt("client-" + i, limit)).as("expiry of client-%d", i)
+				.isGreaterThanOrEqualTo(clock.millis());
+		}
+
+		// Once the clock is past every TTL, every stored client has expired: new clients bring the count down.
+		clock.advance(window + MARGIN_MS + 1);
+		int before = limiter.storedClients();
+		for (int i = 0; i < 1000; i++) {
+			limiter.tryAcquire("late-" + i, limit);
+		}
+		// 1,000 new clients examine 4,000 stored ones; at most 2,000 of those are new (a pass sees each entry
+		// once, and 4,000 examinations of more than 4,000 entries span at most two passes): at least 2,000 of the
+		// expired ones are removed
+		assertThat(limiter.storedClients()).isLessThanOrEqualTo(before + 1000 - 2000);
+		// As many new clients as were stored make 4 × before examinations, two whole passes over at most
+		// 2 × before entries: every expired client has been reached, only the new ones are left.
+		int more = before - 1000;
+		for (int i = 0; i < more; i++) {
+			limiter.tryAcquire("later-" + i, limit);
+		}
+		assertThat(limiter.storedClients()).isEqualTo(1000 + more);
+	}
+
+	/**
+	 * A request whose explicit {@code now} is later than a state's expiry finds no state, as a request finds no
+	 * Redis key once its TTL has passed; at the expiry instant itself the state is still there (Redis expires a
+	 * key when now is past its expiry). Observed with a request going back to the time of the state: while the
+	 * state exists it is held to the stored time (denied), once it has expired it finds a full allowance, as the
+	 * exact model does once it forgets the state at the same instant.
+	 *
+	 * <p>
+	 * The expiry (offset from T0) is the TTL of the script's PEXPIRE counted from the request at {@code T0 + 250}
+	 * that exhausted L = 3 per W = 1 s: fixed window, the window's end plus the 1 s margin; sliding window counter,
+	 * the end of the next window plus the margin; token bucket, the time to refill the empty bucket (W) plus the
+	 * margin.
+	 */
+	@ParameterizedTest
+	@CsvSource({ "FIXED_WINDOW, 2000", "SLIDING_WINDOW_COUNTER, 3000", "TOKEN_BUCKET, 2250" })
+	void explicitTimeLaterThanTheExpiryFindsNoState(Algorithm algorithm, long expiryOffset) {
+		InMemoryRateLimiter limiter = new InMemoryRateLimiter(new MutableClock(T0));
+		ExactModel model = new ExactModel();
+		LimitDefinition limit = LimitDefinition.of("expiring", algorithm, 3, Duration.ofSeconds(1));
+		LimitDefinition never = limit.withCost(4);
+		long at = T0 + 250;
+		long expiresAt = T0 + expiryOffset;
+		for (int i = 0; i < 3; i++) {
+			assertSame(limiter.tryAcquire("client", limit, at), model.decide("client", limit, at), true);
+		}
+		assertSame(limiter.tryAcquire("client", limit, at), model.decide("client", limit, at), true);
+		assertThat(limiter.expiresAt("client", limit)).isEqualTo(expiresAt);
+
+		// at the expiry instant, a request that can never fit (so it writes nothing) still finds the state
+		assertSame(limiter.tryAcquire("client", never, expiresAt), model.decide("client", never, expiresAt), true);
+		assertThat(limiter.expiresAt("client", limit)).isEqualTo(expiresAt);
+		RateLimitDecision back = limiter.tryAcquire("client", limit, at + 10);
+		assertThat(back.allowed()).as("back in time while the state exists").isFalse();
+		assertSame(back, model.decide("client", limit, at + 10), false);
+
+		// one ms later it has expired: the state is gone, and a request back in time finds a full allowance
+		model.forget("client", limit);
+		assertSame(limiter.tryAcquire("client", never, expiresAt + 1), model.decide("client", never, expiresAt + 1),
+				true);
+		assertThat(limiter.expiresAt("client", limit)).isEqualTo(-1);
+		RateLimitDecision fresh = limiter.tryAcquire("client", limit, at + 10);
+		assertThat(fresh.allowed()).isTrue();
+		assertThat(fresh.remaining()).isEqualTo(2);
+		assertSame(fresh, model.decide("client", limit, at + 10), true);
+	}
+
+	/**
+	 * The sliding log has no state to expire once its newest entry has left the window: the request that trims the
+	 * last entries finds an empty log, which Redis deletes with its key, and so does the in-memory limiter, even
+	 * when the request itself is denied and writes nothing.
+	 */
+	@Test
+	void slidingLogTrimmedToNothingIsNoState() {
+		InMemoryRateLimiter limiter = new InMemoryRateLimiter(new MutableClock(T0));
+		LimitDefinition limit = LimitDefinition.of("log", Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(1));
+		LimitDefinition never = limit.withCost(4);
+		long at = T0 + 250;
+		limiter.tryAcquire("client", limit, at);
+		limiter.tryAcquire("client", limit, at + 100);
+		assertThat(limiter.expiresAt("client", limit)).isEqualTo(at + 100 + 1000 + MARGIN_MS);
+
+		// entries with score <= now - W leave: at at + 1099 the entry at at + 100 is still in the window
+		assertThat(limiter.tryAcquire("client", never, at + 1099).remaining()).isEqualTo(2);
+		assertThat(limiter.expiresAt("client", limit)).isEqualTo(at + 100 + 1000 + MARGIN_MS);
+		assertThat(limiter.tryAcquire("client", never, at + 1100).remaining()).isEqualTo(3);
+		assertThat(limiter.expiresAt("client", limit)).isEqualTo(-1);
+		// gone: a request back in time is decided at its own time, not held to the entry that left
+		RateLimitDecision back = limiter.tryAcquire("client", limit, at);
+		assertThat(back.allowed()).isTrue();
+		assertThat(back.decisions().get(0).resetAfterMs()).isEqualTo(1000);
+	}
+
+	/**
+	 * State also expires after its relative TTL on the limiter's clock, as Redis counts a PEXPIRE, however far the
+	 * explicit time of the requests is from that clock: the TTLs are those of the previous test, counted from the
+	 * request at T0 + 250 (for the sliding log: one window past its newest entry plus the margin).
+	 */
+	@ParameterizedTest
+	@CsvSource({ "FIXED_WINDOW, 1750", "SLIDING_LOG, 2000", "SLIDING_WINDOW_COUNTER, 2750", "TOKEN_BUCKET, 2000" })
+	void stateExpiresAfterItsTtlOnTheLimitersClock(Algorithm algorithm, long ttl) {
+		long clockStart = 1_000_000_000L;
+		MutableClock clock = new MutableClock(clockStart);
+		InMemoryRateLimiter limiter = new InMemoryRateLimiter(clock);
+		LimitDefinition limit = LimitDefinition.of("expiring", algorithm, 3, Duration.ofSeconds(1));
+		long at = T0 + 250;
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.tryAcquire("client", limit, at).allowed()).isTrue();
+		}
+		clock.set(clockStart + ttl);
+		assertThat(limiter.tryAcquire("client", limit, at).allowed()).as("at the end of the TTL").isFalse();
+		assertThat(limiter.expiresAt("client", limit)).isEqualTo(at + ttl);
+		clock.set(clockStart + ttl + 1);
+		RateLimitDecision fresh = limiter.tryAcquire("client", limit, at);
+		assertThat(fresh.allowed()).as("past the TTL").isTrue();
+		assertThat(fresh.remaining()).isEqualTo(2);
+	}
+
+	/**
+	 * Clients swept while other threads decide stay exact. In each phase the clock is past every TTL of the
+	 * previous phase (phases 30 s apart, TTLs at most two 10 s windows plus the margin), so all 64 "old" clients are
+	 * expired and sweepable; 8 threads decide 2 requests for each of them (16 per client, in each thread's own
+	 * order) while deciding new clients, 5 after each request, each of which sweeps 4 stored clients, and moving
+	 * the clock forward 1 ms every other new client (at most about 2.6 s per phase: every request of a phase stays
+	 * in one window, and in one sliding window). Whatever the interleaving of sweeps and decisions, each old client
+	 * must be admitted exactly L = 7 times per phase: a decision on a client being swept that got lost, or counted
+	 * in a second copy of its state, changes that count. (The token bucket is left out: it refills as the clock
+	 * moves within a phase, so its count would depend on timing.)
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "TOKEN_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+	void clientsSweptWhileOthersDecideStayExact(Algorithm algorithm) throws Exception {
+		int threads = 8;
+		int oldClients = 64;
+		int phases = 6;
+		long limitPerWindow = 7;
+		MutableClock clock = new MutableClock(T0);
+		InMemoryRateLimiter limiter = new InMemoryRateLimiter(clock);
+		LimitDefinition limit = LimitDefinition.of("swept", algorithm, limitPerWindow, Duration.ofSeconds(10));
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			for (int phase = 0; phase < phases; phase++) {
+				clock.set(T0 + phase * 30_000L);
+				AtomicIntegerArray admitted = new AtomicIntegerArray(oldClients);
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<Integer>> results = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					int thread = t;
+					int currentPhase = phase;
+					Callable<Integer> task = () -> {
+						List<Integer> order = new ArrayList<>();
+						for (int c = 0; c < oldClients; c++) {
+							order.add(c);
+							order.add(c);
+						}
+						Collections.shuffle(order, new Random(31L * currentPhase + thread));
+						start.await();
+						int newAdmitted = 0;
+						int added = 0;
+						for (int c : order) {
+							if (limiter.tryAcquire("old-" + c, limit).allowed()) {
+								admitted.incrementAndGet(c);
+							}
+							for (int n = 0; n < 5; n++) {
+								String id = "new-" + currentPhase + "-" + thread + "-" + added;
+								if (limiter.tryAcquire(id, limit).allowed()) {
+									newAdmitted++;
+								}
+								if (++added % 2 == 0) {
+									clock.advance(1);
+								}
+							}
+						}
+						return newAdmitted - added;
+					};
+					results.add(pool.submit(task));
+				}
+				start.countDown();
+				for (Future<Integer> result : results) {
+					assertThat(result.get(60, TimeUnit.SECONDS)).as("new clients denied in phase %d", phase).isZero();
+				}
+				assertThat(clock.millis() - (T0 + phase * 30_000L)).as("clock moved within phase %d", phase)
+					.isPositive()
+					.isLessThan(5_000);
+				for (int c = 0; c < oldClients; c++) {
+					assertThat(admitted.get(c)).as("admitted for old-%d in phase %d", c, phase)
+						.isEqualTo((int) limitPerWindow);
+				}
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void clockMustNotBeNull() {
+		assertThatNullPointerException().isThrownBy(() -> new InMemoryRateLimiter(null));
+	}
+
+	private static void assertSame(RateLimitDecision memory, ExactModel.Decision model, boolean waits) {
+		LimitDecision got = memory.decisions().get(0);
+		assertThat(got.allowed()).as("allowed of %s vs model %s", got, model).isEqualTo(model.allowed());
+		assertThat(got.remaining()).as("remaining of %s vs model %s", got, model).isEqualTo(model.remaining());
+		if (waits) {
+			assertThat(List.of(got.retryAfterMs(), got.resetAfterMs(), got.moreAfterMs()))
+				.as("waits of %s vs model %s", got, model)
+				.isEqualTo(List.of(model.retryAfterMs(), model.resetAfterMs(), model.moreAfterMs()));
+		}
+	}
+
+}

@@ -1,0 +1,145 @@
+package dev.ratelimit.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link AlgorithmContract} on a real Redis, reading state as Redis holds it ({@code DUMP} of the key, its
+ * {@code PTTL}, {@code SCAN} of the test's prefix), and the rules only Redis has: script cache flushes, keys and
+ * hash tags.
+ */
+class RedisAlgorithmContractTest extends AlgorithmContract {
+
+	private static final AtomicInteger PREFIXES = new AtomicInteger();
+
+	private static JedisPooled jedis;
+
+	private String prefix;
+
+	/** A key's serialized value and its TTL in ms when it was read. */
+	private record KeyState(String key, byte[] dump, long pttl) {
+	}
+
+	@BeforeAll
+	static void connect() {
+		TestRedis redis = TestRedis.shared();
+		jedis = new JedisPooled(redis.host(), redis.port());
+	}
+
+	@AfterAll
+	static void disconnect() {
+		jedis.close();
+	}
+
+	@Override
+	RateLimiter newLimiter() {
+		this.prefix = "contract" + PREFIXES.incrementAndGet() + ":";
+		return new RedisRateLimiter(new JedisScriptExecutor(jedis), this.prefix);
+	}
+
+	@Override
+	Object state(String client, LimitDefinition limit) {
+		String key = new RedisKeys(this.prefix).key(client, limit);
+		assertThat(keys()).contains(key);
+		return new KeyState(key, jedis.dump(key), jedis.pttl(key));
+	}
+
+	@Override
+	void assertSameState(Object before, Object after, String description) {
+		KeyState was = (KeyState) before;
+		KeyState is = (KeyState) after;
+		assertThat(is.key()).isEqualTo(was.key());
+		assertThat(is.dump()).as("DUMP of %s %s", is.key(), description).isEqualTo(was.dump());
+		// Redis counts the TTL down on its own clock: never extended, never removed
+		assertThat(is.pttl()).as("PTTL of %s %s", is.key(), description).isBetween(0L, was.pttl());
+	}
+
+	@Override
+	void assertNothingStored() {
+		assertThat(keys()).isEmpty();
+	}
+
+	@Override
+	void assertEveryStateExpires(List<String> clients, String decided, boolean admitted, LimitDefinition limit,
+			long now, long maxTtlMs, String description) {
+		List<String> keys = keys();
+		assertThat(keys).as("keys after %s", description).hasSizeLessThanOrEqualTo(clients.size());
+		for (String key : keys) {
+			// Explicit time runs ahead of Redis' own clock, which expires keys: a key whose TTL is 1 ms may be
+			// gone (-2) by the time it is read. What must never happen is a key without TTL (-1).
+			assertThat(jedis.pttl(key)).as("TTL of %s after %s", key, description)
+				.isNotEqualTo(-1L)
+				.isLessThanOrEqualTo(maxTtlMs);
+		}
+		if (admitted) {
+			// every TTL the scripts set has the 1 s margin: the key just written is still there
+			String key = new RedisKeys(this.prefix).key(decided, limit);
+			assertThat(jedis.pttl(key)).as("TTL of %s just written by %s", key, description).isPositive();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void eachLimitIsOneKeyAndTheSlidingLogOneMemberPerUnit(Algorithm algorithm) {
+		LimitDefinition limit = limit(algorithm, 10, 1000);
+		for (int i = 0; i < 25; i++) {
+			this.limiter.tryAcquire("client", limit, T0 + 500);
+		}
+		List<String> keys = keys();
+		assertThat(keys).hasSize(1);
+		if (algorithm == Algorithm.SLIDING_LOG) {
+			assertThat(jedis.zcard(keys.get(0))).isEqualTo(10);
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void scriptFlushBetweenCallsIsRecoveredOnTheSameCall(Algorithm algorithm) {
+		LimitDefinition limit = limit(algorithm, 3, 1000);
+		assertThat(this.limiter.tryAcquire("client", limit, T0).remaining()).isEqualTo(2);
+		jedis.scriptFlush();
+		assertThat(this.limiter.tryAcquire("client", limit, T0).remaining()).isEqualTo(1);
+		jedis.scriptFlush();
+		assertThat(this.limiter.tryAcquire("client", limit, T0).remaining()).isZero();
+		assertThat(this.limiter.tryAcquire("client", limit, T0).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void keysShareOneHashTagPerClientAndHideTheClientId(Algorithm algorithm) {
+		String secret = "api-key-{0}:secret";
+		this.limiter.tryAcquire(secret, List.of(limit(algorithm, 3, 1000), LimitDefinition.of("other", Algorithm.TOKEN_BUCKET, 3, Duration.ofSeconds(1))), T0);
+		List<String> keys = keys();
+		assertThat(keys).hasSize(2);
+		assertThat(keys).allSatisfy((key) -> assertThat(key).doesNotContain("secret").doesNotContain("api-key"));
+		assertThat(keys.stream().map((key) -> key.substring(key.indexOf('{'), key.indexOf('}') + 1)).distinct()).hasSize(1);
+		assertThat(keys.stream().map(JedisClusterCRC16::getSlot).distinct().toList()).hasSize(1);
+	}
+
+	private List<String> keys() {
+		List<String> keys = new ArrayList<>();
+		String cursor = ScanParams.SCAN_POINTER_START;
+		do {
+			ScanResult<String> page = jedis.scan(cursor, new ScanParams().match(this.prefix + "*").count(1000));
+			keys.addAll(page.getResult());
+			cursor = page.getCursor();
+		}
+		while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+		return keys;
+	}
+
+}
