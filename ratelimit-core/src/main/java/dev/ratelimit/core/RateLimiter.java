@@ -25,7 +25,7 @@ public interface RateLimiter {
 
 	/**
 	 * Decides one request at an explicit time, for tests and simulations.
-	 * @param nowMs the time in ms since the epoch, from 0 to 2^52
+	 * @param nowMs the time in ms since the epoch, at least 0 and below 2^52
 	 * @throws IllegalArgumentException also when {@code nowMs} is out of that range
 	 * @see #tryAcquire(String, List)
 	 */

@@ -32,10 +32,10 @@ final class Requests {
 		}
 	}
 
-	/** @throws IllegalArgumentException if {@code nowMs} is not from 0 to 2^52 */
+	/** @throws IllegalArgumentException if {@code nowMs} is negative or not below 2^52 */
 	static void checkTime(long nowMs) {
 		if (nowMs < 0 || nowMs >= LimitDefinition.EXACT_BOUND) {
-			throw new IllegalArgumentException("nowMs must be from 0 to 2^52 (exact in Lua), but was " + nowMs);
+			throw new IllegalArgumentException("nowMs must be at least 0 and below 2^52 (exact in Lua), but was " + nowMs);
 		}
 	}
 

@@ -96,7 +96,7 @@ final class ReferenceComparison {
 	 * is counted.
 	 * The boundary burst is sensitive to speed: explicit time stands still during its 15 requests while the keys'
 	 * time to live runs on the server's clock, and the fixed window's key, written 10 ms before its window ends,
-	 * lives 10 ms.
+	 * lives 1010 ms (its window's end plus the scripts' 1 s margin).
 	 */
 	private void warmUp() {
 		for (Algorithm algorithm : Algorithm.values()) {
