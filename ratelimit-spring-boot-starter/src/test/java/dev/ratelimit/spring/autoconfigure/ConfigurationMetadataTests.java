@@ -20,7 +20,8 @@ class ConfigurationMetadataTests {
 		assertThat(properties).extracting((property) -> property.get("name"))
 			.contains("ratelimit.enabled", "ratelimit.key-prefix", "ratelimit.header-style", "ratelimit.missing-key",
 					"ratelimit.defaults.algorithm", "ratelimit.defaults.window", "ratelimit.defaults.failure-policy",
-					"ratelimit.redis.timeout", "ratelimit.filter.order", "ratelimit.filter.rules");
+					"ratelimit.redis.timeout", "ratelimit.filter.order", "ratelimit.filter.rules", "ratelimit.store",
+					"ratelimit.fail-local.instances", "ratelimit.fail-local.probe-interval");
 		assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description"))
 			.as("description of %s", property.get("name"))
 			.isNotBlank());
@@ -35,6 +36,29 @@ class ConfigurationMetadataTests {
 			.containsExactly("ietf");
 		assertThat((List<Object>) JsonPath.read(metadata, "$.properties[?(@.name == 'ratelimit.redis.timeout')].defaultValue"))
 			.containsExactly("250ms");
+		assertThat((List<Object>) JsonPath.read(metadata, "$.properties[?(@.name == 'ratelimit.store')].defaultValue"))
+			.containsExactly("redis");
+		assertThat((List<Object>) JsonPath.read(metadata, "$.properties[?(@.name == 'ratelimit.fail-local.instances')].defaultValue"))
+			.containsExactly(1);
+		assertThat((List<Object>) JsonPath.read(metadata, "$.properties[?(@.name == 'ratelimit.fail-local.probe-interval')].defaultValue"))
+			.containsExactly("1s");
+	}
+
+	@Test
+	void descriptionsNameTheValuesOfTheStoreAndTheFailurePolicy() throws IOException {
+		String metadata = metadata();
+		assertThat((List<String>) JsonPath.read(metadata, "$.properties[?(@.name == 'ratelimit.store')].description"))
+			.singleElement()
+			.asString()
+			.contains("'redis'")
+			.contains("'in-memory'");
+		assertThat((List<String>) JsonPath.read(metadata,
+				"$.properties[?(@.name == 'ratelimit.defaults.failure-policy')].description"))
+			.singleElement()
+			.asString()
+			.contains("'fail-open'")
+			.contains("'fail-closed'")
+			.contains("'fail-local'");
 	}
 
 	private static String metadata() throws IOException {

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.ArrayList;
 
-import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.skyscreamer.jsonassert.JSONAssert;
 import org.skyscreamer.jsonassert.JSONCompareMode;
@@ -27,10 +26,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The HTTP contract (docs/HTTP.md) seen by a real client of a real server, with the auto-configured limiter on the
  * Redis server's clock, written once and run on Spring MVC ({@link MvcHttpContractTests}) and on WebFlux
- * ({@link WebFluxHttpContractTests}), each with a key prefix of its own. Every limit is a token bucket of whole
- * minutes, so the few ms between requests never add a token and the expected numbers are exact.
+ * ({@link WebFluxHttpContractTests}), each with a key prefix of its own, and once more on each with
+ * {@code ratelimit.store=in-memory} ({@link InMemoryMvcHttpContractTests}, {@link InMemoryWebFluxHttpContractTests}).
+ * Every limit is a token bucket of whole minutes, so the few ms between requests never add a token and the expected
+ * numbers are exact.
  */
-@TestPropertySource(properties = { "ratelimit.filter.rules[0].name=edge", "ratelimit.filter.rules[0].paths=/combo",
+@TestPropertySource(properties = { SharedRedis.URL,
+				"ratelimit.filter.rules[0].name=edge", "ratelimit.filter.rules[0].paths=/combo",
 				"ratelimit.filter.rules[0].limit=5",
 				"ratelimit.filter.rules[1].name=boom-rule",
 				// The error page too: the error dispatch of a failed request must not be charged again.
@@ -62,9 +64,7 @@ abstract class HttpContract {
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
-		registry.add("spring.data.redis.url", () -> TestRedis.shared().url());
-		// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
-		registry.add("ratelimit.redis.timeout", () -> "10s");
+		SharedRedis.register(registry);
 	}
 
 	@Test

@@ -881,7 +881,7 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	/** The configuration property that a startup failure names, as the failure analysers report it. */
-	private static String failedProperty(Throwable failure) {
+	static String failedProperty(Throwable failure) {
 		for (Throwable ex = failure; ex != null; ex = ex.getCause()) {
 			if (ex instanceof InvalidConfigurationPropertyValueException invalid) {
 				return invalid.getName();
@@ -893,7 +893,7 @@ class RateLimitAutoConfigurationTests {
 		return null;
 	}
 
-	private static String messages(Throwable failure) {
+	static String messages(Throwable failure) {
 		StringBuilder messages = new StringBuilder();
 		for (Throwable ex = failure; ex != null; ex = ex.getCause()) {
 			messages.append(ex.getClass().getName()).append(": ").append(ex.getMessage()).append('\n');

@@ -7,8 +7,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-import dev.ratelimit.test.TestRedis;
-
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -21,7 +19,7 @@ import org.springframework.test.context.TestPropertySource;
  * ForwardedHeaderFilter on MVC, ForwardedHeaderTransformer on WebFlux) makes the request's remote address on both
  * stacks; requests without it come from 127.0.0.1.
  */
-@TestPropertySource(properties = "server.forward-headers-strategy=framework")
+@TestPropertySource(properties = { SharedRedis.URL, "server.forward-headers-strategy=framework" })
 abstract class ServerTestSupport {
 
 	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -31,9 +29,7 @@ abstract class ServerTestSupport {
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
-		registry.add("spring.data.redis.url", () -> TestRedis.shared().url());
-		// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
-		registry.add("ratelimit.redis.timeout", () -> "10s");
+		SharedRedis.register(registry);
 	}
 
 	/**

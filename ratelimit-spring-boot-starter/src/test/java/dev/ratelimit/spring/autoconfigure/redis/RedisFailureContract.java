@@ -422,13 +422,15 @@ abstract class RedisFailureContract {
 
 		/**
 		 * Reactor Netty resources of each application's own: with the global ones (Boot's default), closing one of
-		 * the applications this test starts would stop the event loops of the others.
+		 * the applications this test starts would stop the event loops of the others. Without a quiet period, closing
+		 * an application does not wait 2 s (Reactor Netty's default) for tasks that no test sends.
 		 */
 		@Bean
 		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 		ReactorResourceFactory reactorResourceFactory() {
 			ReactorResourceFactory factory = new ReactorResourceFactory();
 			factory.setUseGlobalResources(false);
+			factory.setShutdownQuietPeriod(Duration.ZERO);
 			return factory;
 		}
 
