@@ -18,9 +18,10 @@ import dev.ratelimit.core.RateLimiter;
  * the wait for a Redis that has just failed.
  *
  * <p>
- * The breaker: after a Redis failure it is open for {@code ratelimit.fail-local.probe-interval}, and requests whose
- * limits are all fail-local are decided locally without asking Redis. Then one request asks Redis (the probe)
- * while the others stay local; an answer closes the breaker, a failure opens it again. Any Redis answer or failure,
+ * The breaker: after a Redis failure it is open for {@code ratelimit.fail-local.probe-interval}, and limits of
+ * which some are fail-local and none fail-closed ({@link #spareRedisFor}) are decided without asking Redis. Then
+ * one request asks Redis (the probe) while the others stay local; an answer closes the breaker, a failure opens it
+ * again. Any Redis answer or failure,
  * whatever the limits' policies, moves it: it follows the health of Redis, not of one limit.
  */
 final class LocalFallback {
@@ -41,8 +42,8 @@ final class LocalFallback {
 	}
 
 	/**
-	 * Whether limits that are all fail-local should be decided locally without asking Redis: while the breaker is
-	 * open, except for the one request that probes Redis once the interval has passed.
+	 * Whether limits that {@link #spareRedisFor} should be decided without asking Redis: while the breaker is open,
+	 * except for the one request that probes Redis once the interval has passed.
 	 */
 	boolean skipRedis() {
 		long until = this.openUntil.get();
@@ -85,8 +86,21 @@ final class LocalFallback {
 		return byName.isEmpty() ? null : this.local.tryAcquire(clientKey, List.copyOf(byName.values()));
 	}
 
-	static boolean allFailLocal(List<ConfiguredLimit> limits) {
-		return limits.stream().allMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_LOCAL);
+	/**
+	 * Whether the breaker may spare these limits the call: some are fail-local and none is fail-closed. Decided
+	 * without Redis, they end as they would after a failure (the fail-local ones locally, fail-open ones skipped);
+	 * a fail-closed limit, or limits of no fail-local policy, still ask Redis, so that they are limited again from
+	 * the first request Redis answers.
+	 */
+	static boolean spareRedisFor(List<ConfiguredLimit> limits) {
+		boolean local = false;
+		for (ConfiguredLimit limit : limits) {
+			if (limit.failurePolicy() == FailurePolicy.FAIL_CLOSED) {
+				return false;
+			}
+			local |= limit.failurePolicy() == FailurePolicy.FAIL_LOCAL;
+		}
+		return local;
 	}
 
 }

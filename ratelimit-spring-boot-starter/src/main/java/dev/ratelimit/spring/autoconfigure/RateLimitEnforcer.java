@@ -29,8 +29,8 @@ import org.springframework.expression.EvaluationContext;
  * sequence, but limits already decided for an earlier key keep their consumption. When Redis fails, the failure
  * policy of the limits concerned applies: any {@code fail-closed} limit makes it a 503; otherwise {@code fail-local}
  * limits are decided by this instance's {@link LocalFallback} and {@code fail-open} limits are skipped. While the
- * fallback's circuit breaker is open, limits that are all {@code fail-local} are decided locally without asking
- * Redis.
+ * fallback's circuit breaker is open, key groups with a {@code fail-local} limit and no {@code fail-closed} one are
+ * decided so without asking Redis.
  *
  * <p>
  * One request has one deadline, {@code ratelimit.redis.timeout} from its first decision: however many keys, and
@@ -141,7 +141,7 @@ public final class RateLimitEnforcer {
 	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
 	private CompletableFuture<Void> decide(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			long deadline, List<LimitDecision> applied) {
-		if (LocalFallback.allFailLocal(limits) && this.fallback.skipRedis()) {
+		if (LocalFallback.spareRedisFor(limits) && this.fallback.skipRedis()) {
 			try {
 				decideLocally(request, clientKey, limits, applied);
 				return CompletableFuture.completedFuture(null);

@@ -243,19 +243,20 @@ class FailLocalTests {
 			assertThat(local.localDenied() - before.localDenied()).isEqualTo(3);
 			assertThat(local.allowed() - before.allowed()).isZero();
 			assertThat(local.denied() - before.denied()).isZero();
-			// Not all fail-local: Redis is asked, and each limit's own policy applies.
+			// A fail-closed limit, or no fail-local one: Redis is asked, and each limit's own policy applies.
 			assertFailedClosed(get(this.steady, "/mixed", client), "/mixed");
 			assertFailedOpen(get(this.steady, "/open", client));
 			assertThat(counts(this.steady)).as("neither the 503 nor the request let through is a decision")
 				.isEqualTo(local.withRedisFailures(failures + 2));
-			// The fail-open limit is skipped, the fail-local one decided locally: only its fields.
+			// A fail-local limit and a fail-open one: decided without asking Redis, as after a failure: the fail-open
+			// limit skipped, the fail-local one decided locally, only its fields.
 			Response withOpen = get(this.steady, "/local-and-open", client);
 			assertThat(withOpen.elapsed()).as(withOpen.toString()).isLessThan(BOUND);
 			assertAllowed(withOpen, "with-open-local", SHARE, 1);
 			assertThat(withOpen.headers().allValues("RateLimit-Policy")).as(withOpen.toString())
 				.containsExactly("\"with-open-local\";q=2;w=3600");
 			assertThat(counts(this.steady)).isEqualTo(new Counts(local.allowed(), local.denied(),
-					local.localAllowed() + 1, local.localDenied(), failures + 3));
+					local.localAllowed() + 1, local.localDenied(), failures + 2));
 		}
 		finally {
 			this.redis.restart();
