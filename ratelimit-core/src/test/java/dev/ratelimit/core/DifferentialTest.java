@@ -18,13 +18,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import dev.ratelimit.test.TestRedis;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
@@ -92,20 +89,7 @@ class DifferentialTest {
 	private static final boolean BACKWARDS = Boolean.parseBoolean(
 			System.getProperty("ratelimit.differential.backwards", "true"));
 
-	private static JedisPooled jedis;
-
-	@BeforeAll
-	static void startRedis() {
-		TestRedis redis = TestRedis.shared();
-		jedis = new JedisPooled(redis.host(), redis.port());
-	}
-
-	@AfterAll
-	static void closeJedis() {
-		if (jedis != null) {
-			jedis.close();
-		}
-	}
+	private static final JedisPooled jedis = SharedJedis.get();
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)

@@ -5,9 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.ratelimit.test.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.JedisPooled;
@@ -26,23 +23,12 @@ class RedisAlgorithmContractTest extends AlgorithmContract {
 
 	private static final AtomicInteger PREFIXES = new AtomicInteger();
 
-	private static JedisPooled jedis;
+	private static final JedisPooled jedis = SharedJedis.get();
 
 	private String prefix;
 
 	/** A key's serialized value and its TTL in ms when it was read. */
 	private record KeyState(String key, byte[] dump, long pttl) {
-	}
-
-	@BeforeAll
-	static void connect() {
-		TestRedis redis = TestRedis.shared();
-		jedis = new JedisPooled(redis.host(), redis.port());
-	}
-
-	@AfterAll
-	static void disconnect() {
-		jedis.close();
 	}
 
 	@Override

@@ -1,25 +1,11 @@
 package dev.ratelimit.core;
 
-import dev.ratelimit.test.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import redis.clients.jedis.JedisPooled;
 
 /** {@link Concurrency} on a real Redis: the scripts are atomic. */
 class RedisConcurrencyTest extends Concurrency {
 
-	private static JedisPooled jedis;
-
-	@BeforeAll
-	static void connect() {
-		TestRedis redis = TestRedis.shared();
-		jedis = new JedisPooled(redis.host(), redis.port());
-	}
-
-	@AfterAll
-	static void disconnect() {
-		jedis.close();
-	}
+	private static final JedisPooled jedis = SharedJedis.get();
 
 	@Override
 	RateLimiter newLimiter(String prefix) {
