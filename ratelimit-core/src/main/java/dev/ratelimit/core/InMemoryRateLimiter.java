@@ -22,15 +22,25 @@ import java.util.concurrent.locks.ReentrantLock;
  * State lives as long as the Redis key of the same decision would: a limit's state expires at the end of the TTL
  * the script would set (relative to the request's {@code now}, server or explicit time alike, plus the scripts'
  * margin of 1 s) and, counted as Redis counts relative TTLs, that long after its last write on this limiter's clock.
- * Expired state is never read. It is dropped as its client is next decided, and otherwise by a sweep that examines a
- * few clients each time a new one arrives, so that removal outpaces growth: memory holds about the clients written
- * within the longest TTL (plus those not yet reached by the sweep), not every client ever seen, and a scan over a
- * million client ids does not grow the heap without bound.
+ * Expired state is never read. It is dropped as its client is next decided, and otherwise by a sweep that runs on
+ * the deciding threads (no thread of its own): it examines a few clients each time a new one arrives, so that
+ * removal outpaces growth, and, while the limiter is used at all, a batch each second that passes over every client
+ * within about a minute. Memory holds about the clients written within the longest TTL (plus those the sweep has not
+ * reached yet), not every client ever seen: a scan over a million client ids does not grow the heap without bound,
+ * and its state is gone about a minute after its TTL even if no new client follows. A limiter that decides nothing
+ * at all sweeps nothing.
  */
 public final class InMemoryRateLimiter implements RateLimiter {
 
 	/** Clients examined for expiry each time a new client is added: more than one, so removal outpaces growth. */
 	private static final int SWEEP_PER_NEW_CLIENT = 4;
+
+	/** Clients examined at least once a second while the limiter is used: a pass over every client in a minute. */
+	private static final int SWEEP_MIN_BATCH = 1024;
+
+	private static final long SWEEP_BATCH_INTERVAL_MS = 1000;
+
+	private static final int SWEEP_PASS_PER_BATCH = 64;
 
 	private final Clock clock;
 
@@ -41,6 +51,12 @@ public final class InMemoryRateLimiter implements RateLimiter {
 
 	/** Where the sweep goes on; guarded by {@link #sweeping}. */
 	private Iterator<ClientState> sweep;
+
+	/** How many clients there were when the sweep's pass under way began; guarded by {@link #sweeping}. */
+	private int passSize;
+
+	/** When, on the clock, the next batch of the sweep is due: expired clients go even when no new one arrives. */
+	private volatile long nextBatchAt = Long.MIN_VALUE;
 
 	/** A limiter on the system clock ({@link Clock#systemUTC()}). */
 	public InMemoryRateLimiter() {
@@ -84,31 +100,48 @@ public final class InMemoryRateLimiter implements RateLimiter {
 				}
 			}
 			RateLimitDecision decision;
+			long clockNow;
 			synchronized (client) {
 				if (client.removed) {
 					// swept between the lookup and the lock: decide on a new state
 					continue;
 				}
 				// read inside the monitor, so that one client's decisions see its clock in order, as the script's TIME
-				long clockNow = this.clock.millis();
+				clockNow = this.clock.millis();
 				decision = client.decide((explicitNow < 0) ? clockNow : explicitNow, clockNow, limits);
 			}
-			if (added) {
-				sweepSome();
+			if (added || clockNow >= this.nextBatchAt) {
+				sweepSome(!added, clockNow);
 			}
 			return decision;
 		}
 	}
 
-	/** Removes a few clients whose every state has expired on this limiter's clock. */
-	private void sweepSome() {
+	/**
+	 * Examines clients where the sweep left off, and removes those whose every state has expired on this limiter's
+	 * clock: a few for a new client, or a batch, a 64th of the pass under way (at least 1,024), so that a pass takes
+	 * at most 64 batches. Sets when the next batch is due, a second from now.
+	 */
+	private void sweepSome(boolean batch, long clockNow) {
 		if (!this.sweeping.tryLock()) {
 			return;
 		}
 		try {
-			long clockNow = this.clock.millis();
-			for (int i = 0; i < SWEEP_PER_NEW_CLIENT; i++) {
+			if (batch || clockNow >= this.nextBatchAt) {
+				batch = true;
+				this.nextBatchAt = clockNow + SWEEP_BATCH_INTERVAL_MS;
+			}
+			int steps = batch ? Math.max(SWEEP_MIN_BATCH, this.passSize / SWEEP_PASS_PER_BATCH) : SWEEP_PER_NEW_CLIENT;
+			boolean passStarted = false;
+			for (int i = 0; i < steps; i++) {
 				if (this.sweep == null || !this.sweep.hasNext()) {
+					if (passStarted) {
+						// at most one new pass per call: a pass walks the whole table, which never shrinks, so a
+						// table holding few clients would otherwise be walked once per step
+						return;
+					}
+					passStarted = true;
+					this.passSize = this.clients.size();
 					this.sweep = this.clients.values().iterator();
 					if (!this.sweep.hasNext()) {
 						return;

@@ -57,7 +57,8 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		requirePositive("limit", limit, name);
 		requirePositive("capacity", capacity, name);
 		requirePositive("cost", cost, name);
-		if (window.isNegative() || window.isZero() || window.toNanos() % 1_000_000 != 0) {
+		// getNano, not toNanos: a window of centuries would overflow a count of nanoseconds
+		if (window.isNegative() || window.isZero() || window.getNano() % 1_000_000 != 0) {
 			throw new IllegalArgumentException(
 					"window of rate limit '" + name + "' must be at least 1 ms and a whole number of ms, but was " + window);
 		}
@@ -71,6 +72,11 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 					+ "; use the sliding window counter for large limits");
 		}
 		long largest = Math.max(limit, Math.max(capacity, cost));
+		if (window.getSeconds() >= EXACT_BOUND / 1000) {
+			throw new IllegalArgumentException("window of rate limit '" + name + "' leaves Lua's exact integer range: "
+					+ "(max(limit, capacity, cost) + 1) × window in ms must stay below 2^52, but the window alone is "
+					+ window + "; use a smaller window");
+		}
 		long windowMs = window.toMillis();
 		if (largest >= EXACT_BOUND / windowMs - 1) {
 			String field = (largest == limit) ? "limit" : (largest == capacity) ? "capacity" : "cost";

@@ -100,6 +100,33 @@ class InMemoryRateLimiterTest {
 	}
 
 	/**
+	 * After a scan, its clients go though no new client arrives, while the limiter decides known clients: each
+	 * second of the clock brings a batch of the sweep. A batch examines a 64th of the clients there were when its
+	 * pass began, at least 1,024. The pass under way at the end of the scan began with at least 4/5 of the 200,000
+	 * clients (a pass over P clients takes P / 4 new clients, which add P / 4 more), so its rest takes at most
+	 * 200,000 / (160,000 / 64) = 80 batches, and the next pass, which reaches every expired client, 64: 150 seconds
+	 * are enough.
+	 */
+	@Test
+	void expiredClientsGoWhileOnlyKnownClientsAreDecided() {
+		MutableClock clock = new MutableClock(T0);
+		InMemoryRateLimiter limiter = new InMemoryRateLimiter(clock);
+		LimitDefinition limit = LimitDefinition.of("scan", Algorithm.SLIDING_LOG, 5, Duration.ofMillis(100));
+		limiter.tryAcquire("known", limit);
+		int scan = 200_000;
+		for (int i = 0; i < scan; i++) {
+			limiter.tryAcquire("scan-" + i, limit);
+		}
+		assertThat(limiter.storedClients()).isEqualTo(scan + 1);
+		clock.advance(100 + MARGIN_MS + 1);
+		for (int second = 0; second < 150; second++) {
+			clock.advance(1000);
+			assertThat(limiter.tryAcquire("known", limit).allowed()).isTrue();
+		}
+		assertThat(limiter.storedClients()).as("clients left after 150 s of a known client's requests").isEqualTo(1);
+	}
+
+	/**
 	 * A request whose explicit {@code now} is later than a state's expiry finds no state, as a request finds no
 	 * Redis key once its TTL has passed; at the expiry instant itself the state is still there (Redis expires a
 	 * key when now is past its expiry). Observed with a request going back to the time of the state: while the

@@ -54,6 +54,18 @@ class LimitDefinitionTest {
 	}
 
 	@Test
+	void windowsOfCenturiesAreMillisecondsAndLongerOnesAreRejected() {
+		// 300 years: beyond a count of nanoseconds (292 years), well within the exact range in ms
+		Duration centuries = Duration.ofDays(365L * 300);
+		assertThat(LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 1, centuries).windowMs())
+			.isEqualTo(365L * 300 * 24 * 3600 * 1000);
+		// a billion years: beyond any count of milliseconds the scripts can use
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 1, Duration.ofDays(365L * 1_000_000_000L)))
+			.withMessageStartingWith("window of rate limit 'api' leaves Lua's exact integer range");
+	}
+
+	@Test
 	void slidingLogLimitIsBoundedByItsMemory() {
 		assertThat(LimitDefinition.of("log", Algorithm.SLIDING_LOG, 10_000, SECOND).limit()).isEqualTo(10_000);
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("log", Algorithm.SLIDING_LOG, 10_001, SECOND))

@@ -34,14 +34,17 @@ public final class LimitFactory {
 
 	private final BeanFactory beanFactory;
 
-	/** {@code ratelimit.fail-local.instances}: fail-local limits apply their limit divided by it. */
-	private final int failLocalInstances;
+	/**
+	 * {@code ratelimit.fail-local.instances}: fail-local limits apply their limit divided by it; {@code null} with the
+	 * in-memory store, which never fails, so that no limit has a local share.
+	 */
+	private final Integer failLocalInstances;
 
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
-	LimitFactory(RateLimitProperties.Defaults defaults, int failLocalInstances, Environment environment,
+	LimitFactory(RateLimitProperties.Defaults defaults, Integer failLocalInstances, Environment environment,
 			BeanFactory beanFactory) {
-		if (failLocalInstances < 1) {
+		if (failLocalInstances != null && failLocalInstances < 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.fail-local.instances", failLocalInstances,
 					"At least 1: the number of instances that share a fail-local limit while Redis fails.");
 		}
@@ -104,8 +107,16 @@ public final class LimitFactory {
 					(rule.getCost() != null) ? rule.getCost() : this.defaults.getCost());
 			FailurePolicy failurePolicy = (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
 					: this.defaults.getFailurePolicy();
+			LimitDefinition localShare;
+			try {
+				localShare = localShare(definition, failurePolicy);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + ".failure-policy", failurePolicy,
+						ex.getMessage());
+			}
 			return new ConfiguredLimit(definition, key, failurePolicy, property, StringUtils.hasText(rule.getName()),
-					false, localShare(definition, failurePolicy));
+					false, localShare);
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
@@ -138,19 +149,25 @@ public final class LimitFactory {
 	 * @throws IllegalArgumentException when that share could never admit a request of the limit's cost
 	 */
 	private LimitDefinition localShare(LimitDefinition definition, FailurePolicy failurePolicy) {
-		if (failurePolicy != FailurePolicy.FAIL_LOCAL) {
+		if (failurePolicy != FailurePolicy.FAIL_LOCAL || this.failLocalInstances == null) {
 			return null;
 		}
 		long limit = definition.limit() / this.failLocalInstances;
 		long capacity = (definition.algorithm() == Algorithm.TOKEN_BUCKET)
 				? definition.capacity() / this.failLocalInstances : limit;
 		long bound = (definition.algorithm() == Algorithm.TOKEN_BUCKET) ? capacity : limit;
-		if (limit < 1 || bound < definition.cost()) {
-			throw new IllegalArgumentException("failure policy fail-local of rate limit '" + definition.name()
-					+ "' with ratelimit.fail-local.instances=" + this.failLocalInstances + " leaves each instance "
-					+ ((definition.algorithm() == Algorithm.TOKEN_BUCKET) ? "a capacity of " + capacity + " and " : "")
-					+ "a limit of " + limit + " per " + definition.window() + ", which could never admit a request of cost "
-					+ definition.cost() + "; raise the limit, or use fewer instances or another failure policy");
+		String share = "failure policy fail-local of rate limit '" + definition.name()
+				+ "' with ratelimit.fail-local.instances=" + this.failLocalInstances + " leaves each instance ";
+		if (limit < 1) {
+			throw new IllegalArgumentException(share + "a limit of " + definition.limit() + " / "
+					+ this.failLocalInstances + " = 0 per " + definition.window()
+					+ " (rounded down), which admits nothing; raise the limit, or use fewer instances or another failure policy");
+		}
+		if (bound < definition.cost()) {
+			throw new IllegalArgumentException(share
+					+ ((definition.algorithm() == Algorithm.TOKEN_BUCKET) ? "a capacity of " : "a limit of ") + bound
+					+ ", which could never admit a request of cost " + definition.cost()
+					+ "; raise the limit, or use fewer instances or another failure policy");
 		}
 		return new LimitDefinition(definition.name(), definition.algorithm(), limit, definition.window(), capacity,
 				definition.cost());

@@ -10,7 +10,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
@@ -24,10 +23,10 @@ import org.springframework.core.env.Environment;
  * Switched off entirely by {@code ratelimit.enabled=false}; every bean backs off when the application defines its
  * own.
  */
-@AutoConfiguration(after = DataRedisAutoConfiguration.class)
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import({ RateLimitRedisConfiguration.class, RateLimitInMemoryConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
+@Import({ RateLimitRedisConfiguration.class, NoRedisConfiguration.class, RateLimitInMemoryConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
 		RateLimitWebFluxConfiguration.class })
 public class RateLimitAutoConfiguration {
 
@@ -36,8 +35,10 @@ public class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment,
 			BeanFactory beanFactory) {
-		return new LimitFactory(properties.getDefaults(), properties.getFailLocal().getInstances(), environment,
-				beanFactory);
+		// The in-memory store never fails: its limits have no local share to check.
+		Integer failLocalInstances = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? null
+				: properties.getFailLocal().getInstances();
+		return new LimitFactory(properties.getDefaults(), failLocalInstances, environment, beanFactory);
 	}
 
 }

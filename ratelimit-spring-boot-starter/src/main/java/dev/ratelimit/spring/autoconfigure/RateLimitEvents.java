@@ -36,7 +36,8 @@ class RateLimitEvents {
 			long suppressed = this.unlogged.getAndSet(0);
 			logger.warn("Redis could not decide a rate-limited request; applying the limits' failure policy (fail-local"
 					+ " limits are decided on this instance until Redis answers)"
-					+ ((suppressed > 0) ? " (" + suppressed + " similar failures not logged)" : "") + ": "
+					+ ((suppressed > 0) ? " (" + suppressed + " similar " + ((suppressed == 1) ? "failure" : "failures")
+							+ " not logged)" : "") + ": "
 					+ describe(ex));
 		}
 		else {

@@ -2,6 +2,8 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.RateLimiter;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -16,9 +18,13 @@ import org.springframework.context.annotation.Configuration;
 @Conditional(StoreCondition.OnInMemory.class)
 class RateLimitInMemoryConfiguration {
 
+	private static final Log logger = LogFactory.getLog(RateLimitInMemoryConfiguration.class);
+
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimiter rateLimiter() {
+		logger.info("Rate limits are counted in this instance's memory (ratelimit.store=in-memory): they are not "
+				+ "shared with other instances, and a restart forgets them");
 		return new InMemoryRateLimiter();
 	}
 

@@ -108,6 +108,49 @@ class StoreAndFailLocalConfigurationTests {
 			});
 	}
 
+	/** Spring Boot's Redis module, Spring Data Redis and both clients: none of them on the class path. */
+	private static final FilteredClassLoader NO_REDIS_AT_ALL = new FilteredClassLoader("org.springframework.boot.data.redis",
+			"org.springframework.data.redis", "io.lettuce", "redis.clients");
+
+	@Test
+	void inMemoryStoreStartsWithoutSpringBootsRedisModule() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
+			.withClassLoader(NO_REDIS_AT_ALL)
+			.withPropertyValues("ratelimit.store=in-memory")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertDecides(context.getBean(RateLimiter.class));
+				assertThat(context).hasSingleBean(RateLimitEnforcer.class).hasBean("rateLimitFilter");
+			});
+	}
+
+	@Test
+	void redisStoreWithoutSpringDataRedisStopsStartupSayingWhatToAdd() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
+			.withClassLoader(NO_REDIS_AT_ALL)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(RateLimitAutoConfigurationTests.messages(context.getStartupFailure())).contains("spring-boot-starter-data-redis")
+					.contains("ratelimit.store=in-memory");
+			});
+	}
+
+	@Test
+	void redisStoreWithoutSpringDataRedisUsesTheApplicationsOwnLimiter() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class))
+			.withClassLoader(NO_REDIS_AT_ALL)
+			.withBean(RateLimiter.class, InMemoryRateLimiter::new)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertDecides(context.getBean(RateLimiter.class));
+			});
+	}
+
 	@Test
 	void redisIsTheDefaultStore() {
 		this.contextRunner.run((context) -> {
@@ -170,6 +213,10 @@ class StoreAndFailLocalConfigurationTests {
 		// The same rule failing closed has no local share to check.
 		this.contextRunner.withPropertyValues(rule)
 			.withPropertyValues("ratelimit.fail-local.instances=2", "ratelimit.filter.rules[0].failure-policy=fail-closed")
+			.run((context) -> assertThat(context).hasNotFailed());
+		// With the in-memory store no limit fails over: no local share to check either.
+		this.contextRunner.withPropertyValues(rule)
+			.withPropertyValues("ratelimit.fail-local.instances=2", "ratelimit.store=in-memory")
 			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
@@ -325,8 +372,9 @@ class StoreAndFailLocalConfigurationTests {
 			assertThat(context).hasFailed();
 			String messages = RateLimitAutoConfigurationTests.messages(context.getStartupFailure());
 			assertThat(RateLimitAutoConfigurationTests.failedProperty(context.getStartupFailure())).as(messages)
-				.startsWith("ratelimit.filter.rules[0]");
-			assertThat(messages).contains("'scarce-rule'").contains("ratelimit.fail-local.instances");
+				.isEqualTo("ratelimit.filter.rules[0].failure-policy");
+			assertThat(messages).contains("'scarce-rule'").contains("ratelimit.fail-local.instances")
+				.doesNotContain("Rule@");
 		});
 	}
 

@@ -17,6 +17,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
@@ -41,7 +42,11 @@ import org.springframework.util.ClassUtils;
  */
 @Configuration(proxyBeanMethods = false)
 @Conditional(StoreCondition.OnRedis.class)
+@ConditionalOnClass(name = RateLimitRedisConfiguration.CONNECTION_DETAILS)
 public class RateLimitRedisConfiguration {
+
+	/** Spring Boot's Redis connection details: present with spring-boot-starter-data-redis. */
+	public static final String CONNECTION_DETAILS = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
 
 	private static final Log logger = LogFactory.getLog(RateLimitRedisConfiguration.class);
 
