@@ -83,11 +83,11 @@ class DifferentialTest {
 	private static final int HISTORY = 25;
 
 	/**
-	 * Whether clocks occasionally step backwards (rule 7). {@code -Dratelimit.differential.backwards=false} turns
+	 * Whether clocks occasionally step backwards (rule 7). {@code -Ddifferential.backwards=false} turns
 	 * that off, to tell apart disagreements that only follow a step backwards.
 	 */
 	private static final boolean BACKWARDS = Boolean.parseBoolean(
-			System.getProperty("ratelimit.differential.backwards", "true"));
+			System.getProperty("differential.backwards", "true"));
 
 	private static final JedisPooled jedis = SharedJedis.get();
 

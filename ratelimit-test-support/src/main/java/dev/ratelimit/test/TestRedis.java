@@ -30,7 +30,7 @@ import org.testcontainers.containers.GenericContainer;
  * Where a Docker engine is available it runs {@code redis:7.2} through Testcontainers. Otherwise it starts a
  * {@code redis-server} process on a free loopback port: the one on the {@code PATH}, or else the Linux binary that
  * the {@code com.github.codemonstur:embedded-redis} artifact ships (Redis 6.2). The system property
- * {@code ratelimit.test.redis} forces a choice: {@code docker}, {@code path} or {@code embedded}.
+ * {@code test.redis} forces a choice: {@code docker}, {@code path} or {@code embedded}.
  *
  * @see TestRedisCluster
  */
@@ -75,9 +75,9 @@ public final class TestRedis implements AutoCloseable {
 		return new TestRedis(localBinary(choice), freePort());
 	}
 
-	/** The system property {@code ratelimit.test.redis}: {@code docker}, {@code path}, {@code embedded} or {@code auto}. */
+	/** The system property {@code test.redis}: {@code docker}, {@code path}, {@code embedded} or {@code auto}. */
 	static String choice() {
-		return System.getProperty("ratelimit.test.redis", "auto").toLowerCase(Locale.ROOT);
+		return System.getProperty("test.redis", "auto").toLowerCase(Locale.ROOT);
 	}
 
 	/**

@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
  * <p>
  * The binary is chosen as for {@link TestRedis}'s processes: the {@code redis-server} on the {@code PATH}, or else
  * the Redis 6.2 binary of the {@code com.github.codemonstur:embedded-redis} artifact; the system property
- * {@code ratelimit.test.redis=embedded} or {@code path} forces a choice. Processes are used even where Docker is
+ * {@code test.redis=embedded} or {@code path} forces a choice. Processes are used even where Docker is
  * available. No {@code redis-cli} is needed: the cluster is formed over plain RESP ({@code CLUSTER ADDSLOTS},
  * {@code CLUSTER SET-CONFIG-EPOCH}, {@code CLUSTER MEET}), and {@link #start()} returns once every node reports
  * {@code cluster_state:ok}.

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  * <p>
  * The binary is chosen as for {@link TestRedis}'s processes: the {@code redis-server} on the {@code PATH}, or else
  * the Redis 6.2 binary of the {@code com.github.codemonstur:embedded-redis} artifact; the system property
- * {@code ratelimit.test.redis=embedded} or {@code path} forces a choice. Processes are used even where Docker is
+ * {@code test.redis=embedded} or {@code path} forces a choice. Processes are used even where Docker is
  * available. {@link #start()} returns once the Sentinel reports the master, sees the replica with its link to the
  * master up, and the replica has every write of the master.
  *

@@ -10,9 +10,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
- * Configuration of the rate limiter, under {@code ratelimit}.
+ * Configuration of the rate limiter, under {@code ratelimit}. Bound strictly: a key under {@code ratelimit.} that
+ * names no property (a typo such as {@code ratelimit.filter.rules[0].limt}) stops startup naming it, rather than
+ * leaving the default in force unnoticed.
  */
-@ConfigurationProperties("ratelimit")
+@ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
 public class RateLimitProperties {
 
 	/**
