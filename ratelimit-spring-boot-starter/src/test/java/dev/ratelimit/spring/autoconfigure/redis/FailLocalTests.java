@@ -5,14 +5,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -515,22 +510,7 @@ class FailLocalTests {
 	}
 
 	private static List<Response> concurrently(int count, RedisFailureContract.Request request) throws Exception {
-		ExecutorService executor = Executors.newFixedThreadPool(count);
-		try {
-			List<Future<Response>> futures = new ArrayList<>();
-			for (int i = 0; i < count; i++) {
-				int index = i;
-				futures.add(executor.submit((Callable<Response>) () -> request.send(index)));
-			}
-			List<Response> responses = new ArrayList<>();
-			for (Future<Response> future : futures) {
-				responses.add(future.get());
-			}
-			return responses;
-		}
-		finally {
-			executor.shutdownNow();
-		}
+		return RedisFailureContract.concurrently(count, request);
 	}
 
 	// --- The application: RedisFailureContract's (its fail-open /open, for contrast) and these endpoints

@@ -374,7 +374,8 @@ abstract class RedisFailureContract {
 		return new Response(path, response.statusCode(), response.headers(), response.body(), elapsed);
 	}
 
-	private static List<Response> concurrently(int count, Request request) throws Exception {
+	/** Sends {@code count} requests at once, one thread each, and returns their responses in order. */
+	static List<Response> concurrently(int count, Request request) throws Exception {
 		ExecutorService executor = Executors.newFixedThreadPool(count);
 		try {
 			List<Future<Response>> futures = new ArrayList<>();
