@@ -11,7 +11,7 @@ class HomeController {
 			ratelimit sample: clients are told apart by their X-Api-Key header, or by IP address without one.
 			  every /api/** request   filter rule 'api': sliding window counter, 100 per minute
 			  GET  /api/ping          the 'api' rule only
-			  GET  /api/catalog/{id}  cost 1 from the 'api-budget' token bucket (10 per hour)
+			  GET  /api/catalog/{id}  cost 1 from the 'api-budget' token bucket (10 per hour; 100 for pro- keys)
 			  GET  /api/reports/{id}  cost 5 from the same 'api-budget' bucket
 			  GET  /api/search?q=     'search-per-second' (5 per second) and 'search-per-hour' (20 per hour)
 			  POST /auth/login        'login': sliding log, 5 attempts per minute per username

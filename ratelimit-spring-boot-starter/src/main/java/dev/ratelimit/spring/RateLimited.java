@@ -67,10 +67,18 @@ public @interface RateLimited {
 	String key() default "";
 
 	/**
-	 * What to do when Redis cannot answer: {@code fail-open} or {@code fail-closed}. Defaults to
+	 * What to do when Redis cannot answer: {@code fail-open}, {@code fail-closed} or {@code fail-local}. Defaults to
 	 * {@code ratelimit.defaults.failure-policy}.
 	 */
 	String failurePolicy() default "";
+
+	/**
+	 * {@code enforce} (a denial throws {@link RateLimitExceededException}) or {@code shadow}: decided and counted
+	 * exactly as if enforced, but a denial lets the call through, with a rate-limited log line and the
+	 * {@code shadow-denied} metric outcome (property placeholders allowed). Defaults to
+	 * {@code ratelimit.defaults.mode}.
+	 */
+	String mode() default "";
 
 	/** Container of repeated {@link RateLimited} annotations. */
 	@Target({ ElementType.METHOD, ElementType.TYPE })

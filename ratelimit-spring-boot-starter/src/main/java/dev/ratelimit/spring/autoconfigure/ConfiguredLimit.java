@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.Map;
+
 import dev.ratelimit.core.LimitDefinition;
 
 import org.springframework.expression.Expression;
@@ -7,7 +9,7 @@ import org.springframework.expression.Expression;
 /**
  * A limit as configured by an annotation or a filter rule, checked at startup.
  *
- * @param definition the limit with every default applied
+ * @param definition the limit with every default applied; in shadow mode, {@link LimitDefinition#shadow()}
  * @param key the parsed client key expression, or {@code null} for the client's IP address
  * @param failurePolicy what to do when Redis fails
  * @param source where it was configured, for messages: {@code "@RateLimited on Foo.bar(String)"} or
@@ -17,12 +19,39 @@ import org.springframework.expression.Expression;
  * it can be decided only when the method is called, not when the request arrives
  * @param localShare for {@link FailurePolicy#FAIL_LOCAL}, the limit this instance applies alone while Redis fails
  * ({@code ratelimit.fail-local.instances}); {@code null} for the other policies
+ * @param plan the plan whose shape {@code definition} has, or {@code null} when it is the limit's own
+ * @param byPlan when {@code ratelimit.plans} names this limit: this limit as each configured plan shapes it, by plan
+ * name; otherwise empty
  */
 public record ConfiguredLimit(LimitDefinition definition, Expression key, FailurePolicy failurePolicy, String source,
-		boolean explicitName, boolean readsArguments, LimitDefinition localShare) {
+		boolean explicitName, boolean readsArguments, LimitDefinition localShare, String plan,
+		Map<String, ConfiguredLimit> byPlan) {
+
+	public ConfiguredLimit {
+		byPlan = Map.copyOf(byPlan);
+	}
 
 	public String name() {
 		return this.definition.name();
+	}
+
+	/** Whether this limit is in shadow mode: decided and counted, never refusing. */
+	public boolean shadow() {
+		return this.definition.shadow();
+	}
+
+	/** Whether the shape of this limit depends on the client's plan. */
+	public boolean planned() {
+		return !this.byPlan.isEmpty();
+	}
+
+	/**
+	 * This limit as {@code plan} shapes it: {@code plan} is a configured plan name ({@link Plans#select} never yields
+	 * another); this limit itself when it is not planned.
+	 */
+	ConfiguredLimit forPlan(String plan) {
+		ConfiguredLimit shaped = this.byPlan.get(plan);
+		return (shaped != null) ? shaped : this;
 	}
 
 }

@@ -1,7 +1,9 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
@@ -42,8 +44,17 @@ public final class LimitFactory {
 
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
-	LimitFactory(RateLimitProperties.Defaults defaults, Integer failLocalInstances, Environment environment,
+	private final Plans plans;
+
+	LimitFactory(RateLimitProperties properties, Integer failLocalInstances, Environment environment,
 			BeanFactory beanFactory) {
+		this(properties.getDefaults(), failLocalInstances, environment, beanFactory, properties.getPlan(),
+				properties.getPlans());
+	}
+
+	private LimitFactory(RateLimitProperties.Defaults defaults, Integer failLocalInstances, Environment environment,
+			BeanFactory beanFactory, RateLimitProperties.Plan plan,
+			Map<String, Map<String, RateLimitProperties.PlanLimit>> plans) {
 		if (failLocalInstances != null && failLocalInstances < 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.fail-local.instances", failLocalInstances,
 					"At least 1: the number of instances that share a fail-local limit while Redis fails.");
@@ -53,6 +64,12 @@ public final class LimitFactory {
 		this.environment = environment;
 		this.beanFactory = beanFactory;
 		checkDefaults();
+		this.plans = plans(plan, plans);
+	}
+
+	/** The plans, checked. */
+	public Plans plans() {
+		return this.plans;
 	}
 
 	/**
@@ -70,10 +87,14 @@ public final class LimitFactory {
 			long cost = (annotation.cost() != RateLimited.UNSET) ? annotation.cost() : this.defaults.getCost();
 			FailurePolicy failurePolicy = StringUtils.hasText(annotation.failurePolicy())
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy();
-			LimitDefinition definition = definition(name, algorithm, limit, window, capacity, cost);
+			LimitMode mode = StringUtils.hasText(annotation.mode()) ? parseMode(resolve(annotation.mode()))
+					: this.defaults.getMode();
+			LimitDefinition definition = definition(name, algorithm, limit, window, capacity, cost)
+				.withShadow(mode == LimitMode.SHADOW);
 			Expression key = parseKey(annotation.key(), variables);
-			return new ConfiguredLimit(definition, key, failurePolicy, source, StringUtils.hasText(annotation.name()),
-					key != null && readsArguments(((SpelExpression) key).getAST()), localShare(definition, failurePolicy));
+			return planned(new ConfiguredLimit(definition, key, failurePolicy, source,
+					StringUtils.hasText(annotation.name()), key != null && readsArguments(((SpelExpression) key).getAST()),
+					localShare(definition, failurePolicy), null, Map.of()));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
 			throw new IllegalStateException("Invalid " + source + ": " + ex.getMessage(), ex);
@@ -100,11 +121,13 @@ public final class LimitFactory {
 					"Not a valid key expression: " + ex.getMessage());
 		}
 		try {
+			LimitMode mode = (rule.getMode() != null) ? rule.getMode() : this.defaults.getMode();
 			LimitDefinition definition = definition(name,
 					(rule.getAlgorithm() != null) ? rule.getAlgorithm() : this.defaults.getAlgorithm(),
 					(rule.getLimit() != null) ? rule.getLimit() : this.defaults.getLimit(),
 					(rule.getWindow() != null) ? rule.getWindow() : this.defaults.getWindow(), rule.getCapacity(),
-					(rule.getCost() != null) ? rule.getCost() : this.defaults.getCost());
+					(rule.getCost() != null) ? rule.getCost() : this.defaults.getCost())
+				.withShadow(mode == LimitMode.SHADOW);
 			FailurePolicy failurePolicy = (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
 					: this.defaults.getFailurePolicy();
 			LimitDefinition localShare;
@@ -115,8 +138,8 @@ public final class LimitFactory {
 				throw new InvalidConfigurationPropertyValueException(property + ".failure-policy", failurePolicy,
 						ex.getMessage());
 			}
-			return new ConfiguredLimit(definition, key, failurePolicy, property, StringUtils.hasText(rule.getName()),
-					false, localShare);
+			return planned(new ConfiguredLimit(definition, key, failurePolicy, property,
+					StringUtils.hasText(rule.getName()), false, localShare, null, Map.of()));
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
@@ -131,6 +154,95 @@ public final class LimitFactory {
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty("ratelimit.defaults", this.defaults, ex);
 		}
+	}
+
+	/**
+	 * @throws InvalidConfigurationPropertyValueException naming the property when the default plan is not a plan, a
+	 * plan expression is not valid SpEL or refers to what does not exist, or a plan's limit has an invalid shape
+	 */
+	private Plans plans(RateLimitProperties.Plan plan, Map<String, Map<String, RateLimitProperties.PlanLimit>> shapes) {
+		if (shapes.isEmpty()) {
+			if (StringUtils.hasText(plan.getExpression()) || StringUtils.hasText(plan.getDefaultPlan())) {
+				throw new InvalidConfigurationPropertyValueException(
+						StringUtils.hasText(plan.getExpression()) ? "ratelimit.plan.expression"
+								: "ratelimit.plan.default-plan",
+						StringUtils.hasText(plan.getExpression()) ? plan.getExpression() : plan.getDefaultPlan(),
+						"No plan is configured: define the limits of each plan under ratelimit.plans.<plan>.<limit>.");
+			}
+			return Plans.none();
+		}
+		String defaultPlan = StringUtils.hasText(plan.getDefaultPlan()) ? plan.getDefaultPlan()
+				: shapes.keySet().iterator().next();
+		if (!shapes.containsKey(defaultPlan)) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.plan.default-plan", defaultPlan,
+					"Not a configured plan; use one of " + String.join(", ", shapes.keySet()) + ".");
+		}
+		Expression expression;
+		try {
+			expression = parseKey(plan.getExpression(), KeyVariables.ofRequest());
+		}
+		catch (ParseException | IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.plan.expression", plan.getExpression(),
+					"Not a valid plan expression: " + ex.getMessage().replace("key expression", "plan expression"));
+		}
+		for (Map.Entry<String, Map<String, RateLimitProperties.PlanLimit>> entry : shapes.entrySet()) {
+			for (Map.Entry<String, RateLimitProperties.PlanLimit> limit : entry.getValue().entrySet()) {
+				String property = "ratelimit.plans." + entry.getKey() + "." + limit.getKey();
+				try {
+					planDefinition(limit.getKey(), limit.getValue(), this.defaults.getAlgorithm(),
+							this.defaults.getLimit(), this.defaults.getWindow(), 1);
+				}
+				catch (IllegalArgumentException ex) {
+					throw invalidProperty(property, limit.getValue(), ex);
+				}
+			}
+		}
+		return new Plans(shapes, defaultPlan, expression);
+	}
+
+	/**
+	 * {@code base} with its shape in every plan, when a plan names it: the plan's algorithm, limit, window and
+	 * capacity, each falling back to {@code base}'s own; the default plan's shape for a plan that does not name it.
+	 * @throws InvalidConfigurationPropertyValueException naming the plan's property when a shape cannot take
+	 * {@code base}'s cost or fail-local share
+	 */
+	private ConfiguredLimit planned(ConfiguredLimit base) {
+		if (!this.plans.shapes(base.name())) {
+			return base;
+		}
+		LimitDefinition own = base.definition();
+		Map<String, ConfiguredLimit> byPlan = new LinkedHashMap<>();
+		for (String plan : this.plans.names()) {
+			String shaping = (this.plans.shape(plan, base.name()) != null) ? plan : this.plans.defaultPlan();
+			RateLimitProperties.PlanLimit shape = this.plans.shape(shaping, base.name());
+			if (shape == null) {
+				byPlan.put(plan, new ConfiguredLimit(own, base.key(), base.failurePolicy(), base.source(),
+						base.explicitName(), base.readsArguments(), base.localShare(), plan, Map.of()));
+				continue;
+			}
+			String property = "ratelimit.plans." + shaping + "." + base.name();
+			try {
+				LimitDefinition definition = planDefinition(base.name(), shape, own.algorithm(), own.limit(),
+						own.window(), own.cost())
+					.withShadow(own.shadow());
+				byPlan.put(plan, new ConfiguredLimit(definition, base.key(), base.failurePolicy(), base.source(),
+						base.explicitName(), base.readsArguments(), localShare(definition, base.failurePolicy()), plan,
+						Map.of()));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(property, shape,
+						ex.getMessage() + " (the cost and failure policy are those of " + base.source() + ")");
+			}
+		}
+		return new ConfiguredLimit(own, base.key(), base.failurePolicy(), base.source(), base.explicitName(),
+				base.readsArguments(), base.localShare(), null, byPlan);
+	}
+
+	private LimitDefinition planDefinition(String name, RateLimitProperties.PlanLimit shape, Algorithm algorithm,
+			long limit, Duration window, long cost) {
+		return definition(name, (shape.getAlgorithm() != null) ? shape.getAlgorithm() : algorithm,
+				(shape.getLimit() != null) ? shape.getLimit() : limit,
+				(shape.getWindow() != null) ? shape.getWindow() : window, shape.getCapacity(), cost);
 	}
 
 	private LimitDefinition definition(String name, Algorithm algorithm, long limit, Duration window, Long capacity,
@@ -170,7 +282,7 @@ public final class LimitFactory {
 					+ "; raise the limit, or use fewer instances or another failure policy");
 		}
 		return new LimitDefinition(definition.name(), definition.algorithm(), limit, definition.window(), capacity,
-				definition.cost());
+				definition.cost()).withShadow(definition.shadow());
 	}
 
 	/**
@@ -240,6 +352,15 @@ public final class LimitFactory {
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("unknown algorithm '" + value
 					+ "'; use fixed-window, sliding-log, sliding-window-counter or token-bucket");
+		}
+	}
+
+	static LimitMode parseMode(String value) {
+		try {
+			return LimitMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("unknown mode '" + value + "'; use enforce or shadow");
 		}
 	}
 

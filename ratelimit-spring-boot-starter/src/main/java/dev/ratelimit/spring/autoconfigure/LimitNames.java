@@ -7,7 +7,7 @@ import dev.ratelimit.core.LimitDefinition;
 
 /**
  * Makes sure that one name means one budget. Limits with the same name share their Redis state per client, which is
- * how two endpoints draw on one bucket; that only works when they agree on algorithm, limit, window and capacity,
+ * how two endpoints draw on one bucket; that only works when they agree on algorithm, limit, window, capacity and mode,
  * and it must be asked for by name, never happen because two methods derive the same default name.
  */
 public final class LimitNames {
@@ -37,7 +37,7 @@ public final class LimitNames {
 		LimitDefinition a = first.definition();
 		LimitDefinition b = limit.definition();
 		if (a.algorithm() != b.algorithm() || a.limit() != b.limit() || !a.window().equals(b.window())
-				|| a.capacity() != b.capacity()) {
+				|| a.capacity() != b.capacity() || a.shadow() != b.shadow()) {
 			throw new IllegalStateException("Rate limits named '" + limit.name() + "' share a budget but differ: "
 					+ first.source() + " has " + describe(a) + ", " + limit.source() + " has " + describe(b));
 		}
@@ -49,7 +49,8 @@ public final class LimitNames {
 	}
 
 	private static String describe(LimitDefinition limit) {
-		return limit.algorithm() + " " + limit.limit() + " per " + limit.window() + " (capacity " + limit.capacity() + ")";
+		return limit.algorithm() + " " + limit.limit() + " per " + limit.window() + " (capacity " + limit.capacity() + ")"
+				+ (limit.shadow() ? " in shadow mode" : "");
 	}
 
 }

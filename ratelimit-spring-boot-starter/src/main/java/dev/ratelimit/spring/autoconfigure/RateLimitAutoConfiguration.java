@@ -38,7 +38,7 @@ public class RateLimitAutoConfiguration {
 		// The in-memory store never fails: its limits have no local share to check.
 		Integer failLocalInstances = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? null
 				: properties.getFailLocal().getInstances();
-		return new LimitFactory(properties.getDefaults(), failLocalInstances, environment, beanFactory);
+		return new LimitFactory(properties, failLocalInstances, environment, beanFactory);
 	}
 
 }

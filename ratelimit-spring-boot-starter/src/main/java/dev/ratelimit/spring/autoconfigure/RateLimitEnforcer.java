@@ -58,9 +58,16 @@ public final class RateLimitEnforcer {
 
 	private final LocalFallback fallback;
 
+	private final Plans plans;
+
+	private final ShadowDenials shadowDenials;
+
 	RateLimitEnforcer(RateLimiter limiter, Duration timeout, ClientKeys clientKeys, RateLimitResponses responses,
-			RateLimitEvents events, Timeouts timeouts, LocalFallback fallback) {
+			RateLimitEvents events, Timeouts timeouts, LocalFallback fallback, Plans plans,
+			ShadowDenials shadowDenials) {
 		this.limiter = limiter;
+		this.plans = plans;
+		this.shadowDenials = shadowDenials;
 		this.fallback = fallback;
 		this.timeoutNanos = timeout.toNanos();
 		this.clientKeys = clientKeys;
@@ -92,8 +99,9 @@ public final class RateLimitEnforcer {
 	 * {@link RateLimitException} when it is denied (429), Redis fails a fail-closed limit (503), or a key is missing
 	 * and rejected (400)
 	 */
-	public CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> limits,
+	public CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
 			EvaluationContext context) {
+		List<ConfiguredLimit> limits = shapedByPlan(configured, context);
 		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
 		try {
 			for (ConfiguredLimit limit : limits) {
@@ -116,6 +124,23 @@ public final class RateLimitEnforcer {
 				this.responses.headers().addTo(request, applied);
 			}
 		});
+	}
+
+	/** The limits as the request's plan shapes them (unchanged when none is planned). */
+	private List<ConfiguredLimit> shapedByPlan(List<ConfiguredLimit> limits, EvaluationContext context) {
+		if (limits.stream().noneMatch(ConfiguredLimit::planned)) {
+			return limits;
+		}
+		String plan = this.plans.select(context);
+		return limits.stream().map((limit) -> limit.forPlan(plan)).toList();
+	}
+
+	/**
+	 * The decisions whose fields the response carries: not those of shadow limits, which a client would slow down
+	 * for although they refuse nothing.
+	 */
+	private static List<LimitDecision> enforced(RateLimitDecision decision) {
+		return decision.decisions().stream().filter((limit) -> !limit.limit().shadow()).toList();
 	}
 
 	/**
@@ -155,7 +180,9 @@ public final class RateLimitEnforcer {
 				RuntimeException cause = unwrap(failure);
 				this.events.redisFailed(cause);
 				this.fallback.redisFailed();
-				if (limits.stream().anyMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_CLOSED)) {
+				// A shadow limit never refuses a request, not even when Redis fails.
+				if (limits.stream()
+					.anyMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow())) {
 					throw this.responses.unavailable(request);
 				}
 				decideLocally(request, clientKey, limits, applied);
@@ -164,8 +191,9 @@ public final class RateLimitEnforcer {
 			if (this.fallback.redisAnswered()) {
 				this.events.redisAnsweredAgain();
 			}
-			applied.addAll(decision.decisions());
+			applied.addAll(enforced(decision));
 			this.events.decided(decision);
+			this.shadowDenials.record(decision);
 			if (!decision.allowed()) {
 				throw this.responses.exceeded(request, applied, decision);
 			}
@@ -180,8 +208,9 @@ public final class RateLimitEnforcer {
 		if (local == null) {
 			return;
 		}
-		applied.addAll(local.decisions());
+		applied.addAll(enforced(local));
 		this.events.decidedLocally(local);
+		this.shadowDenials.record(local);
 		if (!local.allowed()) {
 			throw this.responses.exceeded(request, applied, local);
 		}

@@ -43,7 +43,7 @@ class RateLimitHttpConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events,
-			ObjectProvider<Timeouts> timeouts) {
+			ObjectProvider<Timeouts> timeouts, LimitFactory factory) {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
@@ -53,7 +53,8 @@ class RateLimitHttpConfiguration {
 				events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties))),
 				timeouts.getIfAvailable(ThreadTimeouts::new),
 				new LocalFallback(RateLimitProperties.requirePositive("ratelimit.fail-local.probe-interval",
-						properties.getFailLocal().getProbeInterval())));
+						properties.getFailLocal().getProbeInterval())),
+				factory.plans(), new ShadowDenials(logInterval(properties)));
 	}
 
 	@Bean

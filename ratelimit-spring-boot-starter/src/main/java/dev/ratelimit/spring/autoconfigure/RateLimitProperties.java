@@ -2,7 +2,9 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 
@@ -53,6 +55,15 @@ public class RateLimitProperties {
 	private final FailLocal failLocal = new FailLocal();
 
 	private final Filter filter = new Filter();
+
+	private final Plan plan = new Plan();
+
+	/**
+	 * Limit shapes per plan: plan name, then limit name, then its algorithm, limit, window and capacity. A limit
+	 * (annotation or filter rule) whose name appears here takes the shape of the client's plan (see ratelimit.plan.*);
+	 * its cost, key, failure policy and mode stay its own.
+	 */
+	private Map<String, Map<String, PlanLimit>> plans = new LinkedHashMap<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -110,6 +121,18 @@ public class RateLimitProperties {
 		return this.filter;
 	}
 
+	public Plan getPlan() {
+		return this.plan;
+	}
+
+	public Map<String, Map<String, PlanLimit>> getPlans() {
+		return this.plans;
+	}
+
+	public void setPlans(Map<String, Map<String, PlanLimit>> plans) {
+		this.plans = plans;
+	}
+
 	/**
 	 * {@code value} of {@code property}, checked when it is used: durations that must be positive (0 would mean
 	 * "wait forever" to a Redis client, or a zero Retry-After).
@@ -159,6 +182,21 @@ public class RateLimitProperties {
 		 * memory (with its share of the limit, see ratelimit.fail-local.*) until Redis answers again.
 		 */
 		private FailurePolicy failurePolicy = FailurePolicy.FAIL_OPEN;
+
+		/**
+		 * 'enforce' answers a denial with 429; 'shadow' decides and counts every limit as if enforced but lets denied
+		 * requests through (a dry run), with a rate-limited log line, the 'shadow-denied' metric outcome and no
+		 * rate-limit header fields. As a default it puts every limit without a mode of its own in shadow mode.
+		 */
+		private LimitMode mode = LimitMode.ENFORCE;
+
+		public LimitMode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(LimitMode mode) {
+			this.mode = mode;
+		}
 
 		public Algorithm getAlgorithm() {
 			return this.algorithm;
@@ -569,9 +607,22 @@ public class RateLimitProperties {
 		private String key;
 
 		/**
-		 * What to do when Redis cannot answer in time: 'fail-open' or 'fail-closed'.
+		 * What to do when Redis cannot answer in time: 'fail-open', 'fail-closed' or 'fail-local'.
 		 */
 		private FailurePolicy failurePolicy;
+
+		/**
+		 * 'enforce' or 'shadow' (decided and counted, never refusing). Defaults to ratelimit.defaults.mode.
+		 */
+		private LimitMode mode;
+
+		public LimitMode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(LimitMode mode) {
+			this.mode = mode;
+		}
 
 		public String getName() {
 			return this.name;
@@ -651,6 +702,103 @@ public class RateLimitProperties {
 
 		public void setFailurePolicy(FailurePolicy failurePolicy) {
 			this.failurePolicy = failurePolicy;
+		}
+
+	}
+
+	/**
+	 * How a request's plan is chosen, for limits whose shape depends on the plan (ratelimit.plans).
+	 */
+	public static class Plan {
+
+		/**
+		 * SpEL expression that yields the request's plan name, with #request, #principal, #exchange (WebFlux), bean
+		 * references (@bean) and, on annotated methods, the arguments by name; for example
+		 * "@apiKeys.planOf(#request.getHeader('X-Api-Key'))". Null, empty, failing or naming no configured plan means
+		 * the default plan. When unset, every request has the default plan.
+		 */
+		private String expression;
+
+		/**
+		 * The plan of requests whose plan is unknown; must be one of ratelimit.plans. Defaults to the first plan
+		 * configured.
+		 */
+		private String defaultPlan;
+
+		public String getExpression() {
+			return this.expression;
+		}
+
+		public void setExpression(String expression) {
+			this.expression = expression;
+		}
+
+		public String getDefaultPlan() {
+			return this.defaultPlan;
+		}
+
+		public void setDefaultPlan(String defaultPlan) {
+			this.defaultPlan = defaultPlan;
+		}
+
+	}
+
+	/**
+	 * The shape of one limit in one plan. Unset values are the limit's own (from its annotation or rule, then
+	 * ratelimit.defaults).
+	 */
+	public static class PlanLimit {
+
+		/**
+		 * Algorithm: 'fixed-window', 'sliding-log', 'sliding-window-counter' or 'token-bucket'.
+		 */
+		private Algorithm algorithm;
+
+		/**
+		 * Units allowed per window; for the token bucket, tokens added per window.
+		 */
+		private Long limit;
+
+		/**
+		 * Window, at least 1 ms.
+		 */
+		private Duration window;
+
+		/**
+		 * Token bucket size in tokens.
+		 */
+		private Long capacity;
+
+		public Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(Long limit) {
+			this.limit = limit;
+		}
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public Long getCapacity() {
+			return this.capacity;
+		}
+
+		public void setCapacity(Long capacity) {
+			this.capacity = capacity;
 		}
 
 	}
