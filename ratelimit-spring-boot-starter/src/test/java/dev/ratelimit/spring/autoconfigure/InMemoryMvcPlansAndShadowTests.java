@@ -1,0 +1,12 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * {@link PlansAndShadowContract} on Spring MVC, with {@code ratelimit.store=in-memory} and no Redis
+ * ({@link InMemoryStore}).
+ */
+@TestPropertySource(properties = { "ratelimit.store=in-memory", SharedRedis.CLOSED_URL })
+class InMemoryMvcPlansAndShadowTests extends MvcPlansAndShadowTests implements InMemoryStore {
+
+}
