@@ -244,11 +244,13 @@ public final class InMemoryRateLimiter implements RateLimiter {
 				}
 				used[i] = state;
 				verdicts[i] = state.decide(now, clockNow, limit);
-				allAllowed &= verdicts[i].allowed;
+				if (!limit.shadow()) {
+					allAllowed &= verdicts[i].allowed;
+				}
 			}
 			List<LimitDecision> decisions = new ArrayList<>(size);
 			for (int i = 0; i < size; i++) {
-				if (allAllowed) {
+				if (allAllowed && verdicts[i].allowed) {
 					verdicts[i].commit();
 				}
 				if (used[i].stored && !listed[i]) {

@@ -28,9 +28,12 @@ import java.util.Objects;
  * @param window the window, at least 1 ms, in whole milliseconds
  * @param capacity token bucket size in units; must equal {@code limit} for the other algorithms
  * @param cost units one request takes
+ * @param shadow whether the limit is observed only: it is decided with the enforced limits of the same call, and
+ * consumes exactly when it admits and every enforced limit admits, but its denial blocks nothing. Shadow does not
+ * change the limit's state identity (its Redis key): moving a limit between shadow and enforced keeps its state.
  */
 public record LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity,
-		long cost) {
+		long cost, boolean shadow) {
 
 	/**
 	 * Bound for {@code (max(limit, capacity, cost) + 1) × window in ms}: 2^52, half of the 2^53 up to which a Lua
@@ -86,6 +89,16 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		}
 	}
 
+	/** An enforced (not shadow) limit. @throws IllegalArgumentException as the canonical constructor */
+	public LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity, long cost) {
+		this(name, algorithm, limit, window, capacity, cost, false);
+	}
+
+	/** This limit, shadow or enforced. */
+	public LimitDefinition withShadow(boolean shadow) {
+		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, this.capacity, this.cost, shadow);
+	}
+
 	/**
 	 * A limit of cost 1 whose capacity equals its limit.
 	 * @throws IllegalArgumentException as the canonical constructor
@@ -99,7 +112,7 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 	 * @throws IllegalArgumentException if {@code cost} is below 1 or out of range
 	 */
 	public LimitDefinition withCost(long cost) {
-		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, this.capacity, cost);
+		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, this.capacity, cost, this.shadow);
 	}
 
 	/**
@@ -107,7 +120,7 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 	 * @throws IllegalArgumentException if this is not a token bucket, or {@code capacity} is below 1 or out of range
 	 */
 	public LimitDefinition withCapacity(long capacity) {
-		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, capacity, this.cost);
+		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, capacity, this.cost, this.shadow);
 	}
 
 	/** The window in ms. */

@@ -10,7 +10,11 @@ import java.util.List;
  * <p>
  * The summary methods report the most restrictive limit, as {@code docs/ALGORITHMS.md} prescribes: when denied,
  * the denying limit with the largest retry-after ({@link LimitDecision#NEVER} above all); when allowed, the limit
- * with the fewest remaining units.
+ * with the fewest remaining units. Shadow limits ({@link LimitDefinition#shadow()}) are decided in the same call
+ * but outside the all or nothing: {@link #allowed()}, {@link #violated()}, {@link #mostRestrictive()},
+ * {@link #remaining()}, {@link #retryAfterMs()} and {@link #never()} consider the enforced limits only, or every
+ * limit when all are shadow (the request is then admitted). {@link #shadowDenied()} lists the shadow limits that
+ * denied.
  *
  * @param decisions one decision per limit, in the order the limits were given; not empty
  */
@@ -23,30 +27,42 @@ public record RateLimitDecision(List<LimitDecision> decisions) {
 		decisions = List.copyOf(decisions);
 	}
 
-	/** Whether the request was admitted by every limit. */
-	public boolean allowed() {
-		return this.decisions.stream().allMatch(LimitDecision::allowed);
+	/** The decisions the summary considers: the enforced ones, or all when every limit is shadow. */
+	private List<LimitDecision> governing() {
+		List<LimitDecision> enforced = this.decisions.stream().filter((decision) -> !decision.limit().shadow()).toList();
+		return enforced.isEmpty() ? this.decisions : enforced;
 	}
 
-	/** The decision that governs the answer: see the class description. */
+	/** Whether the request was admitted: every enforced (non-shadow) limit allowed it; true when all are shadow. */
+	public boolean allowed() {
+		return this.decisions.stream().filter((decision) -> !decision.limit().shadow()).allMatch(LimitDecision::allowed);
+	}
+
+	/** The decision that governs the answer, among the enforced limits (all when every limit is shadow). */
 	public LimitDecision mostRestrictive() {
+		List<LimitDecision> governing = governing();
 		if (allowed()) {
-			return this.decisions.stream().min(Comparator.comparingLong(LimitDecision::remaining)).orElseThrow();
+			return governing.stream().min(Comparator.comparingLong(LimitDecision::remaining)).orElseThrow();
 		}
-		return this.decisions.stream()
+		return governing.stream()
 			.filter((decision) -> !decision.allowed())
 			.max(Comparator.comparingLong((LimitDecision decision) -> decision.never() ? Long.MAX_VALUE : decision.retryAfterMs()))
 			.orElseThrow();
 	}
 
-	/** The limits that denied the request; empty when allowed. */
+	/** The enforced limits that denied the request; empty when allowed. */
 	public List<LimitDecision> violated() {
-		return this.decisions.stream().filter((decision) -> !decision.allowed()).toList();
+		return this.decisions.stream().filter((decision) -> !decision.limit().shadow() && !decision.allowed()).toList();
 	}
 
-	/** Remaining cost-1 requests of the most restrictive limit; never negative. */
+	/** The shadow limits that denied the request (and blocked nothing). */
+	public List<LimitDecision> shadowDenied() {
+		return this.decisions.stream().filter((decision) -> decision.limit().shadow() && !decision.allowed()).toList();
+	}
+
+	/** Remaining cost-1 requests of the most restrictive enforced limit (all when every limit is shadow). */
 	public long remaining() {
-		return this.decisions.stream().mapToLong(LimitDecision::remaining).min().orElseThrow();
+		return governing().stream().mapToLong(LimitDecision::remaining).min().orElseThrow();
 	}
 
 	/** 0 when allowed; otherwise ms until the request could be admitted, or {@link LimitDecision#NEVER}. */
@@ -54,7 +70,7 @@ public record RateLimitDecision(List<LimitDecision> decisions) {
 		return allowed() ? 0 : mostRestrictive().retryAfterMs();
 	}
 
-	/** Whether the request can never be admitted, however long it waits. */
+	/** Whether the request can never be admitted, however long it waits (by its enforced limits). */
 	public boolean never() {
 		return !allowed() && mostRestrictive().never();
 	}

@@ -68,7 +68,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	private Call call(String clientId, List<LimitDefinition> limits, long nowMs) {
 		Requests.check(clientId, limits);
 		List<String> keys = new ArrayList<>(limits.size());
-		List<String> args = new ArrayList<>(1 + 5 * limits.size());
+		List<String> args = new ArrayList<>(1 + 6 * limits.size());
 		args.add(Long.toString(nowMs));
 		for (LimitDefinition limit : limits) {
 			keys.add(this.keys.key(clientId, limit));
@@ -77,6 +77,7 @@ public final class RedisRateLimiter implements RateLimiter {
 			args.add(Long.toString(limit.windowMs()));
 			args.add(Long.toString(limit.capacity()));
 			args.add(Long.toString(limit.cost()));
+			args.add(limit.shadow() ? "1" : "0");
 		}
 		return new Call(keys, args);
 	}
