@@ -240,6 +240,61 @@ abstract class AlgorithmContract {
 		assertSameState(before, state("client", limit), "after 20 requests denied by the other limit");
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aShadowLimitDeniesWithoutBlockingAndConsumesOnlyWhenItAdmits(Algorithm algorithm) {
+		LimitDefinition shadow = LimitDefinition.of("shadow", algorithm, 2, Duration.ofHours(1)).withShadow(true);
+		LimitDefinition enforced = LimitDefinition.of("enforced", Algorithm.FIXED_WINDOW, 5, Duration.ofHours(1));
+		List<LimitDefinition> both = List.of(shadow, enforced);
+		for (int i = 1; i <= 5; i++) {
+			RateLimitDecision decision = this.limiter.tryAcquire("client", both, T0 + i);
+			assertThat(decision.allowed()).as("request %d", i).isTrue();
+			assertThat(decision.decisions().get(0).allowed()).as("shadow's own verdict, request %d", i).isEqualTo(i <= 2);
+			assertThat(decision.shadowDenied()).hasSize((i <= 2) ? 0 : 1);
+			assertThat(decision.violated()).isEmpty();
+			// The summary is the enforced limit's.
+			assertThat(decision.remaining()).isEqualTo(5 - i);
+		}
+		// The enforced limit consumed on every request, the shadow limit on the two it admitted: exactly as enforced.
+		assertThat(this.limiter.tryAcquire("client", enforced, T0 + 10).allowed()).isFalse();
+		Object shadowBefore = state("client", shadow);
+		RateLimitDecision denied = this.limiter.tryAcquire("client", both, T0 + 11);
+		assertThat(denied.allowed()).isFalse();
+		assertThat(denied.violated()).extracting((d) -> d.limit().name()).containsExactly("enforced");
+		assertSameState(shadowBefore, state("client", shadow), "shadow after a request the enforced limit denied");
+		// Enforced now, the same limit reads the same state: two admitted, none left.
+		assertThat(this.limiter.tryAcquire("client", shadow.withShadow(false), T0 + 12).allowed()).isFalse();
+		assertThat(this.limiter.tryAcquire("fresh", shadow.withShadow(false), T0 + 12).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aShadowLimitConsumesNothingWhenAnEnforcedLimitDenies(Algorithm algorithm) {
+		LimitDefinition shadow = limit(algorithm, 5, 1000).withShadow(true);
+		LimitDefinition tight = LimitDefinition.of("tight", Algorithm.FIXED_WINDOW, 1, Duration.ofHours(1));
+		assertThat(this.limiter.tryAcquire("client", List.of(shadow, tight), T0).allowed()).isTrue();
+		Object before = state("client", shadow);
+		for (int i = 1; i <= 10; i++) {
+			RateLimitDecision denied = this.limiter.tryAcquire("client", List.of(shadow, tight), T0 + 37 * i);
+			assertThat(denied.allowed()).isFalse();
+			assertThat(denied.decisions().get(0).allowed()).isTrue();
+		}
+		assertSameState(before, state("client", shadow), "after 10 requests denied by the enforced limit");
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aRequestWithShadowLimitsOnlyIsAlwaysAdmitted(Algorithm algorithm) {
+		LimitDefinition shadow = limit(algorithm, 3, 1000).withShadow(true);
+		for (int i = 1; i <= 6; i++) {
+			RateLimitDecision decision = this.limiter.tryAcquire("client", shadow, T0 + i);
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.retryAfterMs()).isZero();
+			assertThat(decision.shadowDenied()).hasSize((i <= 3) ? 0 : 1);
+			assertThat(decision.remaining()).isEqualTo(Math.max(0, 3 - i));
+		}
+	}
+
 	@Test
 	void inputErrorsAreRejectedBeforeAnythingIsDecided() {
 		LimitDefinition limit = limit(Algorithm.TOKEN_BUCKET, 3, 1000);
