@@ -149,6 +149,21 @@ class TwoInstancesIT {
 	}
 
 	@Test
+	void aProKeyHasTenTimesTheBudgetOfAFreeKeyOnBothInstances() {
+		String proKey = "pro-" + UUID.randomUUID();
+		for (int i = 1; i <= 20; i++) {
+			HttpResponse<String> report = Http.get(instance(i), "/api/reports/weekly", proKey);
+			assertThat(report.statusCode()).as("report %d of a pro key", i).isEqualTo(200);
+			assertThat(Http.policies(report)).containsEntry("api-budget", new Http.Policy(100, 3600));
+		}
+		HttpResponse<String> denied = Http.get(a, "/api/reports/weekly", proKey);
+		assertThat(denied.statusCode()).isEqualTo(429);
+		// A free key (any key without the pro- prefix) still has the free plan's 10.
+		assertThat(Http.policies(Http.get(b, "/api/reports/weekly", "key-" + UUID.randomUUID())))
+			.containsEntry("api-budget", new Http.Policy(10, 3600));
+	}
+
+	@Test
 	void readsAndReportsDrawOnOneBudget() {
 		String apiKey = "key-" + UUID.randomUUID();
 		assertThat(budgetLeft(Http.get(a, "/api/catalog/1", apiKey))).isEqualTo(9);
