@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.core.LimitDefinition;
@@ -13,6 +14,14 @@ import dev.ratelimit.core.LimitDefinition;
 public final class LimitNames {
 
 	private final Map<String, ConfiguredLimit> byName = new ConcurrentHashMap<>();
+
+	/**
+	 * The names of every limit registered so far: the filter rules' at startup, the annotations' once every singleton
+	 * is instantiated (and those of lazy beans when first called).
+	 */
+	Set<String> names() {
+		return Set.copyOf(this.byName.keySet());
+	}
 
 	/**
 	 * @return {@code limit}

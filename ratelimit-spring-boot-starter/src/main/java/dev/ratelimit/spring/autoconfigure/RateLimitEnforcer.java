@@ -183,6 +183,7 @@ public final class RateLimitEnforcer {
 				// A shadow limit never refuses a request, not even when Redis fails.
 				if (limits.stream()
 					.anyMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow())) {
+					this.events.failedClosed(limits);
 					throw this.responses.unavailable(request);
 				}
 				decideLocally(request, clientKey, limits, applied);
@@ -204,6 +205,10 @@ public final class RateLimitEnforcer {
 	/** The fail-local limits among {@code limits}, decided by this instance alone; fail-open limits are skipped. */
 	private void decideLocally(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			List<LimitDecision> applied) {
+		List<ConfiguredLimit> skipped = limits.stream().filter((limit) -> limit.localShare() == null).toList();
+		if (!skipped.isEmpty()) {
+			this.events.failedOpen(skipped);
+		}
 		RateLimitDecision local = this.fallback.decide(clientKey, limits);
 		if (local == null) {
 			return;
@@ -236,30 +241,34 @@ public final class RateLimitEnforcer {
 			return CompletableFuture
 				.failedFuture(new DeadlineExceededException("no time left of ratelimit.redis.timeout for this request"));
 		}
+		long start = System.nanoTime();
 		CompletableFuture<RateLimitDecision> decision;
 		try {
 			decision = this.limiter.tryAcquireAsync(clientKey, definitions).toCompletableFuture();
 		}
 		catch (RuntimeException ex) {
+			this.events.redisCall(System.nanoTime() - start, "failure");
 			return CompletableFuture.failedFuture(ex);
 		}
 		if (decision.isDone()) {
-			// decided already (the in-memory store decides on the calling thread): no deadline to watch
+			// decided already (the in-memory store decides on the calling thread, and a fast Redis may have answered
+			// already): no deadline to watch
+			this.events.redisCall(System.nanoTime() - start,
+					decision.isCompletedExceptionally() ? "failure" : "success");
 			return decision;
 		}
 		CompletableFuture<RateLimitDecision> bounded = new CompletableFuture<>();
 		Runnable cancelTimeout = this.timeouts.schedule(() -> {
 			if (bounded.completeExceptionally(new TimeoutException())) {
+				this.events.redisCall(System.nanoTime() - start, "timeout");
 				decision.cancel(false);
 			}
 		}, remaining);
 		decision.whenComplete((result, failure) -> {
 			cancelTimeout.run();
-			if (failure != null) {
-				bounded.completeExceptionally(failure);
-			}
-			else {
-				bounded.complete(result);
+			boolean completed = (failure != null) ? bounded.completeExceptionally(failure) : bounded.complete(result);
+			if (completed) {
+				this.events.redisCall(System.nanoTime() - start, (failure != null) ? "failure" : "success");
 			}
 		});
 		return bounded;

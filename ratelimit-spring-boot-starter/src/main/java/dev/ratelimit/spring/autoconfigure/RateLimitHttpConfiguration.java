@@ -11,9 +11,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
  * What Spring MVC and WebFlux share, in a web application with a limiter: the rules, the enforcer that decides
@@ -76,8 +78,17 @@ class RateLimitHttpConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
 			MeterRegistry meterRegistry = registry.getIfAvailable();
-			return (meterRegistry != null) ? new RateLimitEvents.Metered(logInterval(properties), meterRegistry)
-					: new RateLimitEvents(logInterval(properties));
+			return (meterRegistry != null) ? new RateLimitEvents.Metered(logInterval(properties), meterRegistry,
+					properties.getStore() == RateLimitProperties.Store.REDIS) : new RateLimitEvents(logInterval(properties));
+		}
+
+		/**
+		 * Creates every limit's meters once the context is refreshed: the annotations' limits are known when every
+		 * singleton is instantiated ({@code RateLimitedMethods}).
+		 */
+		@Bean
+		ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEvents events, LimitNames names) {
+			return (event) -> events.register(names.names());
 		}
 
 	}
