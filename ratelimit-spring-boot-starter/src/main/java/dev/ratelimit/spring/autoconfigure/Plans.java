@@ -2,11 +2,13 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 
@@ -65,6 +67,24 @@ public final class Plans {
 	/** Whether any plan gives the limit {@code name} a shape. */
 	boolean shapes(String name) {
 		return this.shapes.values().stream().anyMatch((limits) -> limits.containsKey(name));
+	}
+
+	/**
+	 * Checks that every limit a plan shapes exists, once all limits are known: a misspelt limit name under
+	 * {@code ratelimit.plans} would otherwise leave the limit on its own shape without a word.
+	 * @param limitNames the names of every limit of the application
+	 * @throws InvalidConfigurationPropertyValueException naming the plan's entry
+	 */
+	void requireKnownLimits(Set<String> limitNames) {
+		for (Map.Entry<String, Map<String, RateLimitProperties.PlanLimit>> plan : this.shapes.entrySet()) {
+			for (String name : plan.getValue().keySet()) {
+				if (!limitNames.contains(name)) {
+					throw new InvalidConfigurationPropertyValueException("ratelimit.plans." + plan.getKey() + "." + name,
+							plan.getValue().get(name), "No rate limit of the application is named '" + name
+									+ "'; the limits are " + String.join(", ", new TreeSet<>(limitNames)) + ".");
+				}
+			}
+		}
 	}
 
 	/**

@@ -59,6 +59,12 @@ class RateLimitHttpConfiguration {
 				factory.plans(), new ShadowDenials(logInterval(properties)));
 	}
 
+	/** Every limit that a plan names exists: checked once the annotations' limits are known too. */
+	@Bean
+	ApplicationListener<ContextRefreshedEvent> rateLimitPlansCheck(LimitFactory factory, LimitNames names) {
+		return (event) -> factory.plans().requireKnownLimits(names.names());
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitExceptionHandler rateLimitExceptionHandler() {

@@ -83,6 +83,16 @@ class PlanAndModeConfigurationTests {
 	}
 
 	@Test
+	void aPlanThatNamesNoLimitFails() {
+		assertFails("ratelimit.plans.free.repots", "ratelimit.plans.free.reports.limit=5",
+				"ratelimit.plans.free.repots.limit=5");
+		// An annotation's limit is known too.
+		this.contextRunner.withUserConfiguration(PlannedAnnotationController.class)
+			.withPropertyValues("ratelimit.plans.free.planned.limit=5")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void aTypoInsideAPlanFails() {
 		assertFails("ratelimit.plans.free.reports.limt", "ratelimit.plans.free.reports.limt=5");
 	}
@@ -135,6 +145,17 @@ class PlanAndModeConfigurationTests {
 		@GetMapping("/dry")
 		public String dry() {
 			return "dry";
+		}
+
+	}
+
+	@RestController
+	static class PlannedAnnotationController {
+
+		@RateLimited(name = "planned", limit = 10)
+		@GetMapping("/planned")
+		public String planned() {
+			return "planned";
 		}
 
 	}
