@@ -86,6 +86,47 @@ public final class InMemoryRateLimiter implements RateLimiter {
 		return decide(clientId, limits, nowMs);
 	}
 
+	/** Reads the state at this limiter's clock. */
+	@Override
+	public LimitDecision peek(String clientId, LimitDefinition limit) {
+		return look(clientId, limit, -1);
+	}
+
+	@Override
+	public LimitDecision peek(String clientId, LimitDefinition limit, long nowMs) {
+		Requests.checkTime(nowMs);
+		return look(clientId, limit, nowMs);
+	}
+
+	private LimitDecision look(String clientId, LimitDefinition limit, long explicitNow) {
+		List<LimitDefinition> limits = List.of(limit);
+		Requests.check(clientId, limits);
+		ClientState client = this.clients.get(clientId);
+		if (client == null) {
+			// decided on a state of its own that is never stored, as peek.lua reads a missing key without writing it
+			client = new ClientState(clientId);
+		}
+		synchronized (client) {
+			long clockNow = this.clock.millis();
+			// a client swept meanwhile had only expired states, which deciding finds gone as well
+			return client.decide((explicitNow < 0) ? clockNow : explicitNow, clockNow, limits, false)
+				.decisions()
+				.get(0);
+		}
+	}
+
+	@Override
+	public int reset(String clientId, List<LimitDefinition> limits) {
+		Requests.checkReset(clientId, limits);
+		ClientState client = this.clients.get(clientId);
+		if (client == null) {
+			return 0;
+		}
+		synchronized (client) {
+			return client.removed ? 0 : client.reset(limits, this.clock.millis());
+		}
+	}
+
 	private RateLimitDecision decide(String clientId, List<LimitDefinition> limits, long explicitNow) {
 		Requests.check(clientId, limits);
 		while (true) {
@@ -108,7 +149,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 				}
 				// read inside the monitor, so that one client's decisions see its clock in order, as the script's TIME
 				clockNow = this.clock.millis();
-				decision = client.decide((explicitNow < 0) ? clockNow : explicitNow, clockNow, limits);
+				decision = client.decide((explicitNow < 0) ? clockNow : explicitNow, clockNow, limits, true);
 			}
 			if (added || clockNow >= this.nextBatchAt) {
 				sweepSome(!added, clockNow);
@@ -223,8 +264,11 @@ public final class InMemoryRateLimiter implements RateLimiter {
 			return null;
 		}
 
-		/** rate_limit.lua: every limit decides, and only if all allow does every limit write the request. */
-		RateLimitDecision decide(long now, long clockNow, List<LimitDefinition> limits) {
+		/**
+		 * rate_limit.lua: every limit decides, and only if all allow does every limit write the request; with
+		 * {@code commit} false, peek.lua: nothing is written.
+		 */
+		RateLimitDecision decide(long now, long clockNow, List<LimitDefinition> limits, boolean commit) {
 			int size = limits.size();
 			MemoryState[] used = new MemoryState[size];
 			boolean[] listed = new boolean[size];
@@ -250,7 +294,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 			}
 			List<LimitDecision> decisions = new ArrayList<>(size);
 			for (int i = 0; i < size; i++) {
-				if (allAllowed && verdicts[i].allowed) {
+				if (commit && allAllowed && verdicts[i].allowed) {
 					verdicts[i].commit();
 				}
 				if (used[i].stored && !listed[i]) {
@@ -266,6 +310,21 @@ public final class InMemoryRateLimiter implements RateLimiter {
 			}
 			updateDeadline(clockNow);
 			return new RateLimitDecision(decisions);
+		}
+
+		/** reset.lua: deletes the states of {@code limits} that have not expired on the clock; returns how many. */
+		int reset(List<LimitDefinition> limits, long clockNow) {
+			int deleted = 0;
+			for (LimitDefinition limit : limits) {
+				MemoryState state = find(limit);
+				if (state != null) {
+					// one that expired on the clock is gone in Redis too: DEL would not count it
+					deleted += (state.deadline >= clockNow) ? 1 : 0;
+					remove(state);
+				}
+			}
+			updateDeadline(clockNow);
+			return deleted;
 		}
 
 		private void remove(MemoryState state) {

@@ -6,7 +6,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.stream.Stream;
 
 /**
  * A Lua script's source and its SHA-1, the digest under which Redis caches it ({@code EVALSHA}).
@@ -16,10 +18,16 @@ import java.util.HexFormat;
  */
 public record LuaScript(String source, String sha1) {
 
-	private static final String[] RATE_LIMIT_PARTS = { "common.lua", "fixed_window.lua", "sliding_log.lua",
-			"sliding_window_counter.lua", "token_bucket.lua", "rate_limit.lua" };
+	/** What the decision and the peek share: the arithmetic and the four algorithms. */
+	private static final String[] ALGORITHM_PARTS = { "common.lua", "fixed_window.lua", "sliding_log.lua",
+			"sliding_window_counter.lua", "token_bucket.lua", "algorithms.lua" };
 
-	private static final LuaScript RATE_LIMIT = load(RATE_LIMIT_PARTS);
+	// All loaded when the class is: reading the class path later could block a reactive application's event loop.
+	private static final LuaScript RATE_LIMIT = load(ALGORITHM_PARTS, "rate_limit.lua");
+
+	private static final LuaScript PEEK = load(ALGORITHM_PARTS, "peek.lua");
+
+	private static final LuaScript RESET = load(new String[0], "reset.lua");
 
 	/**
 	 * @throws IllegalArgumentException if {@code sha1} is not the SHA-1 of {@code source}: EVALSHA would run another
@@ -47,7 +55,7 @@ public record LuaScript(String source, String sha1) {
 	}
 
 	/**
-	 * The script that decides one request against one or several limits: the four algorithm files under
+	 * The script that decides one request against one or several limits: the algorithm files under
 	 * {@code dev/ratelimit/core/scripts/} joined with {@code rate_limit.lua}, which documents its KEYS, ARGV and
 	 * reply.
 	 */
@@ -55,9 +63,22 @@ public record LuaScript(String source, String sha1) {
 		return RATE_LIMIT;
 	}
 
-	private static LuaScript load(String... parts) {
+	/**
+	 * The script that reads one client's state of one limit without consuming: the algorithm files joined with
+	 * {@code peek.lua}, which documents its KEYS, ARGV and reply.
+	 */
+	public static LuaScript peek() {
+		return PEEK;
+	}
+
+	/** The script that deletes one client's state of some limits: {@code reset.lua}. */
+	public static LuaScript reset() {
+		return RESET;
+	}
+
+	private static LuaScript load(String[] common, String script) {
 		StringBuilder source = new StringBuilder();
-		for (String part : parts) {
+		for (String part : Stream.concat(Arrays.stream(common), Stream.of(script)).toList()) {
 			try (InputStream in = LuaScript.class.getResourceAsStream("scripts/" + part)) {
 				if (in == null) {
 					throw new IllegalStateException("script resource missing: " + part);

@@ -46,6 +46,49 @@ public interface RateLimiter {
 		}
 	}
 
+	/**
+	 * Reads one client's state of one limit at the store's current time, without consuming anything: what the
+	 * rate-limit header fields of a request would show, and whether a request of the limit's cost would be admitted
+	 * now. For operators (an Actuator endpoint), not for deciding: a peek followed by a request is not atomic. Writes
+	 * nothing: no state is created and no expiry set or extended; entries that no longer count may be dropped, as any
+	 * decision drops them (the sliding log's trim, which consumes nothing).
+	 * @param clientId as in {@link #tryAcquire(String, List)}
+	 * @param limit the limit, with the cost of the request asked about
+	 * @return {@code allowed} and {@code retryAfterMs} (ms, or {@link LimitDecision#NEVER}) of a request of
+	 * {@code limit.cost()} now; {@code remaining} (cost-1 requests), {@code resetAfterMs} and {@code moreAfterMs} (ms)
+	 * of the state as it stands, as a denied request would report them. A client without state has a full allowance.
+	 * @throws UnsupportedOperationException by default: a limiter that cannot read its state
+	 * @throws RuntimeException from the underlying client when the store cannot be reached in time
+	 */
+	default LimitDecision peek(String clientId, LimitDefinition limit) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot read a client's state");
+	}
+
+	/**
+	 * Reads one client's state of one limit at an explicit time, for tests and simulations.
+	 * @param nowMs the time in ms since the epoch, at least 0 and below 2^52
+	 * @throws IllegalArgumentException when {@code nowMs} is out of that range
+	 * @see #peek(String, LimitDefinition)
+	 */
+	default LimitDecision peek(String clientId, LimitDefinition limit, long nowMs) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot read a client's state");
+	}
+
+	/**
+	 * Deletes one client's state of some limits at once (atomically, one round trip), which gives the client the full
+	 * allowance of each: to unblock a client. Other clients, and this client's other limits, keep their state.
+	 * @param clientId as in {@link #tryAcquire(String, List)}
+	 * @param limits the limits; names may repeat (one limit as several plans shape it), costs do not matter; not
+	 * empty
+	 * @return how many states existed and were deleted (limits with one name, algorithm and window share one state)
+	 * @throws IllegalArgumentException if {@code limits} is empty
+	 * @throws UnsupportedOperationException by default: a limiter that cannot delete its state
+	 * @throws RuntimeException from the underlying client when the store cannot be reached in time
+	 */
+	default int reset(String clientId, List<LimitDefinition> limits) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot reset a client's state");
+	}
+
 	/** Decides one request against one limit at the store's time. See {@link #tryAcquire(String, List)}. */
 	default RateLimitDecision tryAcquire(String clientId, LimitDefinition limit) {
 		return tryAcquire(clientId, List.of(limit));

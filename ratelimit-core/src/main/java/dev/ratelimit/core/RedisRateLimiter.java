@@ -56,6 +56,35 @@ public final class RedisRateLimiter implements RateLimiter {
 		return decide(clientId, limits, nowMs);
 	}
 
+	@Override
+	public LimitDecision peek(String clientId, LimitDefinition limit) {
+		return look(clientId, limit, SERVER_TIME);
+	}
+
+	@Override
+	public LimitDecision peek(String clientId, LimitDefinition limit, long nowMs) {
+		Requests.checkTime(nowMs);
+		return look(clientId, limit, nowMs);
+	}
+
+	/** One call of {@link LuaScript#peek()}: the limit's six values of {@link #call} without the shadow flag. */
+	private LimitDecision look(String clientId, LimitDefinition limit, long nowMs) {
+		Call call = call(clientId, List.of(limit), nowMs);
+		List<Long> reply = this.executor.execute(LuaScript.peek(), call.keys(), call.args().subList(0, 6));
+		return decisions(List.of(limit), reply).decisions().get(0);
+	}
+
+	@Override
+	public int reset(String clientId, List<LimitDefinition> limits) {
+		Requests.checkReset(clientId, limits);
+		List<String> keys = limits.stream().map((limit) -> this.keys.key(clientId, limit)).distinct().toList();
+		List<Long> reply = this.executor.execute(LuaScript.reset(), keys, List.of());
+		if (reply.size() != 1) {
+			throw new IllegalStateException("reset script replied " + reply);
+		}
+		return reply.get(0).intValue();
+	}
+
 	private RateLimitDecision decide(String clientId, List<LimitDefinition> limits, long nowMs) {
 		Call call = call(clientId, limits, nowMs);
 		return decisions(limits, this.executor.execute(LuaScript.rateLimit(), call.keys(), call.args()));

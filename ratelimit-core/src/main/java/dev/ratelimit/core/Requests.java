@@ -32,6 +32,18 @@ final class Requests {
 		}
 	}
 
+	/**
+	 * For {@link RateLimiter#reset}, where names may repeat.
+	 * @throws NullPointerException if {@code clientId} is null
+	 * @throws IllegalArgumentException if {@code limits} is empty
+	 */
+	static void checkReset(String clientId, List<LimitDefinition> limits) {
+		Objects.requireNonNull(clientId, "clientId must not be null");
+		if (limits.isEmpty()) {
+			throw new IllegalArgumentException("limits must not be empty");
+		}
+	}
+
 	/** @throws IllegalArgumentException if {@code nowMs} is negative or not below 2^52 */
 	static void checkTime(long nowMs) {
 		if (nowMs < 0 || nowMs >= LimitDefinition.EXACT_BOUND) {

@@ -295,6 +295,85 @@ abstract class AlgorithmContract {
 		}
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void peekShowsWhatTheNextRequestWouldGetAndConsumesNothing(Algorithm algorithm) {
+		SplittableRandom random = new SplittableRandom(11);
+		LimitDefinition limit = limit(algorithm, 6, 1000);
+		long now = T0;
+		int allowed = 0;
+		int denied = 0;
+		for (int i = 0; i < 300; i++) {
+			now += random.nextInt(0, 120);
+			LimitDefinition request = limit.withCost(random.nextInt(1, 4));
+			LimitDecision peeked = this.limiter.peek("peeked", request, now);
+			assertThat(this.limiter.peek("peeked", request, now)).as("second peek at step %d", i).isEqualTo(peeked);
+			LimitDecision decided = this.limiter.tryAcquire("peeked", request, now).decisions().get(0);
+			// the twin gets the same requests and is never peeked at: the peeks consumed nothing
+			assertThat(this.limiter.tryAcquire("twin", request, now).decisions().get(0)).as("twin at step %d", i)
+				.isEqualTo(decided);
+			assertThat(peeked.allowed()).as("allowed at step %d", i).isEqualTo(decided.allowed());
+			assertThat(peeked.retryAfterMs()).as("retry-after at step %d", i).isEqualTo(decided.retryAfterMs());
+			if (decided.allowed()) {
+				assertThat(peeked.remaining()).as("remaining at step %d", i)
+					.isEqualTo(decided.remaining() + request.cost());
+				allowed++;
+			}
+			else {
+				// a denied request reports the state as it stands, which is what a peek reports
+				assertThat(peeked).as("peek before the denied request at step %d", i).isEqualTo(decided);
+				denied++;
+			}
+		}
+		assertThat(allowed).isGreaterThan(30);
+		assertThat(denied).isGreaterThan(30);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void peekWritesNothing(Algorithm algorithm) {
+		LimitDefinition limit = limit(algorithm, 5, 1000);
+		assertThat(this.limiter.peek("client", limit.withCost(2), T0))
+			.isEqualTo(new LimitDecision(limit.withCost(2), true, 5, 0, 0, 0));
+		assertThat(this.limiter.peek("client", limit.withCost(6), T0).never()).isTrue();
+		assertNothingStored();
+
+		exhaust("client", limit, T0 + 100);
+		Object before = state("client", limit);
+		for (long at : new long[] { T0 + 100, T0 + 150, T0 + 199 }) {
+			LimitDecision peeked = this.limiter.peek("client", limit, at);
+			assertThat(peeked.allowed()).as("at T0 + %d", at - T0).isFalse();
+			assertThat(peeked.remaining()).as("at T0 + %d", at - T0).isZero();
+		}
+		assertSameState(before, state("client", limit), "after the peeks");
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void resetGivesOneClientItsFullAllowanceAndLeavesEverythingElse(Algorithm algorithm) {
+		LimitDefinition limit = limit(algorithm, 3, 1000);
+		// the same name in another shape (as another plan gives it): a state of its own
+		LimitDefinition otherShape = limit(algorithm, 3, 2000);
+		LimitDefinition other = LimitDefinition.of("other", algorithm, 3, Duration.ofSeconds(1));
+		exhaust("client", limit, T0);
+		exhaust("client", otherShape, T0);
+		exhaust("client", other, T0);
+		exhaust("neighbour", limit, T0);
+		Object otherBefore = state("client", other);
+		Object neighbourBefore = state("neighbour", limit);
+
+		assertThat(this.limiter.reset("client", List.of(limit, limit.withCost(2), otherShape))).isEqualTo(2);
+
+		assertThat(this.limiter.peek("client", limit, T0)).isEqualTo(new LimitDecision(limit, true, 3, 0, 0, 0));
+		exhaust("client", limit, T0);
+		exhaust("client", otherShape, T0);
+		assertSameState(otherBefore, state("client", other), "the client's other limit after the reset");
+		assertSameState(neighbourBefore, state("neighbour", limit), "another client after the reset");
+		assertThat(this.limiter.reset("nobody", List.of(limit))).isZero();
+		assertThat(this.limiter.reset("client", List.of(LimitDefinition.of("unused", algorithm, 3, Duration.ofSeconds(1)))))
+			.isZero();
+	}
+
 	@Test
 	void inputErrorsAreRejectedBeforeAnythingIsDecided() {
 		LimitDefinition limit = limit(Algorithm.TOKEN_BUCKET, 3, 1000);
@@ -312,6 +391,14 @@ abstract class AlgorithmContract {
 				.withMessageContaining("nowMs");
 		}
 		assertThatNullPointerException().isThrownBy(() -> this.limiter.tryAcquire(null, limit, T0));
+		for (long outOfRange : new long[] { -1, 1L << 52 }) {
+			assertThatIllegalArgumentException().as("peek at nowMs %d", outOfRange)
+				.isThrownBy(() -> this.limiter.peek("client", limit, outOfRange))
+				.withMessageContaining("nowMs");
+		}
+		assertThatNullPointerException().isThrownBy(() -> this.limiter.peek(null, limit, T0));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.limiter.reset("client", List.of()));
+		assertThatNullPointerException().isThrownBy(() -> this.limiter.reset(null, List.of(limit)));
 		assertNothingStored();
 		// the ends of the range are times like any other
 		assertThat(this.limiter.tryAcquire("client", limit, 0).remaining()).isEqualTo(2);

@@ -16,6 +16,17 @@ local function idiv(a, b)
   return q
 end
 
+-- The request's time in ms: ARGV's explicit time, or the Redis server's clock (TIME, truncated to ms) when it is
+-- negative.
+local function request_time(arg)
+  local now = tonumber(arg)
+  if now < 0 then
+    local time = redis.call('TIME')
+    now = tonumber(time[1]) * 1000 + idiv(tonumber(time[2]), 1000)
+  end
+  return now
+end
+
 -- ceil(a / b) for integers a >= 0 and b > 0.
 local function ceil_div(a, b)
   return idiv(a + b - 1, b)

@@ -1,6 +1,6 @@
 -- rate_limit.lua: decides one request against one or several limits of one client, all or nothing.
 --
--- The script that runs is common.lua, the four algorithm files and this file, joined in that order
+-- The script that runs is common.lua, the four algorithm files, algorithms.lua and this file, joined in that order
 -- (LuaScript.rateLimit()), so that limits of different algorithms are decided in one call.
 --
 -- KEYS[i]  state key of limit i. All keys of one call share one hash tag (the client), so one Redis
@@ -10,25 +10,15 @@
 --          algorithm ("fw" fixed window, "sl" sliding log, "swc" sliding window counter, "tb" token bucket),
 --          limit (units per window), window (ms), capacity (token bucket; ignored otherwise), cost (units),
 --          shadow ("1" shadow, "0" enforced)
--- Reply    an array of 4 integers per limit, in KEYS order:
+-- Reply    an array of 5 integers per limit, in KEYS order:
 --          allowed (1 or 0: this limit's own verdict; the request is admitted only if all are 1), remaining (cost-1 requests still admissible at once),
---          retry-after ms (0 when allowed, -1 when this cost can never be admitted), reset-after ms
+--          retry-after ms (0 when allowed, -1 when this cost can never be admitted), reset-after ms, more-after ms
 --
 -- Every limit is checked before anything is written: if an enforced limit denies, none consumes (shadow or
 -- enforced); otherwise every limit that admits consumes, and a shadow limit's denial blocks nothing, and the reply gives each
 -- limit's state as it stands. Every key written gets a relative TTL (PEXPIRE) in the same call.
-local ALGORITHMS = {
-  fw = fixed_window,
-  sl = sliding_log,
-  swc = sliding_window_counter,
-  tb = token_bucket,
-}
 
-local now = tonumber(ARGV[1])
-if now < 0 then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + idiv(tonumber(time[2]), 1000)
-end
+local now = request_time(ARGV[1])
 
 local decisions = {}
 local all_allowed = true

@@ -1,0 +1,8 @@
+-- algorithms.lua: the four algorithm functions by the code that ARGV names them with (Algorithm.code() in Java),
+-- for rate_limit.lua and peek.lua, which follow this file.
+local ALGORITHMS = {
+  fw = fixed_window,
+  sl = sliding_log,
+  swc = sliding_window_counter,
+  tb = token_bucket,
+}

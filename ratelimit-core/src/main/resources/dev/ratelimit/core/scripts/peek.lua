@@ -1,0 +1,27 @@
+-- peek.lua: reads one client's state of one limit without consuming anything.
+--
+-- The script that runs is common.lua, the four algorithm files, algorithms.lua and this file, joined in that order
+-- (LuaScript.peek()): the algorithms decide exactly as in rate_limit.lua, and the decision is never committed.
+--
+-- KEYS[1]  state key of the limit (as in rate_limit.lua)
+-- ARGV[1]  now in ms since the epoch, or -1 to use the Redis server's clock
+-- ARGV[2..6]  algorithm, limit, window (ms), capacity, cost, as the first five values per limit of rate_limit.lua
+-- Reply    5 integers, as rate_limit.lua's per limit: whether a request of this cost would be admitted now
+--          (1 or 0), remaining, retry-after ms (-1 when this cost can never be admitted), reset-after ms and
+--          more-after ms of the state as it stands
+--
+-- Nothing is written: no key is created and no TTL is set or extended. The one exception is the sliding log's
+-- trim of entries that no longer count (ZREMRANGEBYSCORE), which rate_limit.lua makes as well; it consumes
+-- nothing and, when it empties the set, deletes the key as any decision would.
+
+local algorithm = ALGORITHMS[ARGV[2]]
+if algorithm == nil then
+  return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[2]))
+end
+local decision = algorithm(KEYS[1], request_time(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[4]),
+  tonumber(ARGV[5]), tonumber(ARGV[6]))
+local flag = 0
+if decision.allowed then
+  flag = 1
+end
+return { flag, nonneg(decision.remaining), decision.retry_after, decision.reset_after, decision.more_after }
