@@ -30,9 +30,11 @@ public final class ClientKeys {
 
 	private static final Log logger = LogFactory.getLog(ClientKeys.class);
 
-	private static final String IP_PREFIX = "ip:";
+	/** Prefix of a client key that is the client's IP address: {@code ip:203.0.113.7}. */
+	public static final String IP_PREFIX = "ip:";
 
-	private static final String KEY_PREFIX = "key:";
+	/** Prefix of a client key that a key expression yielded: {@code key:k-42}. */
+	public static final String KEY_PREFIX = "key:";
 
 	private final BeanFactoryResolver beanResolver;
 

@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,6 +17,9 @@ public final class LimitNames {
 
 	private final Map<String, ConfiguredLimit> byName = new ConcurrentHashMap<>();
 
+	/** Every limit registered, once per source and name. */
+	private final Map<String, ConfiguredLimit> bySource = new ConcurrentHashMap<>();
+
 	/**
 	 * The names of every limit registered so far: the filter rules' at startup, the annotations' once every singleton
 	 * is instantiated (and those of lazy beans when first called).
@@ -24,13 +29,30 @@ public final class LimitNames {
 	}
 
 	/**
+	 * Every limit registered so far, as {@link #names()} says, once per source and name (a class's limits are
+	 * registered for each of its methods), ordered by name, then source.
+	 */
+	public List<ConfiguredLimit> all() {
+		return this.bySource.values()
+			.stream()
+			.sorted(Comparator.comparing(ConfiguredLimit::name).thenComparing(ConfiguredLimit::source))
+			.toList();
+	}
+
+	/**
 	 * @return {@code limit}
 	 * @throws IllegalStateException naming both sources when the names clash
 	 */
 	ConfiguredLimit register(ConfiguredLimit limit) {
+		check(limit);
+		this.bySource.putIfAbsent(limit.source() + "\n" + limit.name(), limit);
+		return limit;
+	}
+
+	private void check(ConfiguredLimit limit) {
 		ConfiguredLimit first = this.byName.putIfAbsent(limit.name(), limit);
 		if (first == null) {
-			return limit;
+			return;
 		}
 		if (isRule(first) != isRule(limit) && (first.readsArguments() || limit.readsArguments())) {
 			// The annotation is decided when its method is called, apart from the rule: not all or nothing.
@@ -50,7 +72,6 @@ public final class LimitNames {
 			throw new IllegalStateException("Rate limits named '" + limit.name() + "' share a budget but differ: "
 					+ first.source() + " has " + describe(a) + ", " + limit.source() + " has " + describe(b));
 		}
-		return limit;
 	}
 
 	private static boolean isRule(ConfiguredLimit limit) {

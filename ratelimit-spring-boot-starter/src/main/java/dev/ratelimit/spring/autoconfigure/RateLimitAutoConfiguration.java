@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.autoconfigure.actuate.RateLimitEndpointConfiguration;
 import dev.ratelimit.spring.autoconfigure.reactive.RateLimitWebFluxConfiguration;
 import dev.ratelimit.spring.autoconfigure.redis.RateLimitRedisConfiguration;
 import dev.ratelimit.spring.autoconfigure.servlet.RateLimitWebMvcConfiguration;
@@ -19,7 +20,7 @@ import org.springframework.core.env.Environment;
  * (on the application's Redis, {@code spring.data.redis.*}, or on {@code ratelimit.redis.*}), or in this instance's
  * memory with {@code ratelimit.store=in-memory}, and in a Spring MVC
  * or WebFlux application the advisor that applies {@code @RateLimited}, the filter for {@code ratelimit.filter.rules},
- * and the 429 responses.
+ * and the 429 responses; with Actuator, the {@code ratelimits} endpoint.
  * Switched off entirely by {@code ratelimit.enabled=false}; every bean backs off when the application defines its
  * own.
  */
@@ -27,7 +28,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitRedisConfiguration.class, NoRedisConfiguration.class, RateLimitInMemoryConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
-		RateLimitWebFluxConfiguration.class })
+		RateLimitWebFluxConfiguration.class, RateLimitEndpointConfiguration.class })
 public class RateLimitAutoConfiguration {
 
 	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */

@@ -27,8 +27,11 @@ import org.springframework.http.HttpHeaders;
  * <p>
  * {@code Retry-After} (RFC 9110 §10.2.3) is delay-seconds: {@code ceil(retryAfterMs / 1000)}, at least 1, so a client
  * that waits that long is admitted if nothing else arrived.
+ *
+ * <p>
+ * Internal to the starter: the Actuator endpoint shows a client's state as these fields would.
  */
-final class RateLimitHeaders {
+public final class RateLimitHeaders {
 
 	static final String RATE_LIMIT = "RateLimit";
 
@@ -97,21 +100,23 @@ final class RateLimitHeaders {
 	}
 
 	private static String policies(List<LimitDecision> decisions) {
-		List<String> items = new ArrayList<>();
-		for (LimitDecision decision : decisions) {
-			items.add(quoted(decision.limit().name()) + ";q=" + decision.limit().limit() + ";w="
-					+ Math.max(1, ceilSeconds(decision.limit().windowMs())));
-		}
-		return String.join(", ", items);
+		return String.join(", ", decisions.stream().map(RateLimitHeaders::policyItem).toList());
 	}
 
 	private static String states(List<LimitDecision> decisions) {
-		List<String> items = new ArrayList<>();
-		for (LimitDecision decision : decisions) {
-			long t = denying(decision) ? retryAfterSeconds(decision.retryAfterMs()) : ceilSeconds(decision.moreAfterMs());
-			items.add(quoted(decision.limit().name()) + ";r=" + decision.remaining() + ";t=" + t);
-		}
-		return String.join(", ", items);
+		return String.join(", ", decisions.stream().map(RateLimitHeaders::stateItem).toList());
+	}
+
+	/** The decision's list item of {@code RateLimit-Policy}: {@code "name";q=<limit>;w=<window s>}. */
+	public static String policyItem(LimitDecision decision) {
+		return quoted(decision.limit().name()) + ";q=" + decision.limit().limit() + ";w="
+				+ Math.max(1, ceilSeconds(decision.limit().windowMs()));
+	}
+
+	/** The decision's list item of {@code RateLimit}: {@code "name";r=<remaining>;t=<s>}. */
+	public static String stateItem(LimitDecision decision) {
+		long t = denying(decision) ? retryAfterSeconds(decision.retryAfterMs()) : ceilSeconds(decision.moreAfterMs());
+		return quoted(decision.limit().name()) + ";r=" + decision.remaining() + ";t=" + t;
 	}
 
 	/** {@code -Reset}: Retry-After for a denying limit, else the seconds until the full allowance is back. */

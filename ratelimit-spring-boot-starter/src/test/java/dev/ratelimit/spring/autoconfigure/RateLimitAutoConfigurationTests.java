@@ -36,6 +36,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import dev.ratelimit.spring.autoconfigure.actuate.RateLimitsEndpoint;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -204,6 +205,24 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
 			assertThat(context).doesNotHaveBean(RateLimitEvents.class);
 		});
+	}
+
+	@Test
+	void theRateLimitsEndpointExistsOnlyWhenExposedAndWithActuator() {
+		this.contextRunner.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitsEndpoint.class));
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RateLimitsEndpoint.class));
+		this.contextRunner
+			.withPropertyValues("management.endpoints.web.exposure.include=ratelimits",
+					"management.endpoint.ratelimits.access=NONE")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitsEndpoint.class));
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=*")
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RateLimitEnforcer.class)
+				.doesNotHaveBean(RateLimitsEndpoint.class));
+		this.nonWebContextRunner.withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitsEndpoint.class));
 	}
 
 	@Test

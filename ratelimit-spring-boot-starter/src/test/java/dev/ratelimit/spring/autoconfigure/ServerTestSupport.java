@@ -45,6 +45,12 @@ abstract class ServerTestSupport {
 		return this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
+	/** A DELETE of {@code path}. */
+	HttpResponse<String> delete(String path) throws IOException, InterruptedException {
+		return this.client.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).DELETE().build(),
+				HttpResponse.BodyHandlers.ofString());
+	}
+
 	/** A GET of {@code path} from the client at {@code address}, with {@code headers} as in {@link #get}. */
 	HttpResponse<String> from(String address, String path, String... headers)
 			throws IOException, InterruptedException {
