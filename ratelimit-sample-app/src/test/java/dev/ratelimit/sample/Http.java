@@ -49,6 +49,11 @@ final class Http {
 		return CLIENT.sendAsync(getRequest(instance, path, apiKey), HttpResponse.BodyHandlers.ofString());
 	}
 
+	/** {@code DELETE path}. */
+	static HttpResponse<String> delete(SampleProcess instance, String path) {
+		return send(HttpRequest.newBuilder(instance.uri(path)).timeout(Duration.ofSeconds(10)).DELETE().build());
+	}
+
 	/** {@code POST /auth/login} with a form body. */
 	static HttpResponse<String> login(SampleProcess instance, String username, String password) {
 		String form = "username=" + URLEncoder.encode(username, StandardCharsets.UTF_8) + "&password="

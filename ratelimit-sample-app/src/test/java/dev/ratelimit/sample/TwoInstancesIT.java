@@ -149,6 +149,30 @@ class TwoInstancesIT {
 	}
 
 	@Test
+	void anOperatorReadsAndResetsALockedOutKeyThroughEitherInstance() {
+		String apiKey = "key-" + UUID.randomUUID();
+		assertThat(Http.get(a, "/api/reports/weekly", apiKey).statusCode()).isEqualTo(200);
+		assertThat(Http.get(a, "/api/reports/weekly", apiKey).statusCode()).isEqualTo(200);
+		assertThat(Http.get(a, "/api/reports/weekly", apiKey).statusCode()).isEqualTo(429);
+		String path = "/actuator/ratelimits/api-budget?client=key:" + apiKey;
+
+		HttpResponse<String> state = Http.get(b, path, null);
+		assertThat(state.statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[?(@.plan == 'free')].remaining")).containsExactly(0);
+		assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[?(@.plan == 'free')].allowed"))
+			.containsExactly(false);
+		HttpResponse<String> reset = Http.delete(b, path);
+		assertThat(reset.statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<Integer>read(reset.body(), "$.deleted")).isEqualTo(1);
+
+		assertThat(Http.get(a, "/api/reports/weekly", apiKey).statusCode()).isEqualTo(200);
+		assertThat(Http.get(b, "/api/reports/weekly", apiKey).statusCode()).isEqualTo(200);
+		assertThat(Http.get(a, "/api/reports/weekly", apiKey).statusCode()).isEqualTo(429);
+		assertThat(JsonPath.<List<String>>read(Http.get(a, "/actuator/ratelimits", null).body(), "$.limits[*].name"))
+			.contains("api", "api-budget", "login", "search-per-second", "search-per-hour");
+	}
+
+	@Test
 	void aProKeyHasTenTimesTheBudgetOfAFreeKeyOnBothInstances() {
 		String proKey = "pro-" + UUID.randomUUID();
 		for (int i = 1; i <= 20; i++) {
