@@ -15,6 +15,7 @@ class HomeController {
 			  GET  /api/reports/{id}  cost 5 from the same 'api-budget' bucket
 			  GET  /api/search?q=     'search-per-second' (5 per second) and 'search-per-hour' (20 per hour)
 			  POST /auth/login        'login': sliding log, 5 attempts per minute per username
+			  GET  /actuator/ratelimits[/{name}?client=key:<api key>]   the limits; a client's state (DELETE: reset it)
 			""";
 
 	@GetMapping(path = "/", produces = "text/plain")
