@@ -38,6 +38,10 @@ import org.springframework.expression.EvaluationContext;
  * the remaining limits follow their failure policy without asking Redis. Nothing here blocks: a decision is a
  * {@link CompletionStage} that completes when Redis answers or the deadline passes (Spring MVC waits for it, WebFlux
  * subscribes to it).
+ *
+ * <p>
+ * A key group that this instance saw denied a moment ago is denied again without Redis while that denial stands
+ * ({@link RememberedDenials}).
  */
 public final class RateLimitEnforcer {
 
@@ -62,10 +66,13 @@ public final class RateLimitEnforcer {
 
 	private final ShadowDenials shadowDenials;
 
+	private final RememberedDenials denials;
+
 	RateLimitEnforcer(RateLimiter limiter, Duration timeout, ClientKeys clientKeys, RateLimitResponses responses,
 			RateLimitEvents events, Timeouts timeouts, LocalFallback fallback, Plans plans,
-			ShadowDenials shadowDenials) {
+			ShadowDenials shadowDenials, RememberedDenials denials) {
 		this.limiter = limiter;
+		this.denials = denials;
 		this.plans = plans;
 		this.shadowDenials = shadowDenials;
 		this.fallback = fallback;
@@ -166,6 +173,15 @@ public final class RateLimitEnforcer {
 	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
 	private CompletableFuture<Void> decide(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			long deadline, List<LimitDecision> applied) {
+		List<LimitDefinition> definitions = sharedBudgetsMerged(limits);
+		RateLimitDecision remembered = this.denials.recall(clientKey, definitions);
+		if (remembered != null) {
+			applied.addAll(enforced(remembered));
+			this.events.decided(remembered);
+			this.events.deniedFromMemory();
+			this.shadowDenials.record(remembered);
+			return CompletableFuture.failedFuture(this.responses.exceeded(request, applied, remembered));
+		}
 		if (LocalFallback.spareRedisFor(limits) && this.fallback.skipRedis()) {
 			try {
 				decideLocally(request, clientKey, limits, applied);
@@ -175,7 +191,8 @@ public final class RateLimitEnforcer {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
-		return decision(clientKey, sharedBudgetsMerged(limits), deadline).handle((decision, failure) -> {
+		long sentAt = this.denials.now();
+		return decision(clientKey, definitions, deadline).handle((decision, failure) -> {
 			if (failure != null) {
 				RuntimeException cause = unwrap(failure);
 				this.events.redisFailed(cause);
@@ -196,6 +213,7 @@ public final class RateLimitEnforcer {
 			this.events.decided(decision);
 			this.shadowDenials.record(decision);
 			if (!decision.allowed()) {
+				this.denials.remember(clientKey, definitions, decision, sentAt);
 				throw this.responses.exceeded(request, applied, decision);
 			}
 			return null;

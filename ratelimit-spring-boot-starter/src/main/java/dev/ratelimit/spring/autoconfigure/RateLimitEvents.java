@@ -25,7 +25,10 @@ import org.apache.commons.logging.LogFactory;
  * limit whose Redis failure answered 503. Created at startup for every limit, so that dashboards show zeros;</li>
  * <li>{@code ratelimit.redis.calls}, a timer of the decision calls to Redis (tag {@code outcome}: {@code success},
  * {@code failure}, {@code timeout}); not with the in-memory store;</li>
- * <li>{@code ratelimit.redis.failures}, a counter of Redis calls that failed or timed out.</li>
+ * <li>{@code ratelimit.redis.failures}, a counter of Redis calls that failed or timed out;</li>
+ * <li>{@code ratelimit.denials.remembered}, a counter of requests denied from a denial this instance remembers,
+ * without a Redis call ({@link RememberedDenials}); their limits are counted in {@code ratelimit.decisions} as
+ * well.</li>
  * </ul>
  */
 class RateLimitEvents {
@@ -71,6 +74,10 @@ class RateLimitEvents {
 
 	/** Limits whose Redis failure answered the request 503. */
 	void failedClosed(List<ConfiguredLimit> limits) {
+	}
+
+	/** A request denied from a remembered denial, without asking Redis. */
+	void deniedFromMemory() {
 	}
 
 	/** A decision call to Redis that took {@code nanos}: {@code success}, {@code failure} or {@code timeout}. */
@@ -171,6 +178,18 @@ class RateLimitEvents {
 					.register(this.registry);
 			}
 			this.registry.counter("ratelimit.redis.failures");
+			remembered();
+		}
+
+		@Override
+		void deniedFromMemory() {
+			remembered().increment();
+		}
+
+		private Counter remembered() {
+			return Counter.builder("ratelimit.denials.remembered")
+				.description("Requests denied from a denial this instance remembers, without a Redis call")
+				.register(this.registry);
 		}
 
 		private static String outcome(LimitDecision limit, String allowed, String denied) {

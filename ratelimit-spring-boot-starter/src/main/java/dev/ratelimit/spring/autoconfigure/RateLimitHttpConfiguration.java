@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -45,7 +46,7 @@ class RateLimitHttpConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events,
-			ObjectProvider<Timeouts> timeouts, LimitFactory factory) {
+			ObjectProvider<Timeouts> timeouts, LimitFactory factory, RememberedDenials denials) {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
@@ -56,7 +57,21 @@ class RateLimitHttpConfiguration {
 				timeouts.getIfAvailable(ThreadTimeouts::new),
 				new LocalFallback(RateLimitProperties.requirePositive("ratelimit.fail-local.probe-interval",
 						properties.getFailLocal().getProbeInterval())),
-				factory.plans(), new ShadowDenials(logInterval(properties)));
+				factory.plans(), new ShadowDenials(logInterval(properties)), denials);
+	}
+
+	/** Denials answered without Redis while they stand ({@code ratelimit.denials.*}). */
+	@Bean
+	@ConditionalOnMissingBean
+	RememberedDenials rateLimitRememberedDenials(RateLimitProperties properties) {
+		RateLimitProperties.Denials denials = properties.getDenials();
+		if (denials.getMaxClients() < 1) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.denials.max-clients",
+					denials.getMaxClients(), "At least 1; set ratelimit.denials.remember=false to remember none.");
+		}
+		return new RememberedDenials(denials.isRemember(),
+				RateLimitProperties.requirePositive("ratelimit.denials.max-age", denials.getMaxAge()),
+				denials.getMaxClients(), System::nanoTime);
 	}
 
 	/** Every limit that a plan names exists: checked once the annotations' limits are known too. */

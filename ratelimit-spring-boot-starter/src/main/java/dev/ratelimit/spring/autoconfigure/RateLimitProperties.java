@@ -54,6 +54,8 @@ public class RateLimitProperties {
 
 	private final FailLocal failLocal = new FailLocal();
 
+	private final Denials denials = new Denials();
+
 	private final Filter filter = new Filter();
 
 	private final Plan plan = new Plan();
@@ -111,6 +113,10 @@ public class RateLimitProperties {
 
 	public FailLocal getFailLocal() {
 		return this.failLocal;
+	}
+
+	public Denials getDenials() {
+		return this.denials;
 	}
 
 	public Redis getRedis() {
@@ -845,6 +851,55 @@ public class RateLimitProperties {
 
 		public void setProbeInterval(Duration probeInterval) {
 			this.probeInterval = probeInterval;
+		}
+
+	}
+
+	/**
+	 * Denials answered locally: a client denied with a retry-after is answered by this instance, without Redis, until
+	 * that retry-after has passed or the maximum age, whichever comes first.
+	 */
+	public static class Denials {
+
+		/**
+		 * Whether this instance answers a client it has just seen denied without asking Redis, until the denial's
+		 * retry-after has passed (at most max-age).
+		 */
+		private boolean remember = true;
+
+		/**
+		 * Longest time a denial is answered locally: a reset or a plan change made through another instance reaches
+		 * this one within it.
+		 */
+		private Duration maxAge = Duration.ofSeconds(1);
+
+		/**
+		 * Most clients whose denials are remembered at once; the least recently denied are forgotten first.
+		 */
+		private int maxClients = 10_000;
+
+		public boolean isRemember() {
+			return this.remember;
+		}
+
+		public void setRemember(boolean remember) {
+			this.remember = remember;
+		}
+
+		public Duration getMaxAge() {
+			return this.maxAge;
+		}
+
+		public void setMaxAge(Duration maxAge) {
+			this.maxAge = maxAge;
+		}
+
+		public int getMaxClients() {
+			return this.maxClients;
+		}
+
+		public void setMaxClients(int maxClients) {
+			this.maxClients = maxClients;
 		}
 
 	}

@@ -4,6 +4,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.LimitFactory;
 import dev.ratelimit.spring.autoconfigure.LimitNames;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
+import dev.ratelimit.spring.autoconfigure.RememberedDenials;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -22,15 +23,15 @@ public class RateLimitEndpointConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
-	@ConditionalOnBean({ RateLimiter.class, LimitNames.class })
+	@ConditionalOnBean({ RateLimiter.class, LimitNames.class, RememberedDenials.class })
 	static class Available {
 
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitNames names, LimitFactory factory,
-				RateLimitProperties properties) {
+				RateLimitProperties properties, RememberedDenials denials) {
 			String store = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? "in-memory" : "redis";
-			return new RateLimitsEndpoint(rateLimiter, names, factory.plans(), store);
+			return new RateLimitsEndpoint(rateLimiter, names, factory.plans(), store, denials);
 		}
 
 	}

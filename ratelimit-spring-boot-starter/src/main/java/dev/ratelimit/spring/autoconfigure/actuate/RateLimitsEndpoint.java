@@ -15,6 +15,7 @@ import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.LimitNames;
 import dev.ratelimit.spring.autoconfigure.Plans;
 import dev.ratelimit.spring.autoconfigure.RateLimitHeaders;
+import dev.ratelimit.spring.autoconfigure.RememberedDenials;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -37,7 +38,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * for a request of cost 1 {@code allowed} and {@code retryAfterMs}; with {@code rateLimit}, the item of the
  * {@code RateLimit} header field that a response would carry now.</li>
  * <li>{@code DELETE /actuator/ratelimits/{name}?client=key:k-42}: deletes the client's state of the limit, every shape
- * at once ({@link RateLimiter#reset}); the client has its full allowance again.</li>
+ * at once ({@link RateLimiter#reset}); the client has its full allowance again. The denials this instance
+ * remembers of the client are forgotten at once; other instances forget theirs within
+ * {@code ratelimit.denials.max-age}.</li>
  * </ul>
  * {@code client} is the client key as the limiter resolves it: {@code ip:<address>} for a limit by IP address (or a
  * missing key that fell back to it), {@code key:<value>} for the value of a key expression. Answers 404 for a name that
@@ -59,8 +62,11 @@ public class RateLimitsEndpoint {
 
 	private final String store;
 
-	RateLimitsEndpoint(RateLimiter limiter, LimitNames names, Plans plans, String store) {
+	private final RememberedDenials denials;
+
+	RateLimitsEndpoint(RateLimiter limiter, LimitNames names, Plans plans, String store, RememberedDenials denials) {
 		this.limiter = limiter;
+		this.denials = denials;
 		this.names = names;
 		this.plans = plans;
 		this.store = store;
@@ -114,6 +120,8 @@ public class RateLimitsEndpoint {
 		}
 		try {
 			int deleted = this.limiter.reset(client, List.copyOf(shapesOf(name).keySet()));
+			// this instance's remembered denials of the client end now; other instances' within ratelimit.denials.max-age
+			this.denials.forget(client);
 			logger.info("Rate limit '" + name + "' reset for one client through the ratelimits endpoint (" + deleted
 					+ ((deleted == 1) ? " state" : " states") + " deleted)");
 			return new WebEndpointResponse<>(new Reset(name, client, deleted));

@@ -1,0 +1,17 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.spring.autoconfigure.app.PlansConfiguration;
+import dev.ratelimit.spring.autoconfigure.app.RateLimitWebFluxTestApplication;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+/** {@link RememberedDenialsContract} on WebFlux, with BlockHound watching. */
+@SpringBootTest(classes = { RateLimitWebFluxTestApplication.class, PlansConfiguration.class },
+		webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.web-application-type=reactive", "ratelimit.key-prefix=denials-webflux:" })
+@ExtendWith(NoBlocking.class)
+class WebFluxRememberedDenialsTests extends RememberedDenialsContract {
+
+}
