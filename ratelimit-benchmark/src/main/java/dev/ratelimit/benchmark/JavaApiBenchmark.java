@@ -76,6 +76,7 @@ public final class JavaApiBenchmark {
 				System.out.printf(Locale.ROOT, "round %d of %d done%n", round, rounds);
 			}
 			print(results);
+			RedisFootprint.print(jedis);
 		}
 	}
 
@@ -100,6 +101,22 @@ public final class JavaApiBenchmark {
 				(random) -> jedis.evalsha(sha, List.of("bench:exists"), List.of()) != null));
 		RateLimiter onRedis = new RedisRateLimiter(new JedisScriptExecutor(jedis), "bench:");
 		RateLimiter inMemory = new InMemoryRateLimiter();
+		LessonScript lesson = new LessonScript(jedis);
+		for (boolean admitted : new boolean[] { true, false }) {
+			for (int keys : new int[] { 1, 1000 }) {
+				String shape = ((keys == 1) ? "1 hot key" : keys + " keys") + ", " + (admitted ? "admitting" : "denying");
+				String[] clients = clients(keys);
+				scenarios.add(new Scenario("lesson's token-bucket script, " + shape,
+						(random) -> lesson.decide("bench:lesson:" + clients[random.nextInt(keys)], admitted)));
+			}
+		}
+		for (int keys : new int[] { 1, 1000 }) {
+			List<LimitDefinition> two = List.of(limit(Algorithm.TOKEN_BUCKET, true),
+					LimitDefinition.of("bench-second", Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000, Duration.ofHours(1)));
+			String[] clients = clients(keys);
+			scenarios.add(new Scenario("redis     token-bucket + sliding-window-counter, " + ((keys == 1) ? "1 hot key" : keys + " keys")
+					+ ", admitting", (random) -> onRedis.tryAcquire(clients[random.nextInt(keys)], two).allowed()));
+		}
 		for (Algorithm algorithm : Algorithm.values()) {
 			for (boolean admitted : new boolean[] { true, false }) {
 				LimitDefinition limit = limit(algorithm, admitted);
@@ -133,11 +150,20 @@ public final class JavaApiBenchmark {
 		if (keys == 1) {
 			return (random) -> limiter.tryAcquire("hot", limit).allowed();
 		}
+		String[] clients = clients(keys);
+		return (random) -> limiter.tryAcquire(clients[random.nextInt(keys)], limit).allowed();
+	}
+
+	/** {@code hot} alone, or {@code client-0} ... */
+	static String[] clients(int keys) {
+		if (keys == 1) {
+			return new String[] { "hot" };
+		}
 		String[] clients = new String[keys];
 		for (int i = 0; i < keys; i++) {
 			clients[i] = "client-" + i;
 		}
-		return (random) -> limiter.tryAcquire(clients[random.nextInt(keys)], limit).allowed();
+		return clients;
 	}
 
 	/**

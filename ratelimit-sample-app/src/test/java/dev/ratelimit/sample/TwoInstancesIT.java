@@ -159,8 +159,11 @@ class TwoInstancesIT {
 		HttpResponse<String> state = Http.get(b, path, null);
 		assertThat(state.statusCode()).isEqualTo(200);
 		assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[?(@.plan == 'free')].remaining")).containsExactly(0);
-		assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[?(@.plan == 'free')].allowed"))
-			.containsExactly(false);
+		// a read (cost 1) and a report (cost 5) would both be denied
+		assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[?(@.plan == 'free')].requests[*].cost"))
+			.containsExactly(1, 5);
+		assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[?(@.plan == 'free')].requests[*].allowed"))
+			.containsExactly(false, false);
 		HttpResponse<String> reset = Http.delete(b, path);
 		assertThat(reset.statusCode()).isEqualTo(200);
 		assertThat(JsonPath.<Integer>read(reset.body(), "$.deleted")).isEqualTo(1);

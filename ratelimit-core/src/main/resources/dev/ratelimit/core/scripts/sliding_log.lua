@@ -15,15 +15,30 @@ local function sliding_log(key, now, limit, window, capacity, cost)
     at = tonumber(newest[2])
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', int(at - window))
+  local count = redis.call('ZCARD', key)
+  -- The score at a 0-based position, each read at most once. An admission adds its entries at `at`, which no score
+  -- exceeds, so the positions before `count` keep their scores and those from `count` on have `at`: the fields
+  -- after the commit need no read. The newest entry, read above, survives the trim whenever anything does.
+  local scores = {}
+  if count > 0 then
+    scores[count - 1] = tonumber(newest[2])
+  end
+  local function score_at(position)
+    if position >= count then
+      return at
+    end
+    if scores[position] == nil then
+      scores[position] = tonumber(redis.call('ZRANGE', key, position, position, 'WITHSCORES')[2])
+    end
+    return scores[position]
+  end
   -- Wait until a request of cost c fits, with n entries in the set: room opens when the entry at 1-based
   -- position n + c - limit leaves the window, at its score + W.
   local function wait(n, c)
     if n + c <= limit then
       return 0
     end
-    local position = n + c - limit - 1
-    local entry = redis.call('ZRANGE', key, position, position, 'WITHSCORES')
-    return tonumber(entry[2]) + window - at
+    return score_at(n + c - limit - 1) + window - at
   end
   local function reset_after(n)
     if n == 0 then
@@ -34,7 +49,6 @@ local function sliding_log(key, now, limit, window, capacity, cost)
   local function more(n)
     return more_after(limit - n, limit, function(c) return wait(n, c) end)
   end
-  local count = redis.call('ZCARD', key)
   if cost > limit then
     return denied(limit - count, NEVER, reset_after(count), more(count))
   end
@@ -42,7 +56,11 @@ local function sliding_log(key, now, limit, window, capacity, cost)
     return denied(limit - count, wait(count, cost), reset_after(count), more(count))
   end
   return allowed(limit - count, reset_after(count), more(count), function()
-    local taken = redis.call('ZCOUNT', key, int(at), int(at))
+    -- entries at `at` exist only when the newest entry is there
+    local taken = 0
+    if count > 0 and scores[count - 1] == at then
+      taken = redis.call('ZCOUNT', key, int(at), int(at))
+    end
     -- ZADD in batches: unpack of one huge table would overflow Lua's C stack.
     local batch = {}
     for n = taken + 1, taken + cost do

@@ -1,9 +1,12 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.security.Principal;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -35,6 +38,8 @@ public final class ClientKeys {
 
 	/** Prefix of a client key that a key expression yielded: {@code key:k-42}. */
 	public static final String KEY_PREFIX = "key:";
+
+	private static final Pattern IPV6_LITERAL = Pattern.compile("[0-9A-Fa-f:.]+");
 
 	private final BeanFactoryResolver beanResolver;
 
@@ -109,7 +114,31 @@ public final class ClientKeys {
 	 * address as its API key and spend the budget of that address.
 	 */
 	private static String clientIp(LimitedRequest request) {
-		return IP_PREFIX + request.remoteAddress();
+		return IP_PREFIX + canonicalIp(request.remoteAddress());
+	}
+
+	/**
+	 * An IP address as the limiter keys it: an IPv6 address in Java's full form ({@code 0:0:0:0:0:0:0:1}, as Tomcat
+	 * and Netty report a client they are connected to) however a proxy's forwarded header wrote it ({@code ::1},
+	 * {@code [::1]}), so that one client has one key; an IPv4-mapped address as IPv4; anything else as given. Only
+	 * literals are parsed, never looked up.
+	 */
+	public static String canonicalIp(String address) {
+		if (address.indexOf(':') < 0) {
+			return address;
+		}
+		String literal = (address.startsWith("[") && address.endsWith("]"))
+				? address.substring(1, address.length() - 1) : address;
+		if (!IPV6_LITERAL.matcher(literal).matches()) {
+			return address;
+		}
+		try {
+			// with a colon, Java parses an IPv6 literal or fails; it never asks DNS
+			return InetAddress.getByName(literal).getHostAddress();
+		}
+		catch (UnknownHostException ex) {
+			return address;
+		}
 	}
 
 	private StandardEvaluationContext withRequest(StandardEvaluationContext context, Object request,

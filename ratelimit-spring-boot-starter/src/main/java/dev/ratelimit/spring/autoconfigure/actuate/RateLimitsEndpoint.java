@@ -22,6 +22,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
@@ -90,50 +91,83 @@ public class RateLimitsEndpoint {
 	}
 
 	@ReadOperation
-	public WebEndpointResponse<Object> state(@Selector String name, String client) {
-		WebEndpointResponse<Object> invalid = invalid(name, client);
+	public WebEndpointResponse<Object> state(@Selector(match = Match.ALL_REMAINING) String[] name, String client) {
+		String limit = name(name);
+		String key = clientKey(client);
+		WebEndpointResponse<Object> invalid = invalid(limit, key);
 		if (invalid != null) {
 			return invalid;
 		}
 		try {
 			List<State> states = new ArrayList<>();
-			for (Map.Entry<LimitDefinition, String> shape : shapesOf(name).entrySet()) {
-				LimitDecision peeked = this.limiter.peek(client, shape.getKey());
+			for (Map.Entry<LimitDefinition, String> shape : shapesOf(limit).entrySet()) {
 				LimitDefinition definition = shape.getKey();
+				List<Request> requests = new ArrayList<>();
+				LimitDecision peeked = null;
+				for (long cost : costsOf(limit)) {
+					peeked = this.limiter.peek(key, definition.withCost(cost));
+					requests.add(new Request(cost, peeked.allowed(), peeked.retryAfterMs(),
+							definition.shadow() ? null : RateLimitHeaders.stateItem(peeked)));
+				}
 				states.add(new State(shape.getValue(), term(definition.algorithm()), definition.limit(),
-						definition.window().toString(), definition.capacity(), peeked.allowed(), peeked.remaining(),
-						peeked.retryAfterMs(), peeked.resetAfterMs(), peeked.moreAfterMs(),
-						RateLimitHeaders.stateItem(peeked)));
+						definition.window().toString(), definition.capacity(), peeked.remaining(),
+						peeked.resetAfterMs(), peeked.moreAfterMs(), requests));
 			}
-			return new WebEndpointResponse<>(new ClientState(name, client, states));
+			return new WebEndpointResponse<>(new ClientState(limit, key, states));
 		}
 		catch (RuntimeException ex) {
-			return storeFailed("read", name, ex);
+			return storeFailed("read", limit, ex);
 		}
 	}
 
 	@DeleteOperation
-	public WebEndpointResponse<Object> reset(@Selector String name, String client) {
-		WebEndpointResponse<Object> invalid = invalid(name, client);
+	public WebEndpointResponse<Object> reset(@Selector(match = Match.ALL_REMAINING) String[] name, String client) {
+		String limit = name(name);
+		String key = clientKey(client);
+		WebEndpointResponse<Object> invalid = invalid(limit, key);
 		if (invalid != null) {
 			return invalid;
 		}
+		// This instance's remembered denials of the client end now, even if the reset fails (it may still reach
+		// Redis); other instances' within ratelimit.denials.max-age.
+		this.denials.forget(key);
 		try {
-			int deleted = this.limiter.reset(client, List.copyOf(shapesOf(name).keySet()));
-			// this instance's remembered denials of the client end now; other instances' within ratelimit.denials.max-age
-			this.denials.forget(client);
-			logger.info("Rate limit '" + name + "' reset for one client through the ratelimits endpoint (" + deleted
+			int deleted = this.limiter.reset(key, List.copyOf(shapesOf(limit).keySet()));
+			logger.info("Rate limit '" + limit + "' reset for one client through the ratelimits endpoint (" + deleted
 					+ ((deleted == 1) ? " state" : " states") + " deleted)");
-			return new WebEndpointResponse<>(new Reset(name, client, deleted));
+			return new WebEndpointResponse<>(new Reset(limit, key, deleted));
 		}
 		catch (RuntimeException ex) {
-			return storeFailed("reset", name, ex);
+			return storeFailed("reset", limit, ex);
 		}
+	}
+
+	/**
+	 * The limit's name from the path's segments: a name with slashes (a rule named after its path, {@code /api/**})
+	 * spans several segments, and its leading slash is the one before them.
+	 */
+	private String name(String[] segments) {
+		String joined = String.join("/", segments);
+		if (!known(joined) && known("/" + joined)) {
+			return "/" + joined;
+		}
+		return joined;
+	}
+
+	private boolean known(String name) {
+		return this.names.all().stream().anyMatch((limit) -> limit.name().equals(name));
+	}
+
+	/** The client key with an IP address in the form the limiter keys it ({@link ClientKeys#canonicalIp}). */
+	private static String clientKey(String client) {
+		return client.startsWith(ClientKeys.IP_PREFIX)
+				? ClientKeys.IP_PREFIX + ClientKeys.canonicalIp(client.substring(ClientKeys.IP_PREFIX.length()))
+				: client;
 	}
 
 	/** 404 for an unknown limit, 400 for a client that is no client key; {@code null} when both are fine. */
 	private WebEndpointResponse<Object> invalid(String name, String client) {
-		if (this.names.all().stream().noneMatch((limit) -> limit.name().equals(name))) {
+		if (!known(name)) {
 			return new WebEndpointResponse<>(new Error("No rate limit is named '" + name + "'; the limits are "
 					+ String.join(", ", new TreeSet<>(this.names.all().stream().map(ConfiguredLimit::name).toList()))),
 					WebEndpointResponse.STATUS_NOT_FOUND);
@@ -159,19 +193,30 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
-	 * Every shape the limit {@code name} can have, with cost 1 and enforced (a peek's cost is that of the request
-	 * asked about; the mode changes no state), and the plan that gives it ({@code null}: the limit's own).
+	 * Every shape the limit {@code name} can have, with cost 1 (a peek's cost is that of the request asked about), and
+	 * the plan that gives it ({@code null}: the limit's own).
 	 */
 	private Map<LimitDefinition, String> shapesOf(String name) {
 		Map<LimitDefinition, String> shapes = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : this.names.all()) {
 			if (limit.name().equals(name)) {
 				for (ConfiguredLimit shaped : shapes(limit)) {
-					shapes.putIfAbsent(shaped.definition().withCost(1).withShadow(false), shaped.plan());
+					shapes.putIfAbsent(shaped.definition().withCost(1), shaped.plan());
 				}
 			}
 		}
 		return shapes;
+	}
+
+	/** The costs that the limit's sources configure, smallest first. */
+	private List<Long> costsOf(String name) {
+		return this.names.all()
+			.stream()
+			.filter((limit) -> limit.name().equals(name))
+			.map((limit) -> limit.definition().cost())
+			.distinct()
+			.sorted()
+			.toList();
 	}
 
 	/** The limit as each plan shapes it, in the plans' order; the limit itself when it is not planned. */
@@ -223,15 +268,23 @@ public class RateLimitsEndpoint {
 	/**
 	 * The client's state of one shape of a limit, as it stands.
 	 * @param plan the plan whose shape this is, or {@code null} for a limit that is not planned
-	 * @param allowed whether a request of cost 1 would be admitted now
 	 * @param remaining cost-1 requests the limit would admit at once
-	 * @param retryAfterMs 0 when allowed, else ms until a request of cost 1 would be admitted
 	 * @param resetAfterMs ms until the full allowance is back, with no other traffic
 	 * @param moreAfterMs ms until {@code remaining} grows, 0 when the allowance is full
-	 * @param rateLimit the item of the {@code RateLimit} header field (IETF draft) that a response would carry now
+	 * @param requests what a request of each cost that the limit's sources configure would get now
 	 */
-	public record State(String plan, String algorithm, long limit, String window, long capacity, boolean allowed,
-			long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs, String rateLimit) {
+	public record State(String plan, String algorithm, long limit, String window, long capacity, long remaining,
+			long resetAfterMs, long moreAfterMs, List<Request> requests) {
+	}
+
+	/**
+	 * What a request of one cost would get now.
+	 * @param allowed whether it would be admitted
+	 * @param retryAfterMs 0 when allowed, else ms until it would be admitted ({@code -1}: never)
+	 * @param rateLimit the item of the {@code RateLimit} header field (IETF draft) that its response would carry;
+	 * {@code null} for a shadow limit, whose responses carry none
+	 */
+	public record Request(long cost, boolean allowed, long retryAfterMs, String rateLimit) {
 	}
 
 	/** What {@code DELETE /actuator/ratelimits/{name}?client=...} answers: how many states existed and are gone. */
