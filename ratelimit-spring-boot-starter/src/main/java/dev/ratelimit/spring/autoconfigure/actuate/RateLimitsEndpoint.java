@@ -36,15 +36,17 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * <li>{@code GET /actuator/ratelimits/{name}?client=key:k-42}: the client's state of the limit, read without consuming
  * anything ({@link RateLimiter#peek}), once per shape (per plan, for a planned limit, since the plan of a client is
  * known only from its requests): {@code remaining} (cost-1 requests), {@code resetAfterMs}, {@code moreAfterMs}, and
- * for a request of cost 1 {@code allowed} and {@code retryAfterMs}; with {@code rateLimit}, the item of the
- * {@code RateLimit} header field that a response would carry now.</li>
+ * for each cost the limit's sources configure whether a request of that cost would be admitted now, with the item of
+ * the {@code RateLimit} header field its response would carry. A name with slashes (a rule named after its path) is
+ * read by that path: {@code /actuator/ratelimits/users/*}{@code /orders}.</li>
  * <li>{@code DELETE /actuator/ratelimits/{name}?client=key:k-42}: deletes the client's state of the limit, every shape
  * at once ({@link RateLimiter#reset}); the client has its full allowance again. The denials this instance
  * remembers of the client are forgotten at once; other instances forget theirs within
  * {@code ratelimit.denials.max-age}.</li>
  * </ul>
  * {@code client} is the client key as the limiter resolves it: {@code ip:<address>} for a limit by IP address (or a
- * missing key that fell back to it), {@code key:<value>} for the value of a key expression. Answers 404 for a name that
+ * missing key that fell back to it; an IPv6 address in any form, {@link ClientKeys#canonicalIp}), {@code key:<value>}
+ * for the value of a key expression. Answers 404 for a name that
  * no limit has, 400 for a client in neither form, 503 when the store does not answer in time
  * ({@code ratelimit.redis.timeout}). Off the web until exposed, as every Actuator endpoint but health
  * ({@code management.endpoints.web.exposure.include=ratelimits}); {@code management.endpoint.ratelimits.access=read-only}
