@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
@@ -176,11 +177,14 @@ public final class RateLimitEnforcer {
 		List<LimitDefinition> definitions = sharedBudgetsMerged(limits);
 		RateLimitDecision remembered = this.denials.recall(clientKey, definitions);
 		if (remembered != null) {
-			applied.addAll(enforced(remembered));
-			this.events.decided(remembered);
 			this.events.deniedFromMemory();
-			this.shadowDenials.record(remembered);
-			return CompletableFuture.failedFuture(this.responses.exceeded(request, applied, remembered));
+			try {
+				apply(request, remembered, applied);
+				return CompletableFuture.completedFuture(null);
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
 		}
 		if (LocalFallback.spareRedisFor(limits) && this.fallback.skipRedis()) {
 			try {
@@ -209,15 +213,25 @@ public final class RateLimitEnforcer {
 			if (this.fallback.redisAnswered()) {
 				this.events.redisAnsweredAgain();
 			}
-			applied.addAll(enforced(decision));
-			this.events.decided(decision);
-			this.shadowDenials.record(decision);
 			if (!decision.allowed()) {
 				this.denials.remember(clientKey, definitions, decision, sentAt);
-				throw this.responses.exceeded(request, applied, decision);
 			}
+			apply(request, decision, applied);
 			return null;
 		});
+	}
+
+	/**
+	 * A decision of Redis, or remembered from it: its fields for the response, its metrics and shadow denials.
+	 * @throws RateLimitException the 429 when it denies
+	 */
+	private void apply(LimitedRequest request, RateLimitDecision decision, List<LimitDecision> applied) {
+		applied.addAll(enforced(decision));
+		this.events.decided(decision);
+		this.shadowDenials.record(decision);
+		if (!decision.allowed()) {
+			throw this.responses.exceeded(request, applied, decision);
+		}
 	}
 
 	/** The fail-local limits among {@code limits}, decided by this instance alone; fail-open limits are skipped. */
@@ -276,17 +290,26 @@ public final class RateLimitEnforcer {
 			return decision;
 		}
 		CompletableFuture<RateLimitDecision> bounded = new CompletableFuture<>();
+		// The first of the answer and the timeout settles the call; it is timed before the request goes on, so that
+		// the metrics have counted a call by the time its response leaves.
+		AtomicBoolean settled = new AtomicBoolean();
 		Runnable cancelTimeout = this.timeouts.schedule(() -> {
-			if (bounded.completeExceptionally(new TimeoutException())) {
+			if (settled.compareAndSet(false, true)) {
 				this.events.redisCall(System.nanoTime() - start, "timeout");
+				bounded.completeExceptionally(new TimeoutException());
 				decision.cancel(false);
 			}
 		}, remaining);
 		decision.whenComplete((result, failure) -> {
 			cancelTimeout.run();
-			boolean completed = (failure != null) ? bounded.completeExceptionally(failure) : bounded.complete(result);
-			if (completed) {
+			if (settled.compareAndSet(false, true)) {
 				this.events.redisCall(System.nanoTime() - start, (failure != null) ? "failure" : "success");
+				if (failure != null) {
+					bounded.completeExceptionally(failure);
+				}
+				else {
+					bounded.complete(result);
+				}
 			}
 		});
 		return bounded;
