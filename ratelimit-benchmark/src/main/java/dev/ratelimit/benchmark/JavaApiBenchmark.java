@@ -110,6 +110,14 @@ public final class JavaApiBenchmark {
 						(random) -> lesson.decide("bench:lesson:" + clients[random.nextInt(keys)], admitted)));
 			}
 		}
+		for (boolean admitted : new boolean[] { true, false }) {
+			for (int keys : new int[] { 1, 1000 }) {
+				String shape = ((keys == 1) ? "1 hot key" : keys + " keys") + ", " + (admitted ? "admitting" : "denying");
+				Bucket4jScenario bucket4j = new Bucket4jScenario(jedis, clients(keys), admitted);
+				scenarios.add(new Scenario("bucket4j  token-bucket (Jedis, CAS), " + shape,
+						(random) -> bucket4j.decide(random.nextInt(keys))));
+			}
+		}
 		for (int keys : new int[] { 1, 1000 }) {
 			List<LimitDefinition> two = List.of(limit(Algorithm.TOKEN_BUCKET, true),
 					LimitDefinition.of("bench-second", Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000, Duration.ofHours(1)));
