@@ -213,7 +213,10 @@ public final class RateLimitEnforcer {
 			if (this.fallback.redisAnswered()) {
 				this.events.redisAnsweredAgain();
 			}
-			if (!decision.allowed()) {
+			if (decision.allowed()) {
+				this.denials.forget(clientKey);
+			}
+			else {
 				this.denials.remember(clientKey, definitions, decision, sentAt);
 			}
 			apply(request, decision, applied);

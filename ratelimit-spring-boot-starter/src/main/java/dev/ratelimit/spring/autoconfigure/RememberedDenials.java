@@ -16,12 +16,13 @@ import org.springframework.util.ConcurrentLruCache;
 /**
  * Denials this instance remembers ({@code ratelimit.denials.*}), so that a client that keeps sending while it is
  * denied costs Redis nothing: a request of a client key denied with retry-after R, against the same limits (names and
- * shapes) and with costs at least as large, is denied again without Redis until R has passed, counted from when the
+ * shapes) and with the same costs, is denied again without Redis until R has passed, counted from when the
  * denied call was sent, and never longer than {@code max-age} (with several denying limits, R is the shortest of
  * their waits, so that every field of the remembered decision stays true). Other traffic can only make a denial last longer, so
  * within R the answer is the one Redis would give; {@code max-age} bounds how long a reset or a plan change made
  * through another instance goes unseen. The 429 carries the remembered decision's fields with its times reduced by
- * the time since. Internal to the starter.
+ * the time since. A request of the client that Redis admits meanwhile (another limit, a cheaper cost) ends its
+ * remembered denials on this instance, since it changed what they would say. Internal to the starter.
  *
  * <p>
  * Bounded: at most {@code max-clients} client keys, the least recently denied forgotten first (Spring's
@@ -96,17 +97,23 @@ public final class RememberedDenials {
 		}
 		List<LimitDecision> decided = denial.decision().decisions();
 		for (int i = 0; i < limits.size(); i++) {
-			if (limits.get(i).cost() < decided.get(i).limit().cost()) {
-				// a cheaper request may fit where the denied one did not
+			if (limits.get(i).cost() != decided.get(i).limit().cost()) {
+				// a cheaper request may fit where the denied one did not; a costlier one waits longer, and its
+				// Retry-After must say how long
 				return null;
 			}
 		}
 		return aged(denial.decision(), (now - denial.sentAt()) / 1_000_000);
 	}
 
-	/** Forgets every denial of {@code clientKey}: its state was reset. */
+	/**
+	 * Forgets every denial of {@code clientKey}: its state was reset, or a request of it was admitted, which may have
+	 * changed what a remembered denial would say (its remaining units, its wait).
+	 */
 	public void forget(String clientKey) {
-		this.clients.remove(clientKey);
+		if (this.enabled && this.clients.contains(clientKey)) {
+			this.clients.remove(clientKey);
+		}
 	}
 
 	/** The decision {@code elapsedMs} later with no other traffic: every wait shorter by that much. */

@@ -61,6 +61,13 @@ abstract class RememberedDenialsContract extends ServerTestSupport {
 		// another client of the same limit is still decided by Redis
 		assertThat(from("10.13.1." + (remembers() ? 1 : 2), "/shadow/only").statusCode()).isEqualTo(200);
 		assertThat(calls() - callsBefore).isEqualTo(remembers() ? 4 : 34);
+		// a request of the same client that Redis admits (another limit) may change what the denial says: the next
+		// request asks Redis again
+		assertThat(from(address, "/shadow/both").statusCode()).isEqualTo(200);
+		assertThat(from(address, "/shadow/only").statusCode()).isEqualTo(429);
+		assertThat(calls() - callsBefore).isEqualTo(remembers() ? 6 : 36);
+		assertThat(from(address, "/shadow/only").statusCode()).isEqualTo(429);
+		assertThat(calls() - callsBefore).isEqualTo(remembers() ? 6 : 37);
 	}
 
 	private double calls() {

@@ -69,13 +69,14 @@ class RememberedDenialsTests {
 	}
 
 	@Test
-	void onlyTheSameClientLimitsAndAtLeastTheSameCostAreAnswered() {
+	void onlyTheSameClientLimitsAndCostAreAnswered() {
 		LimitDefinition costly = HOURLY.withCost(2);
 		this.denials.remember("key:k", List.of(costly),
 				decision(new LimitDecision(costly, false, 1, 4_000, 3_500_000, 4_000)), this.nanos.get());
 
-		assertThat(this.denials.recall("key:k", List.of(HOURLY.withCost(3)))).isNotNull();
 		assertThat(this.denials.recall("key:k", List.of(costly))).isNotNull();
+		assertThat(this.denials.recall("key:k", List.of(HOURLY.withCost(3))))
+			.as("a costlier request waits longer than the remembered retry-after").isNull();
 		assertThat(this.denials.recall("key:k", List.of(HOURLY))).as("a cheaper request may fit").isNull();
 		assertThat(this.denials.recall("key:other", List.of(costly))).isNull();
 		assertThat(this.denials.recall("key:k", List.of(costly, SECONDLY))).as("other limits").isNull();
