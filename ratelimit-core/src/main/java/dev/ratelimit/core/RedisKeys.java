@@ -3,19 +3,28 @@ package dev.ratelimit.core;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.Base64;
 
 /**
- * The Redis key layout: {@code <prefix>{<client>}:<limit name>:<algorithm>:<window ms>}.
+ * The Redis key layout: {@code <prefix>{<client>}:<limit name>:<algorithm>:<window>}, for example
+ * {@code rl:{q1y3VdJ8ZtXo}:api:tb:1s}.
  *
  * <p>
  * {@code {<client>}} is the Redis Cluster hash tag, so every limit of one client lives in one slot and one script
- * call can decide them together. The client id is stored as its SHA-256 (base64url, 43 characters): a secret such
- * as an API key never appears in Redis, an id of any length makes a bounded key, and no id can inject braces or
- * other structure. Algorithm and window are part of the key so that reconfiguring a limit never reads state
- * written under another shape.
+ * call can decide them together. The client id is stored as the first {@value #TAG_BYTES} bytes of its SHA-256
+ * (base64url, 12 characters): a secret such as an API key never appears in Redis, an id of any length makes a
+ * short key, and no id can inject braces or other structure. 72 bits keep clients apart in practice: among a billion
+ * clients, the chance that any two share a tag is about 1 in 10,000, and finding an id that shares a given client's
+ * tag takes about 2^72 hashes. Algorithm and window are part of the key so that reconfiguring a limit never reads
+ * state written under another shape. Every character counts: the key name is most of an idle client's memory (see
+ * {@code docs/BENCHMARKS.md}).
  */
 final class RedisKeys {
+
+	static final int TAG_BYTES = 9;
+
+	private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
 	private final String prefix;
 
@@ -28,17 +37,29 @@ final class RedisKeys {
 
 	String key(String clientId, LimitDefinition limit) {
 		return this.prefix + clientTag(clientId) + ":" + limit.name() + ":" + limit.algorithm().code() + ":"
-				+ limit.windowMs();
+				+ window(limit.windowMs());
 	}
 
 	static String clientTag(String clientId) {
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-256").digest(clientId.getBytes(StandardCharsets.UTF_8));
-			return "{" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest) + "}";
+			return "{" + BASE64URL.encodeToString(Arrays.copyOf(digest, TAG_BYTES)) + "}";
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is required of every Java platform", ex);
 		}
+	}
+
+	/** The window in the largest of d, h, m, s that divides it, else in ms: {@code 1s}, {@code 90s}, {@code 250ms}. */
+	static String window(long ms) {
+		long[] units = { 86_400_000, 3_600_000, 60_000, 1000 };
+		String[] names = { "d", "h", "m", "s" };
+		for (int i = 0; i < units.length; i++) {
+			if (ms % units[i] == 0) {
+				return (ms / units[i]) + names[i];
+			}
+		}
+		return ms + "ms";
 	}
 
 }

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * The {@link RateLimiter} on Redis: one call of {@link LuaScript#rateLimit()} per decision, whatever the number of
- * limits, through a {@link ScriptExecutor}. Keys follow {@code <prefix>{<client>}:<name>:<algorithm>:<window ms>}
+ * limits, through a {@link ScriptExecutor}. Keys follow {@code <prefix>{<client>}:<name>:<algorithm>:<window>}
  * (see {@code RedisKeys}), so they are Redis Cluster safe.
  */
 public final class RedisRateLimiter implements RateLimiter {

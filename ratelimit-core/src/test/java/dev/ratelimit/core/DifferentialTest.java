@@ -43,7 +43,7 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * requests at nearly the same explicit ms), so a key whose TTL is 1 ms would vanish between two requests at the
  * same explicit ms. {@link ExplicitClockExecutor} therefore moves expiry onto the explicit clock: it runs the
  * script's source unchanged, with the same keys and arguments, as a function inside a script that records the TTL
- * argument of every {@code PEXPIRE} the source makes, then reads the {@code PTTL} of each key and
+ * of every {@code PEXPIRE} and {@code SET ... PX} the source makes, then reads the {@code PTTL} of each key and
  * {@code PERSIST}s it (within one script call Redis checks expiry against the script's start, so nothing can
  * expire in between). It remembers each key's expiry exactly, as {@code now + TTL} in explicit time, and deletes
  * the key when a later request's {@code now} has passed that instant, as Redis does ({@code now > expiry}). The
@@ -358,7 +358,7 @@ class DifferentialTest {
 					.append(String.join("\n  ", this.executor.keysWithoutTtl));
 			}
 			if (!this.executor.inconsistentTtls.isEmpty()) {
-				failures.append("\nkeys whose PTTL does not match the script's PEXPIRE:\n  ")
+				failures.append("\nkeys whose PTTL does not match the TTL the script set:\n  ")
 					.append(String.join("\n  ", this.executor.inconsistentTtls));
 			}
 			assertThat(failures.length()).as(() -> this.label + ":" + failures).isZero();
@@ -418,7 +418,7 @@ class DifferentialTest {
 
 		final List<String> keysWithoutTtl = new ArrayList<>();
 
-		/** Keys whose PTTL after the call contradicts the PEXPIRE recorded in it. */
+		/** Keys whose PTTL after the call contradicts the TTL recorded in it. */
 		final List<String> inconsistentTtls = new ArrayList<>();
 
 		/** The keys deleted on the explicit clock by the last call, before its script ran. */
@@ -475,7 +475,7 @@ class DifferentialTest {
 					this.withoutTtl.remove(key);
 				}
 				else if (ttl >= 0) {
-					// the exact expiry: the TTL the script's PEXPIRE set, counted from the request's explicit now
+					// the exact expiry: the TTL the TTL the script set set, counted from the request's explicit now
 					this.expiresAt.put(key, now + ttl);
 					this.expirySetBy.put(key, "the call at now=" + now + ", PEXPIRE " + ttl + " (PTTL " + pttl + ")");
 					this.withoutTtl.remove(key);
@@ -503,10 +503,11 @@ class DifferentialTest {
 		 * The script's source, unchanged, run as a function, followed in the same script call by {@code PTTL} and
 		 * {@code PERSIST} of every key. Before it, a local {@code redis} shadows the global for the source (Lua
 		 * scopes names lexically, so every {@code redis.call} in the source is this one): it passes every call on
-		 * and records the TTL argument of each {@code PEXPIRE}, so the test knows exactly the relative TTL the
+		 * and records the TTL of each {@code PEXPIRE} and {@code SET} (its {@code PX}; a {@code SET} without one
+		 * records -1, as it leaves the key without a TTL), so the test knows exactly the relative TTL the
 		 * script set (locals are allowed in a Redis script, new globals are not; Redis' Lua 5.1 has
 		 * {@code setmetatable}). The reply is the script's reply, then per key the TTL of its last {@code PEXPIRE}
-		 * in this call (-1: none) and its {@code PTTL}, read to tell a key left without a TTL (-1) or deleted (-2).
+		 * or {@code SET} in this call (-1: none) and its {@code PTTL}, read to tell a key left without a TTL (-1) or deleted (-2).
 		 * Inside a script Redis checks expiry against the time the script started, so no key can expire between
 		 * the script's {@code PEXPIRE} and the {@code PTTL}.
 		 */
@@ -521,8 +522,15 @@ class DifferentialTest {
 					+ "local differential_pexpire = {}\n"
 					+ "local redis = setmetatable({ call = function(...)\n"
 					+ "  local command, key, ttl = ...\n"
-					+ "  if type(command) == 'string' and string.upper(command) == 'PEXPIRE' then\n"
+					+ "  local name = type(command) == 'string' and string.upper(command)\n"
+					+ "  if name == 'PEXPIRE' then\n"
 					+ "    differential_pexpire[key] = tonumber(ttl)\n"
+					+ "  elseif name == 'SET' then\n"
+					+ "    local args = { ... }\n"
+					+ "    differential_pexpire[key] = -1\n"
+					+ "    for i = 4, #args - 1 do\n"
+					+ "      if string.upper(args[i]) == 'PX' then differential_pexpire[key] = tonumber(args[i + 1]) end\n"
+					+ "    end\n"
 					+ "  end\n"
 					+ "  return differential_redis.call(...)\n"
 					+ "end }, { __index = differential_redis })\n"

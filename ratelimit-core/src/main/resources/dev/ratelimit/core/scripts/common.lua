@@ -1,12 +1,28 @@
--- common.lua: arithmetic shared by the four algorithm scripts.
+-- common.lua: arithmetic and conventions shared by the four algorithm scripts.
 --
 -- Everything here is exact integer arithmetic on Lua numbers (doubles): every value stays below 2^53,
 -- which LimitDefinition guarantees before a script is ever called. Plain a / b is not enough: for large
 -- operands the rounded quotient can land on the next integer, so idiv corrects it.
+--
+-- Each algorithm is two functions, listed by algorithms.lua:
+--   decide(key, now, limit, window, capacity, cost)
+--     -> allowed, remaining, retry_after, reset_after, more_after, s1, s2, s3, s4
+--   commit(key, now, limit, window, capacity, cost, s1, s2, s3, s4) -> remaining, reset_after, more_after
+-- decide reads the state and writes nothing; remaining, reset_after and more_after describe the state as it stands
+-- without this request, retry_after is 0 when allowed and NEVER when the cost can never fit, and s1 ... s4 are what
+-- commit needs to write the request (only when allowed). commit writes it and returns the three after it.
+-- more_after is the wait until remaining grows: until a request of cost remaining + 1 would be admitted; 0 when the
+-- allowance is full.
+-- They pass plain values rather than tables or closures: the whole script runs again on every call, and what it
+-- allocates is most of its cost after the Redis commands themselves (see docs/BENCHMARKS.md).
+
+local floor = math.floor
+local format = string.format
+local match = string.match
 
 -- floor(a / b) for integers a and b > 0, exact for |a| < 2^53.
 local function idiv(a, b)
-  local q = math.floor(a / b)
+  local q = floor(a / b)
   local r = a - q * b
   if r < 0 then
     q = q - 1
@@ -34,7 +50,7 @@ end
 
 -- A number as Redis should store it: all digits, never an exponent (tostring would write 1e+15).
 local function int(n)
-  return string.format('%.0f', n)
+  return format('%.0f', n)
 end
 
 -- Every TTL is the time the algorithm needs the state, plus this margin. The state itself tells a stale window
@@ -50,22 +66,12 @@ local function nonneg(n)
   return n
 end
 
--- The decision of one limit. remaining, reset_after and more_after describe the state as it stands without
--- this request; commit (nil when denied) writes the request and returns the three after it.
--- more_after is the wait until remaining grows: until a request of cost remaining + 1 would be admitted,
--- computed by the algorithm's own wait(cost) function; 0 when the allowance is full.
 local NEVER = -1
-local function denied(remaining, retry_after, reset_after, more_after)
-  return { allowed = false, remaining = nonneg(remaining), retry_after = retry_after, reset_after = reset_after,
-    more_after = more_after }
-end
-local function allowed(remaining, reset_after, more_after, commit)
-  return { allowed = true, remaining = nonneg(remaining), retry_after = 0, reset_after = reset_after,
-    more_after = more_after, commit = commit }
-end
-local function more_after(remaining, bound, wait)
-  if remaining >= bound then
-    return 0
-  end
-  return wait(nonneg(remaining) + 1)
+
+-- The token bucket, the fixed window and the sliding window counter keep their state in one string of integers
+-- separated by spaces, written with its TTL in one command (SET ... PX), so a state can never be left without one.
+-- A string is the most compact value Redis has for a few numbers (see docs/BENCHMARKS.md). A value that does not
+-- parse reads as no state.
+local function store(key, value, ttl)
+  redis.call('SET', key, value, 'PX', int(ttl))
 end

@@ -1,49 +1,54 @@
 -- fixed_window.lua: one counter per client per window k = floor(now / W).
 --
--- State (one hash per client and limit): w = index of the window counted, c = units admitted in it.
--- Admit iff c + cost <= limit. The hash expires at the end of its window (plus TTL_MARGIN_MS).
+-- State (one string per client and limit): "<w> <c>", w = index of the window counted, c = units admitted in it.
+-- Admit iff c + cost <= limit. The state expires at the end of its window (plus TTL_MARGIN_MS).
 -- A request whose clock is behind the stored window (k < w) is decided at the start of the stored window
 -- ("at"): time never goes backwards, so a lagging clock cannot reopen an old, emptier window. TTLs are counted
 -- from the request's own time, so the key still lives until the stored window ends.
 -- Known property: a client straddling a boundary gets up to 2 x limit within a short span.
-local function fixed_window(key, now, limit, window, capacity, cost)
-  local at = now
-  local k = idiv(at, window)
-  local state = redis.call('HMGET', key, 'w', 'c')
-  local w, count = tonumber(state[1]), tonumber(state[2]) or 0
-  if w == nil then
-    count = 0
-  elseif w > k then
-    k = w
-    at = w * window
-  elseif w < k then
-    count = 0
-  end
-  local window_end = (k + 1) * window
-  -- Wait until a request of cost c fits, with n units counted: the next window.
-  local function wait(n, c)
-    if n + c <= limit then
-      return 0
+-- Returns this algorithm's decide and commit (see common.lua): only the algorithms a call uses are created.
+local function fixed_window()
+  -- remaining, reset-after and more-after with n units counted and the next window next_ms away. Both waits are 0
+  -- with nothing counted; otherwise only the next window has room for the full limit, or for one more unit than
+  -- remains now.
+  local function fields(n, limit, next_ms)
+    if n <= 0 then
+      return limit - n, 0, 0
     end
-    return window_end - at
+    return limit - n, next_ms, next_ms
   end
-  local function reset_after(n)
-    return wait(n, limit)
-  end
-  local function more(n)
-    return more_after(limit - n, limit, function(c) return wait(n, c) end)
-  end
-  if cost > limit then
-    return denied(limit - count, NEVER, reset_after(count), more(count))
-  end
-  if count + cost > limit then
-    return denied(limit - count, wait(count, cost), reset_after(count), more(count))
-  end
-  return allowed(limit - count, reset_after(count), more(count), function()
-    local n = count + cost
-    redis.call('HSET', key, 'w', int(k), 'c', int(n))
-    redis.call('PEXPIRE', key, int(window_end - now + TTL_MARGIN_MS))
-    return limit - n, reset_after(n), more(n)
-  end)
-end
 
+  local function decide(key, now, limit, window, capacity, cost)
+    local at = now
+    local k = idiv(at, window)
+    local count = 0
+    local state = redis.call('GET', key)
+    if state then
+      local w, c = match(state, '^(%d+) (%d+)$')
+      w, c = tonumber(w), tonumber(c)
+      if w ~= nil and c ~= nil and w >= k then
+        if w > k then
+          k = w
+          at = w * window
+        end
+        count = c
+      end
+    end
+    local next_ms = (k + 1) * window - at
+    local remaining, reset_after, more_after = fields(count, limit, next_ms)
+    if cost > limit then
+      return false, remaining, NEVER, reset_after, more_after
+    end
+    if count + cost > limit then
+      return false, remaining, next_ms, reset_after, more_after
+    end
+    return true, remaining, 0, reset_after, more_after, count, k, at
+  end
+
+  local function commit(key, now, limit, window, capacity, cost, count, k, at)
+    local n = count + cost
+    store(key, int(k) .. ' ' .. int(n), (k + 1) * window - now + TTL_MARGIN_MS)
+    return fields(n, limit, (k + 1) * window - at)
+  end
+  return decide, commit
+end

@@ -18,10 +18,11 @@ local algorithm = ALGORITHMS[ARGV[2]]
 if algorithm == nil then
   return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[2]))
 end
-local decision = algorithm(KEYS[1], request_time(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[4]),
-  tonumber(ARGV[5]), tonumber(ARGV[6]))
+local decide = algorithm()
+local allowed, remaining, retry_after, reset_after, more_after = decide(KEYS[1], request_time(ARGV[1]),
+  tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
 local flag = 0
-if decision.allowed then
+if allowed then
   flag = 1
 end
-return { flag, nonneg(decision.remaining), decision.retry_after, decision.reset_after, decision.more_after }
+return { flag, nonneg(remaining), retry_after, reset_after, more_after }

@@ -16,40 +16,67 @@
 --
 -- Every limit is checked before anything is written: if an enforced limit denies, none consumes (shadow or
 -- enforced); otherwise every limit that admits consumes, and a shadow limit's denial blocks nothing, and the reply gives each
--- limit's state as it stands. Every key written gets a relative TTL (PEXPIRE) in the same call.
+-- limit's state as it stands. Every key written gets a relative TTL (SET ... PX or PEXPIRE) in the same call.
 
 local now = request_time(ARGV[1])
 
-local decisions = {}
+local function unknown(code)
+  return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(code))
+end
+
+-- One limit, the common case: its own verdict decides, and no table is built but the reply.
+if #KEYS == 1 then
+  local algorithm = ALGORITHMS[ARGV[2]]
+  if algorithm == nil then
+    return unknown(ARGV[2])
+  end
+  local decide, commit = algorithm()
+  local limit, window, capacity, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+  local allowed, remaining, retry_after, reset_after, more_after, s1, s2, s3, s4 =
+    decide(KEYS[1], now, limit, window, capacity, cost)
+  if not allowed then
+    return { 0, nonneg(remaining), retry_after, reset_after, more_after }
+  end
+  remaining, reset_after, more_after = commit(KEYS[1], now, limit, window, capacity, cost, s1, s2, s3, s4)
+  return { 1, nonneg(remaining), 0, reset_after, more_after }
+end
+
+-- Several limits: every one is decided before anything is written. A decision is decide's values in a table.
+local decisions, commits = {}, {}
 local all_allowed = true
 for i = 1, #KEYS do
   local at = 2 + 6 * (i - 1)
   local algorithm = ALGORITHMS[ARGV[at]]
   if algorithm == nil then
-    return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[at]))
+    return unknown(ARGV[at])
   end
-  local decision = algorithm(KEYS[i], now, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]),
-    tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]))
+  local decide, commit = algorithm()
+  commits[i] = commit
+  local decision = { decide(KEYS[i], now, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]),
+    tonumber(ARGV[at + 4])) }
   decisions[i] = decision
-  if ARGV[at + 5] ~= '1' then
-    all_allowed = all_allowed and decision.allowed
+  if ARGV[at + 5] ~= '1' and not decision[1] then
+    all_allowed = false
   end
 end
 
 local reply = {}
 for i, decision in ipairs(decisions) do
-  local remaining, reset_after, more = decision.remaining, decision.reset_after, decision.more_after
-  if all_allowed and decision.allowed then
-    remaining, reset_after, more = decision.commit()
-  end
+  local allowed, remaining, reset_after, more_after = decision[1], decision[2], decision[4], decision[5]
   local flag = 0
-  if decision.allowed then
+  if allowed then
     flag = 1
+    if all_allowed then
+      local at = 2 + 6 * (i - 1)
+      remaining, reset_after, more_after = commits[i](KEYS[i], now, tonumber(ARGV[at + 1]),
+        tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]), decision[6], decision[7], decision[8],
+        decision[9])
+    end
   end
   reply[#reply + 1] = flag
   reply[#reply + 1] = nonneg(remaining)
-  reply[#reply + 1] = decision.retry_after
+  reply[#reply + 1] = decision[3]
   reply[#reply + 1] = reset_after
-  reply[#reply + 1] = more
+  reply[#reply + 1] = more_after
 end
 return reply

@@ -8,57 +8,68 @@
 -- no longer count). The set expires one window after its newest entry (plus TTL_MARGIN_MS).
 -- Time never goes backwards: a request older than the newest entry is decided at the newest entry's time
 -- ("at"); TTLs are counted from the request's own time, so the set still lives one window past that entry.
-local function sliding_log(key, now, limit, window, capacity, cost)
-  local at = now
-  local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  if newest[2] ~= nil and tonumber(newest[2]) > at then
-    at = tonumber(newest[2])
-  end
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', int(at - window))
-  local count = redis.call('ZCARD', key)
-  -- The score at a 0-based position, each read at most once. An admission adds its entries at `at`, which no score
-  -- exceeds, so the positions before `count` keep their scores and those from `count` on have `at`: the fields
-  -- after the commit need no read. The newest entry, read above, survives the trim whenever anything does.
-  local scores = {}
-  if count > 0 then
-    scores[count - 1] = tonumber(newest[2])
-  end
-  local function score_at(position)
-    if position >= count then
-      return at
+-- Returns this algorithm's decide and commit (see common.lua): only the algorithms a call uses are created.
+local function sliding_log()
+  -- The score at a 0-based position of the log (a table: key, count after the trim, at, scores read so far), each
+  -- read at most once. An admission adds its entries at `at`, which no score exceeds, so the positions before
+  -- `count` keep their scores and those from `count` on have `at`: the fields after the commit need no read.
+  local function score_at(log, position)
+    if position >= log.count then
+      return log.at
     end
-    if scores[position] == nil then
-      scores[position] = tonumber(redis.call('ZRANGE', key, position, position, 'WITHSCORES')[2])
+    local score = log.scores[position]
+    if score == nil then
+      score = tonumber(redis.call('ZRANGE', log.key, position, position, 'WITHSCORES')[2])
+      log.scores[position] = score
     end
-    return scores[position]
+    return score
   end
+
   -- Wait until a request of cost c fits, with n entries in the set: room opens when the entry at 1-based
   -- position n + c - limit leaves the window, at its score + W.
-  local function wait(n, c)
+  local function wait(log, n, c, limit, window)
     if n + c <= limit then
       return 0
     end
-    return score_at(n + c - limit - 1) + window - at
+    return score_at(log, n + c - limit - 1) + window - log.at
   end
-  local function reset_after(n)
-    if n == 0 then
-      return 0
+
+  -- remaining, reset-after and more-after with n entries: both waits are 0 with an empty set.
+  local function fields(log, n, limit, window)
+    if n <= 0 then
+      return limit - n, 0, 0
     end
-    return wait(n, limit)
+    return limit - n, wait(log, n, limit, limit, window), wait(log, n, nonneg(limit - n) + 1, limit, window)
   end
-  local function more(n)
-    return more_after(limit - n, limit, function(c) return wait(n, c) end)
+
+  local function decide(key, now, limit, window, capacity, cost)
+    local at = now
+    local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+    if newest[2] ~= nil and tonumber(newest[2]) > at then
+      at = tonumber(newest[2])
+    end
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', int(at - window))
+    local count = redis.call('ZCARD', key)
+    local log = { key = key, count = count, at = at, scores = {} }
+    -- The newest entry, read above, survives the trim whenever anything does.
+    if count > 0 then
+      log.scores[count - 1] = tonumber(newest[2])
+    end
+    local remaining, reset_after, more_after = fields(log, count, limit, window)
+    if cost > limit then
+      return false, remaining, NEVER, reset_after, more_after
+    end
+    if count + cost > limit then
+      return false, remaining, wait(log, count, cost, limit, window), reset_after, more_after
+    end
+    return true, remaining, 0, reset_after, more_after, log
   end
-  if cost > limit then
-    return denied(limit - count, NEVER, reset_after(count), more(count))
-  end
-  if count + cost > limit then
-    return denied(limit - count, wait(count, cost), reset_after(count), more(count))
-  end
-  return allowed(limit - count, reset_after(count), more(count), function()
+
+  local function commit(key, now, limit, window, capacity, cost, log)
+    local at, count = log.at, log.count
     -- entries at `at` exist only when the newest entry is there
     local taken = 0
-    if count > 0 and scores[count - 1] == at then
+    if count > 0 and log.scores[count - 1] == at then
       taken = redis.call('ZCOUNT', key, int(at), int(at))
     end
     -- ZADD in batches: unpack of one huge table would overflow Lua's C stack.
@@ -75,8 +86,7 @@ local function sliding_log(key, now, limit, window, capacity, cost)
       redis.call('ZADD', key, unpack(batch))
     end
     redis.call('PEXPIRE', key, int(at + window - now + TTL_MARGIN_MS))
-    local n = count + cost
-    return limit - n, reset_after(n), more(n)
-  end)
+    return fields(log, count + cost, limit, window)
+  end
+  return decide, commit
 end
-

@@ -1,80 +1,88 @@
 -- sliding_window_counter.lua: two fixed-window counters, the current one weighted fully and the previous
 -- one by the share of it still inside the sliding window.
 --
--- State (one hash per client and limit): w = index of the current window, c = its count, p = the count of
--- window w - 1. With r = now - k * W, the estimate is e = p * (W - r) / W + c, and
+-- State (one string per client and limit): "<w> <c> <p>", w = index of the current window, c = its count, p = the
+-- count of window w - 1. With r = now - k * W, the estimate is e = p * (W - r) / W + c, and
 -- floor(e) = c + floor(p * (W - r) / W) is computed in exact integers. Admit iff floor(e) + cost <= limit.
--- The hash lives until the end of window k + 1 (plus TTL_MARGIN_MS), while its count is still readable as the
+-- The state lives until the end of window k + 1 (plus TTL_MARGIN_MS), while its count is still readable as the
 -- previous one.
 -- A request whose clock is behind the stored window is decided at the start of the stored window ("at");
--- TTLs are counted from the request's own time, so the hash still lives until the end of window k + 1.
+-- TTLs are counted from the request's own time, so the state still lives until the end of window k + 1.
 -- Known property: slight overshoot against an exact sliding window.
+-- Returns this algorithm's decide and commit (see common.lua): only the algorithms a call uses are created.
+local function sliding_window_counter()
+  -- The smallest wait t >= 0 after which a request of cost c <= limit is admitted, with counts cur and prev at
+  -- offset r of the current window. The estimate only falls as time passes, so the first admitting t is found
+  -- in closed form. Still in this window: p * (W - r - t) <= a * W - 1 with a = limit - cur - c + 1. Otherwise
+  -- in window k + 1, where cur is the previous count and the current one is 0: cur * (W - r') <= b * W - 1
+  -- with b = limit - c + 1, at t = W - r + r'.
+  local function wait(limit, window, r, cur, prev, c)
+    if cur + idiv(prev * (window - r), window) + c <= limit then
+      return 0
+    end
+    local a = limit - cur - c + 1
+    if a >= 1 and prev > 0 then
+      local t = window - r - idiv(a * window - 1, prev)
+      if t < 1 then
+        t = 1
+      end
+      if t < window - r then
+        return t
+      end
+    end
+    local r_next = 0
+    if cur > 0 then
+      r_next = nonneg(window - idiv((limit - c + 1) * window - 1, cur))
+    end
+    return window - r + r_next
+  end
 
--- The smallest wait t >= 0 after which a request of cost c <= limit is admitted, with counts cur and prev at
--- offset r of the current window. The estimate only falls as time passes, so the first admitting t is found
--- in closed form. Still in this window: p * (W - r - t) <= a * W - 1 with a = limit - cur - c + 1. Otherwise
--- in window k + 1, where cur is the previous count and the current one is 0: cur * (W - r') <= b * W - 1
--- with b = limit - c + 1, at t = W - r + r'.
-local function swc_wait(limit, window, r, cur, prev, c)
-  if cur + idiv(prev * (window - r), window) + c <= limit then
-    return 0
-  end
-  local a = limit - cur - c + 1
-  if a >= 1 and prev > 0 then
-    local t = window - r - idiv(a * window - 1, prev)
-    if t < 1 then
-      t = 1
+  -- remaining (limit - floor(e), not clamped), reset-after (the wait for a request of cost limit: floor(e) = 0) and
+  -- more-after with counts cur and prev at offset r.
+  local function fields(cur, prev, r, limit, window)
+    local remaining = limit - cur - idiv(prev * (window - r), window)
+    local more_after = 0
+    if remaining < limit then
+      more_after = wait(limit, window, r, cur, prev, nonneg(remaining) + 1)
     end
-    if t < window - r then
-      return t
-    end
+    return remaining, wait(limit, window, r, cur, prev, limit), more_after
   end
-  local r_next = 0
-  if cur > 0 then
-    r_next = nonneg(window - idiv((limit - c + 1) * window - 1, cur))
-  end
-  return window - r + r_next
-end
 
-local function sliding_window_counter(key, now, limit, window, capacity, cost)
-  local at = now
-  local k = idiv(at, window)
-  local state = redis.call('HMGET', key, 'w', 'c', 'p')
-  local w = tonumber(state[1])
-  local cur, prev = 0, 0
-  if w ~= nil then
-    if w > k then
-      k = w
-      at = w * window
+  local function decide(key, now, limit, window, capacity, cost)
+    local at = now
+    local k = idiv(at, window)
+    local cur, prev = 0, 0
+    local state = redis.call('GET', key)
+    if state then
+      local w, c, p = match(state, '^(%d+) (%d+) (%d+)$')
+      w, c, p = tonumber(w), tonumber(c), tonumber(p)
+      if w ~= nil and c ~= nil and p ~= nil then
+        if w > k then
+          k = w
+          at = w * window
+        end
+        if w == k then
+          cur, prev = c, p
+        elseif w == k - 1 then
+          prev = c
+        end
+      end
     end
-    if w == k then
-      cur, prev = tonumber(state[2]), tonumber(state[3])
-    elseif w == k - 1 then
-      prev = tonumber(state[2])
+    local r = at - k * window
+    local remaining, reset_after, more_after = fields(cur, prev, r, limit, window)
+    if cost > limit then
+      return false, remaining, NEVER, reset_after, more_after
     end
+    if cost > remaining then
+      return false, remaining, wait(limit, window, r, cur, prev, cost), reset_after, more_after
+    end
+    return true, remaining, 0, reset_after, more_after, cur, prev, k, at
   end
-  local r = at - k * window
-  local function estimate(n)
-    return n + idiv(prev * (window - r), window)
-  end
-  -- Full allowance is floor(e) = 0: the wait for a request of cost limit.
-  local function reset_after(n)
-    return swc_wait(limit, window, r, n, prev, limit)
-  end
-  local function more(n)
-    return more_after(limit - estimate(n), limit, function(c) return swc_wait(limit, window, r, n, prev, c) end)
-  end
-  if cost > limit then
-    return denied(limit - estimate(cur), NEVER, reset_after(cur), more(cur))
-  end
-  if estimate(cur) + cost > limit then
-    return denied(limit - estimate(cur), swc_wait(limit, window, r, cur, prev, cost), reset_after(cur), more(cur))
-  end
-  return allowed(limit - estimate(cur), reset_after(cur), more(cur), function()
+
+  local function commit(key, now, limit, window, capacity, cost, cur, prev, k, at)
     local n = cur + cost
-    redis.call('HSET', key, 'w', int(k), 'c', int(n), 'p', int(prev))
-    redis.call('PEXPIRE', key, int((k + 2) * window - now + TTL_MARGIN_MS))
-    return limit - estimate(n), reset_after(n), more(n)
-  end)
+    store(key, int(k) .. ' ' .. int(n) .. ' ' .. int(prev), (k + 2) * window - now + TTL_MARGIN_MS)
+    return fields(n, prev, at - k * window, limit, window)
+  end
+  return decide, commit
 end
-

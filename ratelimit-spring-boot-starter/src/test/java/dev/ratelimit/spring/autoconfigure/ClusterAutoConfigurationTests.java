@@ -4,9 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
 
@@ -208,12 +210,19 @@ class ClusterAutoConfigurationTests {
 		assertThat(redis.call(redis.nodeOf(key), "EXISTS", key)).as(key).isEqualTo(1L);
 	}
 
-	/** {@code rl:{<base64url SHA-256 of the client>}:<name>:<algorithm>:<window ms>}, as the README documents. */
+	/** The windows these tests use, as keys write them. */
+	private static final Map<Long, String> WINDOWS = Map.of(10_000L, "10s", 3_600_000L, "1h");
+
+	/**
+	 * {@code rl:{<base64url of the first 9 bytes of the client's SHA-256>}:<name>:<algorithm>:<window>}, as the
+	 * README documents.
+	 */
 	private static String key(String client, LimitDefinition limit) {
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-256").digest(client.getBytes(StandardCharsets.UTF_8));
-			return "rl:{" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest) + "}:" + limit.name() + ":"
-					+ CODES.get(limit.algorithm()) + ":" + limit.windowMs();
+			return "rl:{" + Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 9)) + "}:"
+					+ limit.name() + ":" + CODES.get(limit.algorithm()) + ":"
+					+ Objects.requireNonNull(WINDOWS.get(limit.windowMs()), "no written form for this window");
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException(ex);
