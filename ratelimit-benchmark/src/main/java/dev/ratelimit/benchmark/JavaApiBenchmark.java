@@ -16,19 +16,18 @@ import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
-import dev.ratelimit.test.TestRedis;
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPooled;
 
 /**
  * Decisions per second through the Java API, for both backends, against {@code PING} (the floor of one Redis round
  * trip) and a minimal one-command script, in one interleaved run: every round measures every scenario once, so a
- * machine that gets busier slows all of them alike, and the table shows medians over the rounds. It starts its own
- * {@code redis-server} ({@link TestRedis}: the one on the PATH, else the binary of embedded-redis).
+ * machine that gets busier slows all of them alike, and the table shows medians over the rounds. It runs on the
+ * Redis {@link Benchmarks} started.
  *
  * <p>
- * Arguments (all optional): {@code --threads=16 --seconds=2 --rounds=3 --warmup=1}. See {@code docs/BENCHMARKS.md}.
+ * Options: {@code --threads=16 --seconds=2 --rounds=3 --warmup=1}, and {@code --only=<text>} to measure only the
+ * scenarios whose name contains the text ({@code PING} always runs: it is the unit of the ratios). See
+ * {@code docs/BENCHMARKS.md}.
  */
 public final class JavaApiBenchmark {
 
@@ -43,44 +42,52 @@ public final class JavaApiBenchmark {
 	record Scenario(String name, Operation operation) {
 	}
 
-	record Measurement(double opsPerSecond, double p50Micros, double p99Micros, double admittedShare) {
+	/** {@code redisCpuMicros}: CPU time of the Redis server (user and system) per operation, in µs. */
+	record Measurement(double opsPerSecond, double p50Micros, double p99Micros, double admittedShare,
+			double redisCpuMicros) {
 	}
 
 	private JavaApiBenchmark() {
 	}
 
-	public static void main(String[] args) throws Exception {
-		Map<String, Integer> options = options(args);
-		int threads = options.getOrDefault("threads", 16);
-		int seconds = options.getOrDefault("seconds", 2);
-		int rounds = options.getOrDefault("rounds", 3);
-		int warmup = options.getOrDefault("warmup", 1);
-		GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
-		pool.setMaxTotal(threads);
-		pool.setMaxIdle(threads);
-		try (TestRedis redis = TestRedis.start(); JedisPooled jedis = new JedisPooled(pool, redis.host(), redis.port())) {
-			System.out.printf(Locale.ROOT, "Redis %s on %s:%d; %d threads, %d rounds of %d s per scenario, Java %s, %d cores%n",
-					version(jedis.info("server")),
-					redis.host(), redis.port(), threads, rounds, seconds, System.getProperty("java.version"),
-					Runtime.getRuntime().availableProcessors());
-			List<Scenario> scenarios = scenarios(jedis);
-			Map<String, List<Measurement>> results = new LinkedHashMap<>();
-			for (int round = 1; round <= rounds; round++) {
-				for (Scenario scenario : scenarios) {
-					if (round == 1 && warmup > 0) {
-						measure(scenario, threads, warmup);
-					}
-					results.computeIfAbsent(scenario.name(), (name) -> new ArrayList<>())
-						.add(measure(scenario, threads, seconds));
+	/** Runs every scenario in interleaved rounds on {@code jedis}, prints the tables and returns the medians. */
+	static Map<String, Measurement> run(Options options, JedisPooled jedis) throws InterruptedException {
+		int threads = threads(options);
+		int seconds = options.number("seconds", 2, 1);
+		int rounds = options.number("rounds", 3, 1);
+		int warmup = options.number("warmup", 1, 0);
+		String only = options.text("only", "");
+		System.out.printf(Locale.ROOT, "%nJava API: %d threads, %d rounds of %d s per scenario%n", threads, rounds, seconds);
+		List<Scenario> scenarios = scenarios(jedis).stream()
+			.filter((scenario) -> scenario.name().equals("PING") || scenario.name().contains(only))
+			.toList();
+		Map<String, List<Measurement>> results = new LinkedHashMap<>();
+		for (int round = 1; round <= rounds; round++) {
+			for (Scenario scenario : scenarios) {
+				if (round == 1 && warmup > 0) {
+					measure(scenario, threads, warmup, jedis);
 				}
-				System.out.printf(Locale.ROOT, "round %d of %d done%n", round, rounds);
+				results.computeIfAbsent(scenario.name(), (name) -> new ArrayList<>())
+					.add(measure(scenario, threads, seconds, jedis));
 			}
-			print(results);
-			RedisFootprint.print(jedis);
+			System.out.printf(Locale.ROOT, "round %d of %d done%n", round, rounds);
 		}
+		Map<String, Measurement> medians = new LinkedHashMap<>();
+		results.forEach((name, measured) -> medians.put(name, new Measurement(
+				Table.median(measured, Measurement::opsPerSecond), Table.median(measured, Measurement::p50Micros),
+				Table.median(measured, Measurement::p99Micros), Table.median(measured, Measurement::admittedShare),
+				Table.median(measured, Measurement::redisCpuMicros))));
+		print(medians);
+		RedisFootprint.print(jedis);
+		return medians;
 	}
 
-	private static String version(String info) {
+	/** Threads calling Redis, and so connections of the pool. */
+	static int threads(Options options) {
+		return options.number("threads", 16, 1);
+	}
+
+	static String version(String info) {
 		int at = info.indexOf("redis_version:");
 		if (at < 0) {
 			return "?";
@@ -117,6 +124,14 @@ public final class JavaApiBenchmark {
 				scenarios.add(new Scenario("bucket4j  token-bucket (Jedis, CAS), " + shape,
 						(random) -> bucket4j.decide(random.nextInt(keys))));
 			}
+		}
+		// the token bucket called as the lesson's script is: the time passed in by the caller, no TIME in Redis
+		for (int keys : new int[] { 1, 1000 }) {
+			LimitDefinition limit = limit(Algorithm.TOKEN_BUCKET, true);
+			String[] clients = clients(keys);
+			scenarios.add(new Scenario("redis     token-bucket, time from the caller, " + ((keys == 1) ? "1 hot key" : keys + " keys")
+					+ ", admitting", (random) -> onRedis.tryAcquire(clients[random.nextInt(keys)], List.of(limit),
+							System.currentTimeMillis()).allowed()));
 		}
 		for (int keys : new int[] { 1, 1000 }) {
 			List<LimitDefinition> two = List.of(limit(Algorithm.TOKEN_BUCKET, true),
@@ -178,7 +193,9 @@ public final class JavaApiBenchmark {
 	 * Runs {@code scenario} on {@code threads} threads for {@code seconds}; latencies in a histogram of 0.1 µs buckets
 	 * up to 20 ms (longer ones count as 20 ms).
 	 */
-	private static Measurement measure(Scenario scenario, int threads, int seconds) throws InterruptedException {
+	private static Measurement measure(Scenario scenario, int threads, int seconds, JedisPooled jedis)
+			throws InterruptedException {
+		double cpuBefore = redisCpuSeconds(jedis);
 		int buckets = 200_000;
 		long[][] histograms = new long[threads][buckets + 1];
 		long[] operations = new long[threads];
@@ -229,8 +246,20 @@ public final class JavaApiBenchmark {
 				merged[b] += histograms[t][b];
 			}
 		}
+		double cpu = redisCpuSeconds(jedis) - cpuBefore;
 		return new Measurement(total / elapsed, percentile(merged, total, 0.50), percentile(merged, total, 0.99),
-				(total == 0) ? 0 : (double) allowed / total);
+				(total == 0) ? 0 : (double) allowed / total, (total == 0) ? 0 : cpu * 1e6 / total);
+	}
+
+	/** The Redis server's CPU time so far ({@code INFO cpu}: used_cpu_user + used_cpu_sys), in s. */
+	static double redisCpuSeconds(JedisPooled jedis) {
+		double seconds = 0;
+		for (String line : jedis.info("cpu").split("\r?\n")) {
+			if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+				seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+			}
+		}
+		return seconds;
 	}
 
 	/** The quantile in µs. */
@@ -246,45 +275,16 @@ public final class JavaApiBenchmark {
 		return (histogram.length - 1) / 10.0;
 	}
 
-	private static void print(Map<String, List<Measurement>> results) {
-		double ping = median(results.get("PING"), Measurement::opsPerSecond);
+	private static void print(Map<String, Measurement> medians) {
+		double ping = medians.get("PING").opsPerSecond();
 		System.out.println();
-		System.out.printf(Locale.ROOT, "| %-56s | %12s | %8s | %8s | %8s | %9s |%n", "scenario", "ops/s", "x PING",
-				"p50 µs", "p99 µs", "admitted");
-		System.out.printf(Locale.ROOT, "| %-56s | %12s | %8s | %8s | %8s | %9s |%n", "---", "---:", "---:", "---:",
-				"---:", "---:");
-		for (Map.Entry<String, List<Measurement>> entry : results.entrySet()) {
-			List<Measurement> rounds = entry.getValue();
-			double ops = median(rounds, Measurement::opsPerSecond);
-			System.out.printf(Locale.ROOT, "| %-56s | %12.0f | %8.2f | %8.1f | %8.1f | %8.1f%% |%n", entry.getKey(),
-					ops, ops / ping, median(rounds, Measurement::p50Micros), median(rounds, Measurement::p99Micros),
-					100 * median(rounds, Measurement::admittedShare));
-		}
-	}
-
-	private static double median(List<Measurement> rounds, java.util.function.ToDoubleFunction<Measurement> field) {
-		double[] values = rounds.stream().mapToDouble(field).sorted().toArray();
-		int middle = values.length / 2;
-		return (values.length % 2 == 1) ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-	}
-
-	private static Map<String, Integer> options(String[] args) {
-		Map<String, Integer> options = new LinkedHashMap<>();
-		for (String arg : args) {
-			if (!arg.startsWith("--") || !arg.contains("=")) {
-				throw new IllegalArgumentException("arguments are --name=number, such as --threads=16, but got " + arg);
-			}
-			String name = arg.substring(2, arg.indexOf('='));
-			if (!List.of("threads", "seconds", "rounds", "warmup").contains(name)) {
-				throw new IllegalArgumentException("unknown argument " + arg + "; use --threads, --seconds, --rounds, --warmup");
-			}
-			int value = Integer.parseInt(arg.substring(arg.indexOf('=') + 1));
-			if (value < (name.equals("warmup") ? 0 : 1)) {
-				throw new IllegalArgumentException(arg + " must be at least " + (name.equals("warmup") ? 0 : 1));
-			}
-			options.put(name, value);
-		}
-		return options;
+		System.out.printf(Locale.ROOT, "| %-56s | %12s | %8s | %8s | %8s | %9s | %13s |%n", "scenario", "ops/s",
+				"x PING", "p50 µs", "p99 µs", "admitted", "Redis CPU µs");
+		System.out.printf(Locale.ROOT, "| %-56s | %12s | %8s | %8s | %8s | %9s | %13s |%n", "---", "---:", "---:",
+				"---:", "---:", "---:", "---:");
+		medians.forEach((name, m) -> System.out.printf(Locale.ROOT,
+				"| %-56s | %12.0f | %8.2f | %8.1f | %8.1f | %8.1f%% | %13.1f |%n", name, m.opsPerSecond(),
+				m.opsPerSecond() / ping, m.p50Micros(), m.p99Micros(), 100 * m.admittedShare(), m.redisCpuMicros()));
 	}
 
 }

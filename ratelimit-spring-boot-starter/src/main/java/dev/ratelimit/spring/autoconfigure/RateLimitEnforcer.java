@@ -5,10 +5,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -109,6 +112,15 @@ public final class RateLimitEnforcer {
 	 */
 	public CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
 			EvaluationContext context) {
+		return enforce(request, configured, context, Runnable::run);
+	}
+
+	/**
+	 * {@link #enforce}, with what follows Redis' answer (the decision applied, the 429 built, the fields added) run
+	 * by {@code continuation}.
+	 */
+	private CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
+			EvaluationContext context, Executor continuation) {
 		List<ConfiguredLimit> limits = shapedByPlan(configured, context);
 		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
 		try {
@@ -125,7 +137,7 @@ public final class RateLimitEnforcer {
 		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			sequence = sequence.thenCompose((previous) -> decide(request, group.getKey(), group.getValue(), deadline,
-					applied));
+					applied, continuation));
 		}
 		return sequence.thenRun(() -> {
 			if (!applied.isEmpty()) {
@@ -156,9 +168,11 @@ public final class RateLimitEnforcer {
 	 * @throws RateLimitException as {@link #enforce} completes
 	 */
 	public void enforceAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context) {
-		CompletableFuture<Void> decision = enforce(request, limits, context).toCompletableFuture();
+		WaitingThread waiting = new WaitingThread();
+		CompletableFuture<Void> decision = enforce(request, limits, context, waiting).toCompletableFuture();
 		try {
 			// The stage completes by the deadline on its own; waiting has no timeout of its own to add.
+			waiting.runUntil(decision);
 			decision.get();
 		}
 		catch (ExecutionException ex) {
@@ -173,7 +187,7 @@ public final class RateLimitEnforcer {
 
 	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
 	private CompletableFuture<Void> decide(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
-			long deadline, List<LimitDecision> applied) {
+			long deadline, List<LimitDecision> applied, Executor continuation) {
 		List<LimitDefinition> definitions = sharedBudgetsMerged(limits);
 		RateLimitDecision remembered = this.denials.recall(clientKey, definitions);
 		if (remembered != null) {
@@ -196,7 +210,7 @@ public final class RateLimitEnforcer {
 			}
 		}
 		long sentAt = this.denials.now();
-		return decision(clientKey, definitions, deadline).handle((decision, failure) -> {
+		return decision(clientKey, definitions, deadline).handleAsync((decision, failure) -> {
 			if (failure != null) {
 				RuntimeException cause = unwrap(failure);
 				this.events.redisFailed(cause);
@@ -221,7 +235,7 @@ public final class RateLimitEnforcer {
 			}
 			apply(request, decision, applied);
 			return null;
-		});
+		}, continuation);
 	}
 
 	/**
@@ -325,6 +339,33 @@ public final class RateLimitEnforcer {
 			return new DeadlineExceededException("Redis did not decide within ratelimit.redis.timeout");
 		}
 		return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
+	}
+
+	/**
+	 * Runs what follows Redis' answer on the thread that waits for it (Spring MVC's request thread). Left to the
+	 * thread that completes the answer, it would run on the Redis client's I/O thread, which every request shares:
+	 * building the responses of all requests one after the other there halved a limited endpoint's throughput
+	 * (docs/BENCHMARKS.md).
+	 */
+	private static final class WaitingThread implements Executor {
+
+		private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+
+		@Override
+		public void execute(Runnable task) {
+			this.tasks.add(task);
+		}
+
+		/** Runs the tasks given to this executor until {@code done} completes. */
+		void runUntil(CompletableFuture<?> done) throws InterruptedException {
+			// wakes this thread when done completes without a task of its own (decided already, or on no thread)
+			done.whenComplete((result, failure) -> this.tasks.add(() -> {
+			}));
+			while (!done.isDone()) {
+				this.tasks.take().run();
+			}
+		}
+
 	}
 
 	/** The request's time in the limiter ran out. */

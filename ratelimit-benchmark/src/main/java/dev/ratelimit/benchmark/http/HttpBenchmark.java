@@ -1,0 +1,195 @@
+package dev.ratelimit.benchmark.http;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.ratelimit.benchmark.Options;
+import dev.ratelimit.benchmark.Table;
+import dev.ratelimit.test.TestRedis;
+import redis.clients.jedis.JedisPooled;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The same trivial endpoint over HTTP, driven by {@code wrk} (Debian's package; {@code apt-get install wrk}):
+ * unlimited, after one Redis round trip, limited by annotation and by filter rule, and one client flooding a denied
+ * limit with remembered denials on and off. Two instances of {@link BenchmarkApplication} run in this JVM, on the
+ * Redis the benchmark started; every round runs every scenario once (interleaved), and the table shows medians.
+ *
+ * <p>
+ * Options: {@code --http-seconds} per scenario and round (default 5), {@code --rounds} (3), {@code --connections} (16),
+ * {@code --wrk-threads} (2), {@code --only=<text>} (only the scenarios whose name contains it, and the first two,
+ * the units of the ratios).
+ */
+public final class HttpBenchmark {
+
+	/** One wrk run against a path of one instance. */
+	record Scenario(String name, boolean remembering, String path) {
+	}
+
+	public record Measurement(double requestsPerSecond, double p50Ms, double p99Ms, double non2xxShare,
+			double redisCallsPerRequest) {
+	}
+
+	private static final Pattern REQUESTS_PER_SECOND = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
+
+	private static final Pattern REQUESTS = Pattern.compile("([0-9]+) requests in");
+
+	private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+([0-9]+)");
+
+	private static final Pattern PERCENTILE = Pattern.compile("^\\s+(50|99)%\\s+([0-9.]+)(us|ms|s)\\s*$",
+			Pattern.MULTILINE);
+
+	private HttpBenchmark() {
+	}
+
+	/** The scenarios, in the order of the table; ratios are to the first two. */
+	static List<Scenario> scenarios() {
+		return List.of(new Scenario("unlimited", true, "/unlimited"),
+				new Scenario("one Redis PING (the application's Lettuce client)", true, "/ping"),
+				new Scenario("one script call of one command (the limiter's client)", true, "/script"),
+				new Scenario("limited by @RateLimited (token bucket)", true, "/annotated"),
+				new Scenario("limited by a filter rule (token bucket)", true, "/rule"),
+				new Scenario("one client flooding a denied limit, denials remembered", true, "/denied"),
+				new Scenario("one client flooding a denied limit, ratelimit.denials.remember=false", false, "/denied"));
+	}
+
+	public static Map<String, Measurement> run(Options options, TestRedis redis, JedisPooled jedis) throws Exception {
+		int seconds = options.number("http-seconds", 5, 1);
+		int rounds = options.number("rounds", 3, 1);
+		int connections = options.number("connections", 16, 1);
+		int wrkThreads = options.number("wrk-threads", 2, 1);
+		requireWrk();
+		try (ConfigurableApplicationContext remembering = start(redis, true);
+				ConfigurableApplicationContext forgetting = start(redis, false)) {
+			Map<Boolean, String> base = Map.of(true, baseUrl(remembering), false, baseUrl(forgetting));
+			System.out.printf(Locale.ROOT, "%nHTTP: wrk %d threads, %d connections, %d rounds of %d s per scenario%n",
+					wrkThreads, connections, rounds, seconds);
+			Map<String, List<Measurement>> results = new LinkedHashMap<>();
+			String only = options.text("only", "");
+			List<Scenario> scenarios = scenarios().stream()
+				.filter((scenario) -> scenarios().indexOf(scenario) < 2 || scenario.name().contains(only))
+				.toList();
+			for (int round = 0; round <= rounds; round++) {
+				for (Scenario scenario : scenarios) {
+					String url = base.get(scenario.remembering()) + scenario.path();
+					// round 0 warms up (JIT, connections, the denied client's first and only admitted request)
+					Measurement measurement = wrk(url, wrkThreads, connections, (round == 0) ? 2 : seconds, jedis);
+					if (round > 0) {
+						results.computeIfAbsent(scenario.name(), (name) -> new ArrayList<>()).add(measurement);
+					}
+				}
+				System.out.printf(Locale.ROOT, "http round %d of %d done%n", round, rounds);
+			}
+			Map<String, Measurement> medians = new LinkedHashMap<>();
+			results.forEach((name, measured) -> medians.put(name, new Measurement(
+					Table.median(measured, Measurement::requestsPerSecond), Table.median(measured, Measurement::p50Ms),
+					Table.median(measured, Measurement::p99Ms), Table.median(measured, Measurement::non2xxShare),
+					Table.median(measured, Measurement::redisCallsPerRequest))));
+			print(medians);
+			return medians;
+		}
+	}
+
+	private static ConfigurableApplicationContext start(TestRedis redis, boolean rememberDenials) {
+		return new SpringApplicationBuilder(BenchmarkApplication.class)
+			.properties("spring.config.location=classpath:/dev/ratelimit/benchmark/http/benchmark.properties",
+					"spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+					"server.port=0", "ratelimit.denials.remember=" + rememberDenials)
+			.run();
+	}
+
+	private static String baseUrl(ConfigurableApplicationContext context) {
+		return "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
+	}
+
+	private static void requireWrk() throws InterruptedException {
+		try {
+			Process process = new ProcessBuilder("wrk", "--version").redirectErrorStream(true).start();
+			process.getInputStream().readAllBytes();
+			process.waitFor();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("The HTTP benchmark needs wrk on the PATH (Debian: apt-get install wrk)", ex);
+		}
+	}
+
+	private static Measurement wrk(String url, int threads, int connections, int seconds, JedisPooled jedis)
+			throws IOException, InterruptedException {
+		long callsBefore = clientCalls(jedis);
+		Process process = new ProcessBuilder("wrk", "-t" + threads, "-c" + connections, "-d" + seconds + "s",
+				"--latency", url).redirectErrorStream(true).start();
+		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		if (!process.waitFor(seconds + 60L, TimeUnit.SECONDS) || process.exitValue() != 0) {
+			throw new IllegalStateException("wrk failed on " + url + ":\n" + output);
+		}
+		long calls = clientCalls(jedis) - callsBefore;
+		long requests = Long.parseLong(find(REQUESTS, output, url));
+		Matcher non2xx = NON_2XX.matcher(output);
+		long failed = non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0;
+		Map<String, Double> percentiles = new HashMap<>();
+		Matcher percentile = PERCENTILE.matcher(output);
+		while (percentile.find()) {
+			double value = Double.parseDouble(percentile.group(2));
+			double ms = switch (percentile.group(3)) {
+				case "us" -> value / 1000;
+				case "s" -> value * 1000;
+				default -> value;
+			};
+			percentiles.put(percentile.group(1), ms);
+		}
+		return new Measurement(Double.parseDouble(find(REQUESTS_PER_SECOND, output, url)),
+				percentiles.getOrDefault("50", Double.NaN), percentiles.getOrDefault("99", Double.NaN),
+				(double) failed / requests, (double) calls / requests);
+	}
+
+	private static String find(Pattern pattern, String output, String url) {
+		Matcher matcher = pattern.matcher(output);
+		if (!matcher.find()) {
+			throw new IllegalStateException("no " + pattern + " in wrk's output for " + url + ":\n" + output);
+		}
+		return matcher.group(1);
+	}
+
+	/**
+	 * The calls clients made to Redis ({@code INFO commandstats}): scripts and {@code PING}, not the commands a
+	 * script runs inside, and not this benchmark's {@code INFO}.
+	 */
+	static long clientCalls(JedisPooled jedis) {
+		long calls = 0;
+		for (String line : jedis.info("commandstats").split("\\r?\\n")) {
+			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")
+					|| line.startsWith("cmdstat_ping:")) {
+				String value = line.substring(line.indexOf("calls=") + 6);
+				calls += Long.parseLong(value.substring(0, value.indexOf(',')));
+			}
+		}
+		return calls;
+	}
+
+	private static void print(Map<String, Measurement> medians) {
+		List<Measurement> all = List.copyOf(medians.values());
+		double unlimited = all.get(0).requestsPerSecond();
+		double ping = all.get(1).requestsPerSecond();
+		System.out.println();
+		System.out.printf(Locale.ROOT, "| %-70s | %9s | %11s | %8s | %8s | %8s | %8s | %14s |%n", "endpoint", "req/s",
+				"x unlimited", "x PING", "p50 ms", "p99 ms", "non-2xx", "Redis calls/req");
+		System.out.printf(Locale.ROOT, "| %-70s | %9s | %11s | %8s | %8s | %8s | %8s | %14s |%n", "---", "---:",
+				"---:", "---:", "---:", "---:", "---:", "---:");
+		medians.forEach((name, m) -> System.out.printf(Locale.ROOT,
+				"| %-70s | %9.0f | %11.2f | %8.2f | %8.2f | %8.2f | %7.1f%% | %14.3f |%n", name, m.requestsPerSecond(),
+				m.requestsPerSecond() / unlimited, m.requestsPerSecond() / ping, m.p50Ms(), m.p99Ms(),
+				100 * m.non2xxShare(), m.redisCallsPerRequest()));
+	}
+
+}
