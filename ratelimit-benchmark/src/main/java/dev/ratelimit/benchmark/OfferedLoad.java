@@ -2,6 +2,7 @@ package dev.ratelimit.benchmark;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
@@ -13,6 +14,8 @@ import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * The lesson's exercise 4: 5,000 decisions per second offered across 1,000 clients, for each algorithm (limit 10 per
@@ -20,8 +23,8 @@ import redis.clients.jedis.JedisPooled;
  * bursts). The load is open: request n is due at {@code n / 5000} s whatever happened before, and its latency counts
  * from when it was due, so a Redis that falls behind shows in the latency rather than in a slower offer. Reported per
  * algorithm: the decisions made per second, the share admitted, Redis' CPU time per 1,000 decisions ({@code INFO cpu}),
- * the memory the limits take ({@code used_memory} after the run minus before it, on an emptied Redis), the keys, and
- * the p50 and p99 latency.
+ * the keys and the memory they take ({@code MEMORY USAGE} of each, key names included; not {@code used_memory}, which
+ * moves with the connections' buffers), and the p50 and p99 latency.
  *
  * <p>
  * Options: {@code --load-seconds} per algorithm (default 10), {@code --threads} sending (16).
@@ -42,7 +45,7 @@ final class OfferedLoad {
 				+ "algorithm, limit 10 per 1 s, %d threads sending%n", RATE, CLIENTS, seconds, threads);
 		System.out.println();
 		System.out.printf(Locale.ROOT, "| %-24s | %11s | %9s | %20s | %12s | %6s | %12s | %8s | %8s |%n", "algorithm",
-				"decisions/s", "admitted", "Redis CPU ms / 1,000", "memory bytes", "keys", "bytes / key", "p50 ms",
+				"decisions/s", "admitted", "Redis CPU ms / 1,000", "MEMORY USAGE", "keys", "bytes / key", "p50 ms",
 				"p99 ms");
 		System.out.printf(Locale.ROOT, "| %-24s | %11s | %9s | %20s | %12s | %6s | %12s | %8s | %8s |%n", "---", "---:",
 				"---:", "---:", "---:", "---:", "---:", "---:", "---:");
@@ -54,7 +57,6 @@ final class OfferedLoad {
 			// one decision first, so that the script is cached and the memory baseline holds no key
 			limiter.tryAcquire("warm-up", limit);
 			jedis.flushAll();
-			long memoryBefore = usedMemory(jedis);
 			double cpuBefore = JavaApiBenchmark.redisCpuSeconds(jedis);
 			long[] latencies = new long[RATE * seconds];
 			boolean[] admitted = new boolean[latencies.length];
@@ -82,14 +84,26 @@ final class OfferedLoad {
 			}
 			double elapsed = (System.nanoTime() - start) / 1e9;
 			double cpu = JavaApiBenchmark.redisCpuSeconds(jedis) - cpuBefore;
-			long memory = usedMemory(jedis) - memoryBefore;
-			long keys = jedis.dbSize();
+			long keys = 0;
+			long memory = 0;
+			ScanParams all = new ScanParams().match("*").count(1000);
+			String cursor = ScanParams.SCAN_POINTER_START;
+			do {
+				ScanResult<String> page = jedis.scan(cursor, all);
+				for (String key : page.getResult()) {
+					Long bytes = jedis.memoryUsage(key);
+					memory += (bytes != null) ? bytes : 0;
+					keys++;
+				}
+				cursor = page.getCursor();
+			}
+			while (!cursor.equals(ScanParams.SCAN_POINTER_START));
 			long allowed = 0;
 			for (boolean a : admitted) {
 				allowed += a ? 1 : 0;
 			}
 			long[] sorted = latencies.clone();
-			java.util.Arrays.sort(sorted);
+			Arrays.sort(sorted);
 			System.out.printf(Locale.ROOT, "| %-24s | %11.0f | %8.1f%% | %20.1f | %12d | %6d | %12.0f | %8.2f | %8.2f |%n",
 					algorithm.name().toLowerCase(Locale.ROOT).replace('_', '-'), latencies.length / elapsed,
 					100.0 * allowed / latencies.length, cpu * 1e6 / latencies.length, memory, keys,
@@ -97,15 +111,6 @@ final class OfferedLoad {
 					sorted[(int) Math.ceil(0.99 * sorted.length) - 1] / 1e6);
 		}
 		jedis.flushAll();
-	}
-
-	private static long usedMemory(JedisPooled jedis) {
-		for (String line : jedis.info("memory").split("\\r?\\n")) {
-			if (line.startsWith("used_memory:")) {
-				return Long.parseLong(line.substring(12).trim());
-			}
-		}
-		throw new IllegalStateException("INFO memory without used_memory");
 	}
 
 }

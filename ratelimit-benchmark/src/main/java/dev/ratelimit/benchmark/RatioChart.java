@@ -1,11 +1,13 @@
 package dev.ratelimit.benchmark;
 
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.Map;
 
 import javax.imageio.ImageIO;
@@ -13,7 +15,10 @@ import javax.imageio.ImageIO;
 import dev.ratelimit.benchmark.http.HttpBenchmark;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.JFreeChart;
+import org.jfree.chart.labels.StandardCategoryItemLabelGenerator;
+import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.plot.ValueMarker;
 import org.jfree.data.category.DefaultCategoryDataset;
 
 /**
@@ -23,7 +28,7 @@ import org.jfree.data.category.DefaultCategoryDataset;
  */
 final class RatioChart {
 
-	private static final int WIDTH = 1100;
+	private static final int WIDTH = 1300;
 
 	private RatioChart() {
 	}
@@ -61,7 +66,14 @@ final class RatioChart {
 		JFreeChart chart = ChartFactory.createBarChart(title, null, axis, dataset, PlotOrientation.HORIZONTAL, false,
 				false, false);
 		chart.setBackgroundPaint(Color.WHITE);
-		chart.getCategoryPlot().setBackgroundPaint(new Color(245, 245, 245));
+		CategoryPlot plot = chart.getCategoryPlot();
+		plot.setBackgroundPaint(new Color(245, 245, 245));
+		// whole scenario names, and each bar's ratio at its end
+		plot.getDomainAxis().setMaximumCategoryLabelWidthRatio(0.5f);
+		plot.getRenderer().setDefaultItemLabelGenerator(
+				new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("0.00")));
+		plot.getRenderer().setDefaultItemLabelsVisible(true);
+		plot.addRangeMarker(new ValueMarker(1.0, Color.DARK_GRAY, new BasicStroke(1.5f)));
 		return chart;
 	}
 
