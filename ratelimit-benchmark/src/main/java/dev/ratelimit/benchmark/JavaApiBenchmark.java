@@ -50,13 +50,24 @@ public final class JavaApiBenchmark {
 	private JavaApiBenchmark() {
 	}
 
+	/** This part's options, read before anything runs. */
+	record Settings(int threads, int seconds, int rounds, int warmup, String only) {
+
+		/** @throws IllegalArgumentException for a value out of range */
+		static Settings of(Options options) {
+			return new Settings(JavaApiBenchmark.threads(options), options.number("seconds", 2, 1, 3600),
+					options.number("rounds", 3, 1, 100), options.number("warmup", 1, 0, 3600), options.text("only", ""));
+		}
+
+	}
+
 	/** Runs every scenario in interleaved rounds on {@code jedis}, prints the tables and returns the medians. */
-	static Map<String, Measurement> run(Options options, JedisPooled jedis) throws InterruptedException {
-		int threads = threads(options);
-		int seconds = options.number("seconds", 2, 1);
-		int rounds = options.number("rounds", 3, 1);
-		int warmup = options.number("warmup", 1, 0);
-		String only = options.text("only", "");
+	static Map<String, Measurement> run(Settings settings, JedisPooled jedis) throws InterruptedException {
+		int threads = settings.threads();
+		int seconds = settings.seconds();
+		int rounds = settings.rounds();
+		int warmup = settings.warmup();
+		String only = settings.only();
 		System.out.printf(Locale.ROOT, "%nJava API: %d threads, %d rounds of %d s per scenario%n", threads, rounds, seconds);
 		List<Scenario> scenarios = scenarios(jedis).stream()
 			.filter((scenario) -> scenario.name().equals("PING") || scenario.name().contains(only))
@@ -84,7 +95,7 @@ public final class JavaApiBenchmark {
 
 	/** Threads calling Redis, and so connections of the pool. */
 	static int threads(Options options) {
-		return options.number("threads", 16, 1);
+		return options.number("threads", 16, 1, 256);
 	}
 
 	static String version(String info) {
@@ -114,7 +125,8 @@ public final class JavaApiBenchmark {
 				String shape = ((keys == 1) ? "1 hot key" : keys + " keys") + ", " + (admitted ? "admitting" : "denying");
 				String[] clients = clients(keys);
 				scenarios.add(new Scenario("lesson's token-bucket script, " + shape,
-						(random) -> lesson.decide("bench:lesson:" + clients[random.nextInt(keys)], admitted)));
+						(random) -> lesson.decide("bench:lesson:" + (admitted ? "admit:" : "deny:")
+								+ clients[random.nextInt(keys)], admitted)));
 			}
 		}
 		for (boolean admitted : new boolean[] { true, false }) {
@@ -278,12 +290,12 @@ public final class JavaApiBenchmark {
 	private static void print(Map<String, Measurement> medians) {
 		double ping = medians.get("PING").opsPerSecond();
 		System.out.println();
-		System.out.printf(Locale.ROOT, "| %-56s | %12s | %8s | %8s | %8s | %9s | %13s |%n", "scenario", "ops/s",
+		System.out.printf(Locale.ROOT, "| %-66s | %12s | %8s | %8s | %8s | %9s | %13s |%n", "scenario", "ops/s",
 				"x PING", "p50 µs", "p99 µs", "admitted", "Redis CPU µs");
-		System.out.printf(Locale.ROOT, "| %-56s | %12s | %8s | %8s | %8s | %9s | %13s |%n", "---", "---:", "---:",
+		System.out.printf(Locale.ROOT, "| %-66s | %12s | %8s | %8s | %8s | %9s | %13s |%n", "---", "---:", "---:",
 				"---:", "---:", "---:", "---:");
 		medians.forEach((name, m) -> System.out.printf(Locale.ROOT,
-				"| %-56s | %12.0f | %8.2f | %8.1f | %8.1f | %8.1f%% | %13.1f |%n", name, m.opsPerSecond(),
+				"| %-66s | %12.0f | %8.2f | %8.1f | %8.1f | %8.1f%% | %13.1f |%n", name, m.opsPerSecond(),
 				m.opsPerSecond() / ping, m.p50Micros(), m.p99Micros(), 100 * m.admittedShare(), m.redisCpuMicros()));
 	}
 

@@ -38,9 +38,19 @@ final class OfferedLoad {
 	private OfferedLoad() {
 	}
 
-	static void run(Options options, JedisPooled jedis) throws InterruptedException {
-		int seconds = options.number("load-seconds", 10, 1);
-		int threads = JavaApiBenchmark.threads(options);
+	/** This part's options, read before anything runs. */
+	record Settings(int seconds, int threads) {
+
+		/** @throws IllegalArgumentException for a value out of range */
+		static Settings of(Options options) {
+			return new Settings(options.number("load-seconds", 10, 1, 600), JavaApiBenchmark.threads(options));
+		}
+
+	}
+
+	static void run(Settings settings, JedisPooled jedis) throws InterruptedException {
+		int seconds = settings.seconds();
+		int threads = settings.threads();
 		System.out.printf(Locale.ROOT, "%nOffered load (exercise 4): %d decisions/s across %d clients for %d s per "
 				+ "algorithm, limit 10 per 1 s, %d threads sending%n", RATE, CLIENTS, seconds, threads);
 		System.out.println();

@@ -27,8 +27,8 @@ public final class Options {
 		return this.values.getOrDefault(name, defaultValue);
 	}
 
-	/** @throws IllegalArgumentException if the value is not a whole number of at least {@code least} */
-	public int number(String name, int defaultValue, int least) {
+	/** @throws IllegalArgumentException if the value is not a whole number from {@code least} to {@code most} */
+	public int number(String name, int defaultValue, int least, int most) {
 		if (!this.values.containsKey(name)) {
 			return defaultValue;
 		}
@@ -39,8 +39,8 @@ public final class Options {
 		catch (NumberFormatException ex) {
 			throw new IllegalArgumentException("--" + name + " must be a whole number, but was " + this.values.get(name));
 		}
-		if (value < least) {
-			throw new IllegalArgumentException("--" + name + " must be at least " + least);
+		if (value < least || value > most) {
+			throw new IllegalArgumentException("--" + name + " must be from " + least + " to " + most + ", but was " + value);
 		}
 		return value;
 	}

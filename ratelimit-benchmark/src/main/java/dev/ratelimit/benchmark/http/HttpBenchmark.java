@@ -64,19 +64,35 @@ public final class HttpBenchmark {
 				new Scenario("one client flooding a denied limit, ratelimit.denials.remember=false", false, "/denied"));
 	}
 
-	public static Map<String, Measurement> run(Options options, TestRedis redis, JedisPooled jedis) throws Exception {
-		int seconds = options.number("http-seconds", 5, 1);
-		int rounds = options.number("rounds", 3, 1);
-		int connections = options.number("connections", 16, 1);
-		int wrkThreads = options.number("wrk-threads", 2, 1);
-		requireWrk();
+	/** This part's options, read before anything runs. */
+	public record Settings(int seconds, int rounds, int connections, int wrkThreads, String only) {
+
+		/** @throws IllegalArgumentException for a value out of range */
+		public static Settings of(Options options) {
+			Settings settings = new Settings(options.number("http-seconds", 5, 1, 3600),
+					options.number("rounds", 3, 1, 100), options.number("connections", 16, 1, 10_000),
+					options.number("wrk-threads", 2, 1, 256), options.text("only", ""));
+			if (settings.connections() < settings.wrkThreads()) {
+				throw new IllegalArgumentException(
+						"--connections must be at least --wrk-threads (wrk opens one or more per thread)");
+			}
+			return settings;
+		}
+
+	}
+
+	public static Map<String, Measurement> run(Settings settings, TestRedis redis, JedisPooled jedis) throws Exception {
+		int seconds = settings.seconds();
+		int rounds = settings.rounds();
+		int connections = settings.connections();
+		int wrkThreads = settings.wrkThreads();
 		try (ConfigurableApplicationContext remembering = start(redis, true);
 				ConfigurableApplicationContext forgetting = start(redis, false)) {
 			Map<Boolean, String> base = Map.of(true, baseUrl(remembering), false, baseUrl(forgetting));
 			System.out.printf(Locale.ROOT, "%nHTTP: wrk %d threads, %d connections, %d rounds of %d s per scenario%n",
 					wrkThreads, connections, rounds, seconds);
 			Map<String, List<Measurement>> results = new LinkedHashMap<>();
-			String only = options.text("only", "");
+			String only = settings.only();
 			List<Scenario> scenarios = scenarios().stream()
 				.filter((scenario) -> scenarios().indexOf(scenario) < 2 || scenario.name().contains(only))
 				.toList();
@@ -113,14 +129,15 @@ public final class HttpBenchmark {
 		return "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
 	}
 
-	private static void requireWrk() throws InterruptedException {
+	/** @throws IllegalArgumentException when wrk is not on the PATH */
+	public static void requireWrk() throws InterruptedException {
 		try {
 			Process process = new ProcessBuilder("wrk", "--version").redirectErrorStream(true).start();
 			process.getInputStream().readAllBytes();
 			process.waitFor();
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("The HTTP benchmark needs wrk on the PATH (Debian: apt-get install wrk)", ex);
+			throw new IllegalArgumentException("the http part needs wrk on the PATH (Debian: apt-get install wrk)", ex);
 		}
 	}
 
