@@ -23,7 +23,7 @@ import org.jfree.data.category.DefaultCategoryDataset;
 
 /**
  * The ratios of one run as a PNG (JFreeChart): the Java API's decisions per second relative to {@code PING} (Redis
- * scenarios only: the in-memory limiter's 20-100 x would flatten the rest), and the HTTP requests per second relative
+ * scenarios only: the in-memory limiter, tens of times faster, would flatten the rest), and the HTTP requests per second relative
  * to the unlimited endpoint.
  */
 final class RatioChart {
