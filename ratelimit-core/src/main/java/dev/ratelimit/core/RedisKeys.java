@@ -26,6 +26,11 @@ final class RedisKeys {
 
 	private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
+	/** The units a window is written in, largest first (every key is built with one: not allocated per call). */
+	private static final long[] UNIT_MS = { 86_400_000, 3_600_000, 60_000, 1000 };
+
+	private static final String[] UNIT_NAMES = { "d", "h", "m", "s" };
+
 	private final String prefix;
 
 	RedisKeys(String prefix) {
@@ -52,11 +57,9 @@ final class RedisKeys {
 
 	/** The window in the largest of d, h, m, s that divides it, else in ms: {@code 1s}, {@code 90s}, {@code 250ms}. */
 	static String window(long ms) {
-		long[] units = { 86_400_000, 3_600_000, 60_000, 1000 };
-		String[] names = { "d", "h", "m", "s" };
-		for (int i = 0; i < units.length; i++) {
-			if (ms % units[i] == 0) {
-				return (ms / units[i]) + names[i];
+		for (int i = 0; i < UNIT_MS.length; i++) {
+			if (ms % UNIT_MS[i] == 0) {
+				return (ms / UNIT_MS[i]) + UNIT_NAMES[i];
 			}
 		}
 		return ms + "ms";

@@ -192,22 +192,10 @@ public final class RateLimitEnforcer {
 		RateLimitDecision remembered = this.denials.recall(clientKey, definitions);
 		if (remembered != null) {
 			this.events.deniedFromMemory();
-			try {
-				apply(request, remembered, applied);
-				return CompletableFuture.completedFuture(null);
-			}
-			catch (RuntimeException ex) {
-				return CompletableFuture.failedFuture(ex);
-			}
+			return runNow(() -> apply(request, remembered, applied));
 		}
 		if (LocalFallback.spareRedisFor(limits) && this.fallback.skipRedis()) {
-			try {
-				decideLocally(request, clientKey, limits, applied);
-				return CompletableFuture.completedFuture(null);
-			}
-			catch (RuntimeException ex) {
-				return CompletableFuture.failedFuture(ex);
-			}
+			return runNow(() -> decideLocally(request, clientKey, limits, applied));
 		}
 		long sentAt = this.denials.now();
 		return decision(clientKey, definitions, deadline).handleAsync((decision, failure) -> {
@@ -236,6 +224,11 @@ public final class RateLimitEnforcer {
 			apply(request, decision, applied);
 			return null;
 		}, continuation);
+	}
+
+	/** {@code action} run on this thread, as a stage: completed, or failed with what it throws. */
+	private static CompletableFuture<Void> runNow(Runnable action) {
+		return CompletableFuture.runAsync(action, Runnable::run);
 	}
 
 	/**
