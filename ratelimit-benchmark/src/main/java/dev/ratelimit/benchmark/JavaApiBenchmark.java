@@ -62,7 +62,7 @@ public final class JavaApiBenchmark {
 	}
 
 	/** Runs every scenario in interleaved rounds on {@code jedis}, prints the tables and returns the medians. */
-	static Map<String, Measurement> run(Settings settings, JedisPooled jedis) throws InterruptedException {
+	static Map<String, Measurement> run(Settings settings, JedisPooled jedis) throws Exception {
 		int threads = settings.threads();
 		int seconds = settings.seconds();
 		int rounds = settings.rounds();
@@ -72,17 +72,8 @@ public final class JavaApiBenchmark {
 		List<Scenario> scenarios = scenarios(jedis).stream()
 			.filter((scenario) -> scenario.name().equals("PING") || scenario.name().contains(only))
 			.toList();
-		Map<String, List<Measurement>> results = new LinkedHashMap<>();
-		for (int round = 1; round <= rounds; round++) {
-			for (Scenario scenario : scenarios) {
-				if (round == 1 && warmup > 0) {
-					measure(scenario, threads, warmup, jedis);
-				}
-				results.computeIfAbsent(scenario.name(), (name) -> new ArrayList<>())
-					.add(measure(scenario, threads, seconds, jedis));
-			}
-			System.out.printf(Locale.ROOT, "round %d of %d done%n", round, rounds);
-		}
+		Map<String, List<Measurement>> results = Table.interleaved(scenarios, Scenario::name, rounds, warmup > 0, "",
+				(scenario, warmUp) -> measure(scenario, threads, warmUp ? warmup : seconds, jedis));
 		Map<String, Measurement> medians = new LinkedHashMap<>();
 		results.forEach((name, measured) -> medians.put(name, new Measurement(
 				Table.median(measured, Measurement::opsPerSecond), Table.median(measured, Measurement::p50Micros),

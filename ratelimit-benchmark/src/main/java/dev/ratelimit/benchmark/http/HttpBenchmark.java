@@ -2,7 +2,6 @@ package dev.ratelimit.benchmark.http;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -91,22 +90,16 @@ public final class HttpBenchmark {
 			Map<Boolean, String> base = Map.of(true, baseUrl(remembering), false, baseUrl(forgetting));
 			System.out.printf(Locale.ROOT, "%nHTTP: wrk %d threads, %d connections, %d rounds of %d s per scenario%n",
 					wrkThreads, connections, rounds, seconds);
-			Map<String, List<Measurement>> results = new LinkedHashMap<>();
-			String only = settings.only();
-			List<Scenario> scenarios = scenarios().stream()
-				.filter((scenario) -> scenarios().indexOf(scenario) < 2 || scenario.name().contains(only))
+			List<Scenario> all = scenarios();
+			// the first two are the units of the ratios
+			List<Scenario> scenarios = all.stream()
+				.filter((scenario) -> all.indexOf(scenario) < 2 || scenario.name().contains(settings.only()))
 				.toList();
-			for (int round = 0; round <= rounds; round++) {
-				for (Scenario scenario : scenarios) {
-					String url = base.get(scenario.remembering()) + scenario.path();
-					// round 0 warms up (JIT, connections, the denied client's first and only admitted request)
-					Measurement measurement = wrk(url, wrkThreads, connections, (round == 0) ? 2 : seconds, jedis);
-					if (round > 0) {
-						results.computeIfAbsent(scenario.name(), (name) -> new ArrayList<>()).add(measurement);
-					}
-				}
-				System.out.printf(Locale.ROOT, "http round %d of %d done%n", round, rounds);
-			}
+			// a warm-up run of 2 s before each scenario's first (JIT, connections, the denied client's first and only
+			// admitted request)
+			Map<String, List<Measurement>> results = Table.interleaved(scenarios, Scenario::name, rounds, true, "http ",
+					(scenario, warmUp) -> wrk(base.get(scenario.remembering()) + scenario.path(), wrkThreads,
+							connections, warmUp ? 2 : seconds, jedis));
 			Map<String, Measurement> medians = new LinkedHashMap<>();
 			results.forEach((name, measured) -> medians.put(name, new Measurement(
 					Table.median(measured, Measurement::requestsPerSecond), Table.median(measured, Measurement::p50Ms),
