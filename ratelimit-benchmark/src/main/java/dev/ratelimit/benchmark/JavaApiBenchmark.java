@@ -255,7 +255,7 @@ public final class JavaApiBenchmark {
 	}
 
 	/** The Redis server's CPU time so far ({@code INFO cpu}: used_cpu_user + used_cpu_sys), in s. */
-	static double redisCpuSeconds(JedisPooled jedis) {
+	public static double redisCpuSeconds(JedisPooled jedis) {
 		double seconds = 0;
 		for (String line : jedis.info("cpu").split("\r?\n")) {
 			if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {

@@ -1,6 +1,7 @@
 package dev.ratelimit.benchmark.http;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -11,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.ratelimit.benchmark.JavaApiBenchmark;
 import dev.ratelimit.benchmark.Options;
 import dev.ratelimit.benchmark.Table;
 import dev.ratelimit.test.TestRedis;
@@ -36,8 +38,12 @@ public final class HttpBenchmark {
 	record Scenario(String name, boolean remembering, String path) {
 	}
 
+	/**
+	 * {@code appCpuMicros}: CPU time of this JVM (both application instances) per request, in µs;
+	 * {@code redisCpuMicros}: the Redis server's ({@code INFO cpu}) per request, in µs.
+	 */
 	public record Measurement(double requestsPerSecond, double p50Ms, double p99Ms, double non2xxShare,
-			double redisCallsPerRequest) {
+			double redisCallsPerRequest, double appCpuMicros, double redisCpuMicros) {
 	}
 
 	private static final Pattern REQUESTS_PER_SECOND = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
@@ -48,6 +54,10 @@ public final class HttpBenchmark {
 
 	private static final Pattern PERCENTILE = Pattern.compile("^\\s+(50|99)%\\s+([0-9.]+)(us|ms|s)\\s*$",
 			Pattern.MULTILINE);
+
+	/** This JVM, where both application instances run: its CPU time is theirs while wrk runs. */
+	private static final com.sun.management.OperatingSystemMXBean PROCESS = (com.sun.management.OperatingSystemMXBean) ManagementFactory
+		.getOperatingSystemMXBean();
 
 	private HttpBenchmark() {
 	}
@@ -104,7 +114,9 @@ public final class HttpBenchmark {
 			results.forEach((name, measured) -> medians.put(name, new Measurement(
 					Table.median(measured, Measurement::requestsPerSecond), Table.median(measured, Measurement::p50Ms),
 					Table.median(measured, Measurement::p99Ms), Table.median(measured, Measurement::non2xxShare),
-					Table.median(measured, Measurement::redisCallsPerRequest))));
+					Table.median(measured, Measurement::redisCallsPerRequest),
+					Table.median(measured, Measurement::appCpuMicros),
+					Table.median(measured, Measurement::redisCpuMicros))));
 			print(medians);
 			return medians;
 		}
@@ -137,12 +149,16 @@ public final class HttpBenchmark {
 	private static Measurement wrk(String url, int threads, int connections, int seconds, JedisPooled jedis)
 			throws IOException, InterruptedException {
 		long callsBefore = clientCalls(jedis);
+		double redisCpuBefore = JavaApiBenchmark.redisCpuSeconds(jedis);
+		long appCpuBefore = PROCESS.getProcessCpuTime();
 		Process process = new ProcessBuilder("wrk", "-t" + threads, "-c" + connections, "-d" + seconds + "s",
 				"--latency", url).redirectErrorStream(true).start();
 		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 		if (!process.waitFor(seconds + 60L, TimeUnit.SECONDS) || process.exitValue() != 0) {
 			throw new IllegalStateException("wrk failed on " + url + ":\n" + output);
 		}
+		long appCpuNanos = PROCESS.getProcessCpuTime() - appCpuBefore;
+		double redisCpu = JavaApiBenchmark.redisCpuSeconds(jedis) - redisCpuBefore;
 		long calls = clientCalls(jedis) - callsBefore;
 		long requests = Long.parseLong(find(REQUESTS, output, url));
 		Matcher non2xx = NON_2XX.matcher(output);
@@ -160,7 +176,8 @@ public final class HttpBenchmark {
 		}
 		return new Measurement(Double.parseDouble(find(REQUESTS_PER_SECOND, output, url)),
 				percentiles.getOrDefault("50", Double.NaN), percentiles.getOrDefault("99", Double.NaN),
-				(double) failed / requests, (double) calls / requests);
+				(double) failed / requests, (double) calls / requests, appCpuNanos / 1e3 / requests,
+				redisCpu * 1e6 / requests);
 	}
 
 	private static String find(Pattern pattern, String output, String url) {
@@ -192,14 +209,15 @@ public final class HttpBenchmark {
 		double unlimited = all.get(0).requestsPerSecond();
 		double ping = all.get(1).requestsPerSecond();
 		System.out.println();
-		System.out.printf(Locale.ROOT, "| %-70s | %9s | %11s | %8s | %8s | %8s | %8s | %14s |%n", "endpoint", "req/s",
-				"x unlimited", "x PING", "p50 ms", "p99 ms", "non-2xx", "Redis calls/req");
-		System.out.printf(Locale.ROOT, "| %-70s | %9s | %11s | %8s | %8s | %8s | %8s | %14s |%n", "---", "---:",
-				"---:", "---:", "---:", "---:", "---:", "---:");
+		String header = "| %-70s | %9s | %11s | %8s | %8s | %8s | %8s | %14s | %11s | %13s |%n";
+		System.out.printf(Locale.ROOT, header, "endpoint", "req/s", "x unlimited", "x PING", "p50 ms", "p99 ms",
+				"non-2xx", "Redis calls/req", "app CPU µs", "Redis CPU µs");
+		System.out.printf(Locale.ROOT, header, "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:",
+				"---:");
 		medians.forEach((name, m) -> System.out.printf(Locale.ROOT,
-				"| %-70s | %9.0f | %11.2f | %8.2f | %8.2f | %8.2f | %7.1f%% | %14.3f |%n", name, m.requestsPerSecond(),
-				m.requestsPerSecond() / unlimited, m.requestsPerSecond() / ping, m.p50Ms(), m.p99Ms(),
-				100 * m.non2xxShare(), m.redisCallsPerRequest()));
+				"| %-70s | %9.0f | %11.2f | %8.2f | %8.2f | %8.2f | %7.1f%% | %14.3f | %11.1f | %13.1f |%n", name,
+				m.requestsPerSecond(), m.requestsPerSecond() / unlimited, m.requestsPerSecond() / ping, m.p50Ms(),
+				m.p99Ms(), 100 * m.non2xxShare(), m.redisCallsPerRequest(), m.appCpuMicros(), m.redisCpuMicros()));
 	}
 
 }
