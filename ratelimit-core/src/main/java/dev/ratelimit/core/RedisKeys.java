@@ -26,6 +26,8 @@ final class RedisKeys {
 
 	private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
+	private static final MessageDigest SHA_256 = newSha256();
+
 	/** The units a window is written in, largest first (every key is built with one: not allocated per call). */
 	private static final long[] UNIT_MS = { 86_400_000, 3_600_000, 60_000, 1000 };
 
@@ -46,9 +48,26 @@ final class RedisKeys {
 	}
 
 	static String clientTag(String clientId) {
+		byte[] digest = sha256().digest(clientId.getBytes(StandardCharsets.UTF_8));
+		return "{" + BASE64URL.encodeToString(Arrays.copyOf(digest, TAG_BYTES)) + "}";
+	}
+
+	/**
+	 * A fresh SHA-256 digest, cloned from one made once: {@code MessageDigest.getInstance} searches the security
+	 * providers on every call, which took most of the time of building a key (docs/BENCHMARKS.md).
+	 */
+	private static MessageDigest sha256() {
 		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(clientId.getBytes(StandardCharsets.UTF_8));
-			return "{" + BASE64URL.encodeToString(Arrays.copyOf(digest, TAG_BYTES)) + "}";
+			return (MessageDigest) SHA_256.clone();
+		}
+		catch (CloneNotSupportedException ex) {
+			throw new IllegalStateException("the SHA-256 digest of this Java platform cannot be cloned", ex);
+		}
+	}
+
+	private static MessageDigest newSha256() {
+		try {
+			return MessageDigest.getInstance("SHA-256");
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is required of every Java platform", ex);

@@ -22,10 +22,7 @@ public final class ArrivalDecisions {
 	 */
 	public static List<ConfiguredLimit> onArrival(LimitedRequest request, RateLimitedMethods methods, Method handler,
 			Class<?> beanType) {
-		List<ConfiguredLimit> limits = methods.limitsFor(handler, beanType)
-			.stream()
-			.filter((limit) -> !limit.readsArguments())
-			.toList();
+		List<ConfiguredLimit> limits = withoutArguments(methods.limitsFor(handler, beanType));
 		if (!limits.isEmpty()) {
 			request.setAttribute(DECIDED, handler);
 		}
@@ -43,7 +40,24 @@ public final class ArrivalDecisions {
 		}
 		// Once: the same method called again within the request is another call, charged in full.
 		request.removeAttribute(DECIDED);
-		return limits.stream().filter(ConfiguredLimit::readsArguments).toList();
+		return noneReadsArguments(limits) ? List.of() : limits.stream().filter(ConfiguredLimit::readsArguments).toList();
+	}
+
+	/** The limits whose key does not read the arguments; {@code limits} itself when none does (no copy per request). */
+	private static List<ConfiguredLimit> withoutArguments(List<ConfiguredLimit> limits) {
+		if (noneReadsArguments(limits)) {
+			return limits;
+		}
+		return limits.stream().filter((limit) -> !limit.readsArguments()).toList();
+	}
+
+	private static boolean noneReadsArguments(List<ConfiguredLimit> limits) {
+		for (ConfiguredLimit limit : limits) {
+			if (limit.readsArguments()) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 }

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.StringJoiner;
 
 import dev.ratelimit.core.LimitDecision;
 
@@ -99,12 +100,27 @@ public final class RateLimitHeaders {
 		return (this.style == HeaderStyle.X_RATELIMIT) ? "X-" : "";
 	}
 
+	// Loops rather than streams: these run on every limited request.
 	private static String policies(List<LimitDecision> decisions) {
-		return String.join(", ", decisions.stream().map(RateLimitHeaders::policyItem).toList());
+		if (decisions.size() == 1) {
+			return policyItem(decisions.get(0));
+		}
+		StringJoiner items = new StringJoiner(", ");
+		for (LimitDecision decision : decisions) {
+			items.add(policyItem(decision));
+		}
+		return items.toString();
 	}
 
 	private static String states(List<LimitDecision> decisions) {
-		return String.join(", ", decisions.stream().map(RateLimitHeaders::stateItem).toList());
+		if (decisions.size() == 1) {
+			return stateItem(decisions.get(0));
+		}
+		StringJoiner items = new StringJoiner(", ");
+		for (LimitDecision decision : decisions) {
+			items.add(stateItem(decision));
+		}
+		return items.toString();
 	}
 
 	/** The decision's list item of {@code RateLimit-Policy}: {@code "name";q=<limit>;w=<window s>}. */
@@ -154,6 +170,9 @@ public final class RateLimitHeaders {
 	}
 
 	private static String join(Collection<String> present, String items) {
+		if (present.isEmpty()) {
+			return items;
+		}
 		List<String> all = new ArrayList<>(present);
 		all.add(items);
 		return String.join(", ", all);
