@@ -1,8 +1,10 @@
 package dev.ratelimit.core;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Decides requests of one client against one or several limits, atomically and in one round trip.
@@ -87,6 +89,40 @@ public interface RateLimiter {
 	 */
 	default int reset(String clientId, List<LimitDefinition> limits) {
 		throw new UnsupportedOperationException(getClass().getName() + " cannot reset a client's state");
+	}
+
+	/**
+	 * Decides one request at the store's current time, waiting for a permit when denied: the calling thread sleeps
+	 * exactly the decision's retry-after, asks again (other callers may have taken the room meanwhile), and gives up
+	 * once the next wait would take the total past {@code maxWait}. It never polls: when nothing else competes, a
+	 * permit granted after one wait costs two decisions. A request that can never be admitted
+	 * ({@link RateLimitDecision#never()}) is answered at once. Blocks a platform thread; a virtual thread unmounts
+	 * while it sleeps.
+	 * @param clientId as in {@link #tryAcquire(String, List)}
+	 * @param limits as in {@link #tryAcquire(String, List)}
+	 * @param maxWait the longest the call may wait in all, at least zero ({@link Duration#ZERO}: decide once)
+	 * @return the admitting decision, or the last denial when waiting for a permit would exceed {@code maxWait}
+	 * @throws IllegalArgumentException if {@code maxWait} is negative, or as {@link #tryAcquire(String, List)}
+	 * @throws InterruptedException if the thread is interrupted while it waits (nothing was consumed)
+	 * @throws RuntimeException from the underlying client when the store cannot be reached in time
+	 */
+	default RateLimitDecision acquire(String clientId, List<LimitDefinition> limits, Duration maxWait)
+			throws InterruptedException {
+		if (maxWait.isNegative()) {
+			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
+		}
+		long deadline = System.nanoTime() + maxWait.toNanos();
+		while (true) {
+			RateLimitDecision decision = tryAcquire(clientId, limits);
+			if (decision.allowed() || decision.never()) {
+				return decision;
+			}
+			long waitNanos = TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMs());
+			if (System.nanoTime() + waitNanos - deadline > 0) {
+				return decision;
+			}
+			TimeUnit.NANOSECONDS.sleep(waitNanos);
+		}
 	}
 
 	/** Decides one request against one limit at the store's time. See {@link #tryAcquire(String, List)}. */

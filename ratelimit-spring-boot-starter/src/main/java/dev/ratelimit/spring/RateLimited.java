@@ -21,6 +21,15 @@ import java.lang.annotation.Target;
  * at startup with a message naming the method. A denied call throws {@link RateLimitExceededException}, which Spring
  * MVC turns into {@code 429 Too Many Requests} with {@code Retry-After}, the rate-limit header fields and an RFC 9457
  * problem body.
+ *
+ * <p>
+ * Calls made outside an HTTP request (a {@code @Scheduled} job, a message listener, any thread of the application)
+ * are limited too: their key is the SpEL {@link #key()} over the method's arguments and beans, with
+ * {@code #request} and {@code #principal} null; a limit without a key counts all such calls together, one budget
+ * for the whole fleet (the way to throttle calls to a partner API). A key that is null or empty there cannot fall
+ * back to an IP address, so the call is refused with {@link RateLimitKeyMissingException}. A denied call waits for
+ * a permit up to {@link #maxWait()}, then throws {@link RateLimitExceededException}, which carries the limit's name
+ * and the retry-after.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
@@ -79,6 +88,17 @@ public @interface RateLimited {
 	 * {@code ratelimit.defaults.mode}.
 	 */
 	String mode() default "";
+
+	/**
+	 * How long a denied call may wait for a permit, as a duration string ({@code 2s}, {@code 500ms}; property
+	 * placeholders allowed): it sleeps the decision's retry-after, asks again, and throws
+	 * {@link RateLimitExceededException} once the total would pass this. {@code 0} never waits. Unset, a call made
+	 * outside an HTTP request waits up to {@code ratelimit.defaults.max-wait} (2 s), and a call made while a request
+	 * is handled does not wait (a server answers 429 rather than hold its thread). With several limits on a method,
+	 * the call waits up to the shortest of theirs. Methods returning {@code Mono}, {@code Flux} or
+	 * {@code CompletionStage} wait with a delay, never blocking a thread.
+	 */
+	String maxWait() default "";
 
 	/** Container of repeated {@link RateLimited} annotations. */
 	@Target({ ElementType.METHOD, ElementType.TYPE })

@@ -39,6 +39,12 @@ public final class ClientKeys {
 	/** Prefix of a client key that a key expression yielded: {@code key:k-42}. */
 	public static final String KEY_PREFIX = "key:";
 
+	/**
+	 * The client key of a limit without a key expression, for calls made outside an HTTP request: all of them are
+	 * one client. Neither an {@code ip:} nor a {@code key:} key, so no request can spend this budget.
+	 */
+	public static final String ALL_CALLS = "calls:all";
+
 	private static final Pattern IPV6_LITERAL = Pattern.compile("[0-9A-Fa-f:.]+");
 
 	private final BeanFactoryResolver beanResolver;
@@ -80,7 +86,8 @@ public final class ClientKeys {
 	 */
 	String resolve(ConfiguredLimit limit, LimitedRequest request, EvaluationContext context) {
 		if (limit.key() == null) {
-			return clientIp(request);
+			// outside a request, a limit without a key has one budget for all its calls (a partner API's, say)
+			return (request.remoteAddress() != null) ? clientIp(request) : ALL_CALLS;
 		}
 		String key = null;
 		try {
@@ -103,7 +110,9 @@ public final class ClientKeys {
 		if (key != null && !key.isEmpty()) {
 			return KEY_PREFIX + key;
 		}
-		if (this.missingKeyPolicy == MissingKeyPolicy.REJECT) {
+		// Outside a request there is no IP address to fall back to, and one budget for every missing key would be the
+		// shared "null" bucket this class never makes.
+		if (this.missingKeyPolicy == MissingKeyPolicy.REJECT || request.remoteAddress() == null) {
 			throw this.responses.keyMissing(request, limit);
 		}
 		return clientIp(request);

@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.Map;
 
 import dev.ratelimit.core.LimitDefinition;
@@ -22,10 +23,12 @@ import org.springframework.expression.Expression;
  * @param plan the plan whose shape {@code definition} has, or {@code null} when it is the limit's own
  * @param byPlan when {@code ratelimit.plans} names this limit: this limit as each configured plan shapes it, by plan
  * name; otherwise empty
+ * @param maxWait the annotation's {@code maxWait}: how long a denied call may wait for a permit; {@code null} when
+ * not given (then {@code ratelimit.defaults.max-wait} outside a request, no wait within one), and for filter rules
  */
 public record ConfiguredLimit(LimitDefinition definition, Expression key, FailurePolicy failurePolicy, String source,
 		boolean explicitName, boolean readsArguments, LimitDefinition localShare, String plan,
-		Map<String, ConfiguredLimit> byPlan) {
+		Map<String, ConfiguredLimit> byPlan, Duration maxWait) {
 
 	public ConfiguredLimit {
 		byPlan = Map.copyOf(byPlan);

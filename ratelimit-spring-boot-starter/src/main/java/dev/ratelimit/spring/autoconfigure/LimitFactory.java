@@ -92,9 +92,11 @@ public final class LimitFactory {
 			LimitDefinition definition = definition(name, algorithm, limit, window, capacity, cost)
 				.withShadow(mode == LimitMode.SHADOW);
 			Expression key = parseKey(annotation.key(), variables);
+			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
+					: null;
 			return planned(new ConfiguredLimit(definition, key, failurePolicy, source,
 					StringUtils.hasText(annotation.name()), key != null && readsArguments(((SpelExpression) key).getAST()),
-					localShare(definition, failurePolicy), null, Map.of()));
+					localShare(definition, failurePolicy), null, Map.of(), maxWait));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
 			throw new IllegalStateException("Invalid " + source + ": " + ex.getMessage(), ex);
@@ -139,7 +141,7 @@ public final class LimitFactory {
 						ex.getMessage());
 			}
 			return planned(new ConfiguredLimit(definition, key, failurePolicy, property,
-					StringUtils.hasText(rule.getName()), false, localShare, null, Map.of()));
+					StringUtils.hasText(rule.getName()), false, localShare, null, Map.of(), null));
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
@@ -147,6 +149,10 @@ public final class LimitFactory {
 	}
 
 	private void checkDefaults() {
+		if (this.defaults.getMaxWait() == null || this.defaults.getMaxWait().isNegative()) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.defaults.max-wait",
+					this.defaults.getMaxWait(), "A duration of at least 0 (0: a denied call never waits).");
+		}
 		try {
 			definition("defaults", this.defaults.getAlgorithm(), this.defaults.getLimit(), this.defaults.getWindow(),
 					this.defaults.getCapacity(), this.defaults.getCost());
@@ -217,7 +223,7 @@ public final class LimitFactory {
 			RateLimitProperties.PlanLimit shape = this.plans.shape(shaping, base.name());
 			if (shape == null) {
 				byPlan.put(plan, new ConfiguredLimit(own, base.key(), base.failurePolicy(), base.source(),
-						base.explicitName(), base.readsArguments(), base.localShare(), plan, Map.of()));
+						base.explicitName(), base.readsArguments(), base.localShare(), plan, Map.of(), base.maxWait()));
 				continue;
 			}
 			String property = "ratelimit.plans." + shaping + "." + base.name();
@@ -227,7 +233,7 @@ public final class LimitFactory {
 					.withShadow(own.shadow());
 				byPlan.put(plan, new ConfiguredLimit(definition, base.key(), base.failurePolicy(), base.source(),
 						base.explicitName(), base.readsArguments(), localShare(definition, base.failurePolicy()), plan,
-						Map.of()));
+						Map.of(), base.maxWait()));
 			}
 			catch (IllegalArgumentException ex) {
 				throw new InvalidConfigurationPropertyValueException(property, shape,
@@ -235,7 +241,7 @@ public final class LimitFactory {
 			}
 		}
 		return new ConfiguredLimit(own, base.key(), base.failurePolicy(), base.source(), base.explicitName(),
-				base.readsArguments(), base.localShare(), null, byPlan);
+				base.readsArguments(), base.localShare(), null, byPlan, base.maxWait());
 	}
 
 	private LimitDefinition planDefinition(String name, RateLimitProperties.PlanLimit shape, Algorithm algorithm,
@@ -343,6 +349,27 @@ public final class LimitFactory {
 			throw new IllegalArgumentException("window '" + value + "' has no unit; write it as 60s, 500ms, 1m or PT1M");
 		}
 		return DurationStyle.detectAndParse(value);
+	}
+
+	/** A max-wait: {@code 0} alone, or a duration with its unit, not negative. */
+	static Duration parseMaxWait(String value) {
+		if (value.trim().equals("0")) {
+			return Duration.ZERO;
+		}
+		if (value.trim().matches("-?\\d+")) {
+			throw new IllegalArgumentException("maxWait '" + value + "' has no unit; write it as 2s, 500ms or PT2S");
+		}
+		Duration wait;
+		try {
+			wait = DurationStyle.detectAndParse(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("maxWait '" + value + "' is not a duration; write it as 2s, 500ms or PT2S");
+		}
+		if (wait.isNegative()) {
+			throw new IllegalArgumentException("maxWait '" + value + "' is negative; use 0 for no wait");
+		}
+		return wait;
 	}
 
 	static Algorithm parseAlgorithm(String value) {

@@ -7,9 +7,11 @@ import dev.ratelimit.spring.autoconfigure.redis.RateLimitRedisConfiguration;
 import dev.ratelimit.spring.autoconfigure.servlet.RateLimitWebMvcConfiguration;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -18,17 +20,18 @@ import org.springframework.core.env.Environment;
 /**
  * Auto-configuration of distributed rate limiting with Redis: a {@link RateLimiter} with a Redis client of its own
  * (on the application's Redis, {@code spring.data.redis.*}, or on {@code ratelimit.redis.*}), or in this instance's
- * memory with {@code ratelimit.store=in-memory}, and in a Spring MVC
- * or WebFlux application the advisor that applies {@code @RateLimited}, the filter for {@code ratelimit.filter.rules},
- * and the 429 responses; with Actuator, the {@code ratelimits} endpoint.
+ * memory with {@code ratelimit.store=in-memory}; the advisor that applies {@code @RateLimited} to calls in and
+ * outside HTTP requests; in a Spring MVC or WebFlux application the filter for {@code ratelimit.filter.rules} and the
+ * 429 responses; with Actuator, the {@code ratelimits} endpoint.
  * Switched off entirely by {@code ratelimit.enabled=false}; every bean backs off when the application defines its
  * own.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import({ RateLimitRedisConfiguration.class, NoRedisConfiguration.class, RateLimitInMemoryConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
-		RateLimitWebFluxConfiguration.class, RateLimitEndpointConfiguration.class })
+@Import({ RateLimitRedisConfiguration.class, NoRedisConfiguration.class, RateLimitInMemoryConfiguration.class,
+		RateLimitEnforcerConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
+		RateLimitWebFluxConfiguration.class, RateLimitBackgroundConfiguration.class, RateLimitEndpointConfiguration.class })
 public class RateLimitAutoConfiguration {
 
 	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */
@@ -40,6 +43,13 @@ public class RateLimitAutoConfiguration {
 		Integer failLocalInstances = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? null
 				: properties.getFailLocal().getInstances();
 		return new LimitFactory(properties, failLocalInstances, environment, beanFactory);
+	}
+
+	/** Without spring-web no advisor can apply @RateLimited: startup stops rather than leave methods unlimited. */
+	@Bean
+	@ConditionalOnMissingClass("org.springframework.web.ErrorResponseException")
+	static SpringWebMissing rateLimitSpringWebMissing(ConfigurableListableBeanFactory beanFactory) {
+		return new SpringWebMissing(beanFactory);
 	}
 
 }

@@ -361,6 +361,64 @@ public final class RateLimitEnforcer {
 
 	}
 
+	/**
+	 * {@code request} for another decision after a wait for a permit: its own deadline, a full
+	 * {@code ratelimit.redis.timeout} (the request's would have passed while it waited, and with it every limit would
+	 * follow its failure policy without asking Redis); every other attribute is the request's.
+	 */
+	static LimitedRequest anotherAttempt(LimitedRequest request) {
+		return new LimitedRequest() {
+
+			private volatile Object deadline;
+
+			@Override
+			public String remoteAddress() {
+				return request.remoteAddress();
+			}
+
+			@Override
+			public String path() {
+				return request.path();
+			}
+
+			@Override
+			public Object getAttribute(String name) {
+				return DEADLINE.equals(name) ? this.deadline : request.getAttribute(name);
+			}
+
+			@Override
+			public void setAttribute(String name, Object value) {
+				if (DEADLINE.equals(name)) {
+					this.deadline = value;
+				}
+				else {
+					request.setAttribute(name, value);
+				}
+			}
+
+			@Override
+			public void removeAttribute(String name) {
+				if (DEADLINE.equals(name)) {
+					this.deadline = null;
+				}
+				else {
+					request.removeAttribute(name);
+				}
+			}
+
+			@Override
+			public List<String> responseHeader(String name) {
+				return request.responseHeader(name);
+			}
+
+			@Override
+			public void setResponseHeader(String name, String value) {
+				request.setResponseHeader(name, value);
+			}
+
+		};
+	}
+
 	/** The request's time in the limiter ran out. */
 	static final class DeadlineExceededException extends RuntimeException {
 

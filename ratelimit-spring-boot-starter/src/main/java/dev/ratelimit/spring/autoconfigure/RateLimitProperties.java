@@ -196,6 +196,22 @@ public class RateLimitProperties {
 		 */
 		private LimitMode mode = LimitMode.ENFORCE;
 
+		/**
+		 * How long a denied call of a @RateLimited method made outside an HTTP request (a scheduled job, a listener,
+		 * any other thread) waits for a permit before it throws RateLimitExceededException: it sleeps exactly the
+		 * decision's retry-after and asks again. 0 never waits. Calls made while a request is handled wait only when
+		 * their annotation sets maxWait.
+		 */
+		private Duration maxWait = Duration.ofSeconds(2);
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
+		}
+
 		public LimitMode getMode() {
 			return this.mode;
 		}

@@ -51,7 +51,8 @@ final class RateLimitResponses {
 		body.setTitle("Too Many Requests");
 		body.setInstance(instance(request));
 		body.setProperty("violated-policies", violated);
-		return new RateLimitExceededException(body, this.headers.denied(request, applied, governing), violated);
+		return new RateLimitExceededException(body, this.headers.denied(request, applied, governing), violated,
+				governing.limit().name(), governing.retryAfterMs());
 	}
 
 	/** 503 for a fail-closed limit that Redis could not decide. */
@@ -67,8 +68,12 @@ final class RateLimitResponses {
 
 	/** 400 for a request without the client key that {@code limit} needs. */
 	RateLimitKeyMissingException keyMissing(LimitedRequest request, ConfiguredLimit limit) {
-		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
-				"The request lacks the client key of rate limit '" + limit.name() + "'");
+		String detail = (request instanceof BackgroundCall)
+				? "The key expression '" + limit.key().getExpressionString() + "' of rate limit '" + limit.name()
+						+ "' yielded no key for a call made outside an HTTP request, where there is no IP address to fall"
+						+ " back to"
+				: "The request lacks the client key of rate limit '" + limit.name() + "'";
+		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
 		body.setInstance(instance(request));
 		return new RateLimitKeyMissingException(body);
 	}
@@ -78,6 +83,9 @@ final class RateLimitResponses {
 	}
 
 	private static URI instance(LimitedRequest request) {
+		if (request.path() == null) {
+			return null;
+		}
 		try {
 			return URI.create(request.path());
 		}

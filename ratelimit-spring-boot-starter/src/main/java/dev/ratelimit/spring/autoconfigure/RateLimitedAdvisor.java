@@ -17,13 +17,14 @@ import org.springframework.core.Ordered;
 import dev.ratelimit.spring.RateLimited;
 
 /**
- * Applies {@link RateLimited} to method calls made while an HTTP request is handled, where the filter has not
+ * Applies {@link RateLimited} to method calls: those made while an HTTP request is handled where the filter has not
  * decided them already on the request's arrival ({@link ArrivalDecisions}): limits whose key reads the method's
  * arguments, and every limit of methods that are not the request's handler, or all when the filter is off. How a
  * call is tied to its request depends on the web stack ({@link LimitedCalls}). A denial throws
  * {@link dev.ratelimit.spring.RateLimitExceededException} (on WebFlux, the returned publisher signals it), which the
- * framework's exception handling turns into the 429 response. Calls outside an HTTP request are not limited: the
- * limits are per client of a request.
+ * framework's exception handling turns into the 429 response. Calls outside an HTTP request (jobs, listeners, other
+ * threads) are limited too, and may wait for a permit ({@link BackgroundCalls}): no annotated method is left
+ * unlimited.
  *
  * <p>
  * An infrastructure advisor, as for {@code @Transactional} and {@code @Cacheable}: Spring Boot's auto-proxy creator

@@ -46,7 +46,10 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 		 * when subscribed; nothing can wait for Redis, so a method returning a plain value is limited only as a
 		 * handler, and then without keys that read its arguments.
 		 */
-		REACTIVE
+		REACTIVE,
+
+		/** No web stack: every call is made outside an HTTP request. */
+		NONE
 
 	}
 

@@ -147,17 +147,75 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void nonWebApplicationGetsLimiterOnly() {
+	void nonWebApplicationGetsTheLimiterAndTheAdvisorForCallsOutsideRequests() {
 		this.nonWebContextRunner.run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context).hasSingleBean(RateLimiter.class);
 			assertThat(context).hasSingleBean(ScriptExecutor.class);
-			assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
-			assertThat(context).doesNotHaveBean(RateLimitedAdvisor.class);
-			assertThat(context).doesNotHaveBean(RateLimitedMethods.class);
+			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+			assertThat(context).hasSingleBean(PermitWaits.class);
+			assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
+			assertThat(context).hasSingleBean(RateLimitedMethods.class);
 			assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
+			assertThat(context).doesNotHaveBean(FilterRules.class);
 			assertThat(context).doesNotHaveBean("rateLimitFilter");
 		});
+	}
+
+	@Test
+	void withoutSpringWebAnAnnotatedBeanStopsStartupRatherThanRunUnlimited() {
+		this.nonWebContextRunner.withClassLoader(new FilteredClassLoader("org.springframework.web"))
+			.withBean(OutsideService.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(messages(context.getStartupFailure()))
+					.contains("@RateLimited on " + OutsideService.class.getName() + " would not be applied")
+					.contains("spring-web");
+			});
+	}
+
+	@Test
+	void withoutSpringWebAnApplicationWithoutAnnotationsGetsTheLimiter() {
+		this.nonWebContextRunner.withClassLoader(new FilteredClassLoader("org.springframework.web")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(RateLimiter.class);
+			assertThat(context).doesNotHaveBean(RateLimitedAdvisor.class);
+		});
+	}
+
+	@Test
+	void anInvalidMaxWaitStopsStartupNamingTheMethod() {
+		this.nonWebContextRunner.withBean(BadMaxWait.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains("BadMaxWait.call(")
+				.contains("maxWait '5' has no unit");
+		});
+	}
+
+	@Test
+	void aNegativeDefaultMaxWaitStopsStartupNamingTheProperty() {
+		this.nonWebContextRunner.withPropertyValues("ratelimit.defaults.max-wait=-1s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure())).contains("ratelimit.defaults.max-wait");
+		});
+	}
+
+	static class OutsideService {
+
+		@dev.ratelimit.spring.RateLimited(limit = 1, window = "1h")
+		public String call() {
+			return "called";
+		}
+
+	}
+
+	static class BadMaxWait {
+
+		@dev.ratelimit.spring.RateLimited(limit = 1, window = "1h", maxWait = "5")
+		public String call() {
+			return "called";
+		}
+
 	}
 
 	@Test

@@ -6,7 +6,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.FilterRules;
 import dev.ratelimit.spring.autoconfigure.LimitFactory;
 import dev.ratelimit.spring.autoconfigure.LimitNames;
-import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
+import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 import dev.ratelimit.spring.autoconfigure.RateLimitedAdvisor;
 import dev.ratelimit.spring.autoconfigure.RateLimitedMethods;
@@ -57,8 +57,8 @@ public class RateLimitWebFluxConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ReactiveDecisions rateLimitReactiveDecisions(RateLimitEnforcer enforcer) {
-		return new ReactiveDecisions(enforcer);
+	ReactiveDecisions rateLimitReactiveDecisions(PermitWaits waits) {
+		return new ReactiveDecisions(waits);
 	}
 
 	/** Always there, unlike the servlet filter: on WebFlux it is what applies @RateLimited to handlers. */
@@ -79,8 +79,8 @@ public class RateLimitWebFluxConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
 	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
-			ObjectProvider<ReactiveDecisions> decisions) {
-		return new RateLimitedAdvisor(methods, new ReactiveCalls(decisions));
+			ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
+		return new RateLimitedAdvisor(methods, new ReactiveCalls(decisions, waits));
 	}
 
 }

@@ -4,8 +4,11 @@ import java.lang.reflect.Method;
 import java.util.List;
 
 import dev.ratelimit.spring.autoconfigure.ArrivalDecisions;
+import dev.ratelimit.spring.autoconfigure.BackgroundCall;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.LimitedCalls;
+import dev.ratelimit.spring.autoconfigure.PermitWaits;
+import dev.ratelimit.spring.autoconfigure.ReactorPermitWaits;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -18,9 +21,10 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * Limited calls on WebFlux. A method returning {@code Mono} or {@code Flux} is decided when its result is subscribed
  * within a request (the exchange comes from the subscriber's context, put there by {@link RateLimitWebFilter}), and
- * runs only when admitted; a denial is the publisher's error. Anything else returned is not decided here: a handler is
- * decided on the request's arrival, and {@code RateLimitedMethods} refuses to start with other such methods. Calls
- * outside a request are not limited.
+ * runs only when admitted; a denial is the publisher's error. Subscribed outside a request (a scheduled job, a
+ * listener), it is decided as {@code BackgroundCalls} decides, waiting for a permit with a delay. Anything else
+ * returned is not decided here: a handler is decided on the request's arrival, and {@code RateLimitedMethods} refuses
+ * to start with other such methods.
  */
 final class ReactiveCalls implements LimitedCalls {
 
@@ -29,8 +33,11 @@ final class ReactiveCalls implements LimitedCalls {
 
 	private final ObjectProvider<ReactiveDecisions> decisions;
 
-	ReactiveCalls(ObjectProvider<ReactiveDecisions> decisions) {
+	private final ObjectProvider<PermitWaits> waits;
+
+	ReactiveCalls(ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
 		this.decisions = decisions;
+		this.waits = waits;
 	}
 
 	@Override
@@ -51,7 +58,11 @@ final class ReactiveCalls implements LimitedCalls {
 			List<ConfiguredLimit> limits) {
 		ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
 		if (exchange == null) {
-			return Mono.empty();
+			// outside a request (a scheduled job, a listener): as BackgroundCalls decides, waiting with a delay
+			PermitWaits waits = this.waits.getObject();
+			return ReactorPermitWaits.enforce(waits, new BackgroundCall(), limits,
+					waits.enforcer().clientKeys().context(null, null, null, method, invocation.getArguments()),
+					waits.maxWait(limits, false));
 		}
 		ExchangeLimitedRequest request = new ExchangeLimitedRequest(exchange);
 		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);

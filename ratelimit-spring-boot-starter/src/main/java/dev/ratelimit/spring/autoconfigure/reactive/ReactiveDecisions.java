@@ -4,10 +4,11 @@ import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
+import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
+import dev.ratelimit.spring.autoconfigure.ReactorPermitWaits;
 import reactor.core.publisher.Mono;
 
 import org.springframework.expression.EvaluationContext;
@@ -23,10 +24,13 @@ import org.springframework.expression.EvaluationContext;
  */
 final class ReactiveDecisions {
 
+	private final PermitWaits waits;
+
 	private final RateLimitEnforcer enforcer;
 
-	ReactiveDecisions(RateLimitEnforcer enforcer) {
-		this.enforcer = enforcer;
+	ReactiveDecisions(PermitWaits waits) {
+		this.waits = waits;
+		this.enforcer = waits.enforcer();
 	}
 
 	/**
@@ -47,13 +51,10 @@ final class ReactiveDecisions {
 
 	private Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
 			java.util.function.Function<Principal, EvaluationContext> context) {
-		return principal(request, limits).flatMap((principal) -> {
-			CompletableFuture<Void> decision = this.enforcer
-				.enforce(request, limits, context.apply(principal.orElse(null)))
-				.toCompletableFuture();
-			Mono<Void> result = Mono.fromFuture(decision, true);
-			return decision.isDone() ? result : result.publishOn(RequestThreads.of(request.exchange()));
-		});
+		// waits for a permit only where every limit is an annotation's that sets maxWait
+		return principal(request, limits).flatMap((principal) -> ReactorPermitWaits.enforce(this.waits, request,
+				limits, context.apply(principal.orElse(null)), this.waits.maxWait(limits, true),
+				() -> RequestThreads.of(request.exchange())));
 	}
 
 	/** The principal, read only when a limit has a key expression (the default key is the client's address). */

@@ -6,7 +6,7 @@ import java.util.List;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.FilterRules;
-import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
+import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -35,17 +35,17 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 
 	private final FilterRules rules;
 
-	private final RateLimitEnforcer enforcer;
+	private final PermitWaits waits;
 
 	private final HandlerLimits handlerLimits;
 
 	/** Looked up once it exists: a bean lookup per denial cost a denied flood a fifth of its throughput. */
 	private final SingletonSupplier<HandlerExceptionResolver> exceptionResolver;
 
-	RateLimitFilter(FilterRules rules, RateLimitEnforcer enforcer, HandlerLimits handlerLimits,
+	RateLimitFilter(FilterRules rules, PermitWaits waits, HandlerLimits handlerLimits,
 			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		this.rules = rules;
-		this.enforcer = enforcer;
+		this.waits = waits;
 		this.handlerLimits = handlerLimits;
 		this.exceptionResolver = SingletonSupplier.of(exceptionResolver::getIfAvailable);
 	}
@@ -63,8 +63,10 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 		matched.addAll(this.handlerLimits.decideOnArrival(request));
 		if (!matched.isEmpty()) {
 			try {
-				this.enforcer.enforceAndWait(new ServletLimitedRequest(request, response), matched,
-						this.enforcer.clientKeys().context(request, request.getUserPrincipal(), null));
+				// waits for a permit only when every limit is a handler's that sets maxWait
+				this.waits.enforce(new ServletLimitedRequest(request, response), matched,
+						this.waits.enforcer().clientKeys().context(request, request.getUserPrincipal(), null),
+						this.waits.maxWait(matched, true));
 			}
 			catch (RateLimitException ex) {
 				render(request, response, ex);

@@ -4,7 +4,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.FilterRules;
 import dev.ratelimit.spring.autoconfigure.LimitFactory;
 import dev.ratelimit.spring.autoconfigure.LimitNames;
-import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
+import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 import dev.ratelimit.spring.autoconfigure.RateLimitedAdvisor;
 import dev.ratelimit.spring.autoconfigure.RateLimitedMethods;
@@ -27,7 +27,7 @@ import org.springframework.web.servlet.HandlerMapping;
 
 /**
  * The Spring MVC side, in a servlet application with a limiter: the filter, the advisor that applies
- * {@code @RateLimited}, and the startup checks of the annotations. Internal to the starter: imported by
+ * {@code @RateLimited} (to calls outside requests too), and the startup checks of the annotations. Internal to the starter: imported by
  * {@code RateLimitAutoConfiguration}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -48,10 +48,10 @@ public class RateLimitWebMvcConfiguration {
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	@ConditionalOnMissingBean(name = "rateLimitFilter")
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties, FilterRules rules,
-			RateLimitEnforcer enforcer, RateLimitedMethods methods, ObjectProvider<HandlerMapping> handlerMappings,
+			PermitWaits waits, RateLimitedMethods methods, ObjectProvider<HandlerMapping> handlerMappings,
 			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-				new RateLimitFilter(rules, enforcer, new HandlerLimits(handlerMappings, methods), exceptionResolver));
+				new RateLimitFilter(rules, waits, new HandlerLimits(handlerMappings, methods), exceptionResolver));
 		registration.setOrder(properties.getFilter().getOrder());
 		registration.setName("rateLimitFilter");
 		return registration;
@@ -65,8 +65,8 @@ public class RateLimitWebMvcConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
 	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
-			ObjectProvider<RateLimitEnforcer> enforcer) {
-		return new RateLimitedAdvisor(methods, new ServletCalls(enforcer));
+			ObjectProvider<PermitWaits> waits) {
+		return new RateLimitedAdvisor(methods, new ServletCalls(waits));
 	}
 
 }

@@ -4,9 +4,11 @@ import java.lang.reflect.Method;
 import java.util.List;
 
 import dev.ratelimit.spring.autoconfigure.ArrivalDecisions;
+import dev.ratelimit.spring.autoconfigure.BackgroundCalls;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.LimitedCalls;
 import dev.ratelimit.spring.autoconfigure.LimitedRequest;
+import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 import org.aopalliance.intercept.MethodInvocation;
 
@@ -17,31 +19,35 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * Limited calls on Spring MVC: those made while the thread handles a request are decided before the method runs,
- * waiting for Redis within the request's deadline; the filter has decided the handler's other limits on the
- * request's arrival ({@link HandlerLimits}). Calls outside a request are not limited: the limits are per client of a
- * request.
+ * waiting for Redis within the request's deadline, and for a permit only when their annotation sets
+ * {@code maxWait}; the filter has decided the handler's other limits on the request's arrival
+ * ({@link HandlerLimits}). Calls outside a request are decided as {@link BackgroundCalls} decides them.
  */
 final class ServletCalls implements LimitedCalls {
 
-	private final ObjectProvider<RateLimitEnforcer> enforcer;
+	private final ObjectProvider<PermitWaits> waits;
 
-	ServletCalls(ObjectProvider<RateLimitEnforcer> enforcer) {
-		this.enforcer = enforcer;
+	private final BackgroundCalls background;
+
+	ServletCalls(ObjectProvider<PermitWaits> waits) {
+		this.waits = waits;
+		this.background = new BackgroundCalls(waits);
 	}
 
 	@Override
 	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		if (!(attributes instanceof ServletRequestAttributes servlet) || servlet.getResponse() == null) {
-			return invocation.proceed();
+			return this.background.invoke(invocation, method, limits);
 		}
 		LimitedRequest request = new ServletLimitedRequest(servlet.getRequest(), servlet.getResponse());
 		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
 		if (!left.isEmpty()) {
-			RateLimitEnforcer enforcer = this.enforcer.getObject();
-			enforcer.enforceAndWait(request, left, enforcer.clientKeys()
+			PermitWaits waits = this.waits.getObject();
+			RateLimitEnforcer enforcer = waits.enforcer();
+			waits.enforce(request, left, enforcer.clientKeys()
 				.context(servlet.getRequest(), servlet.getRequest().getUserPrincipal(), null, method,
-						invocation.getArguments()));
+						invocation.getArguments()), waits.maxWait(left, true));
 		}
 		return invocation.proceed();
 	}

@@ -1,0 +1,112 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+
+import dev.ratelimit.core.RateLimiter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.web.ErrorResponseException;
+
+/**
+ * The enforcer that decides requests and calls of {@code @RateLimited} methods, in any application with a limiter
+ * (web or not: calls outside HTTP requests are limited too), and the waits for a permit. Its answers are
+ * {@code ErrorResponseException}s, so it needs spring-web on the class path. Internal to the starter: imported by
+ * {@code RateLimitAutoConfiguration}.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(ErrorResponseException.class)
+@ConditionalOnBean(RateLimiter.class)
+@Import(RateLimitEnforcerConfiguration.MetricsConfiguration.class)
+class RateLimitEnforcerConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	LimitNames rateLimitNames() {
+		return new LimitNames();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events,
+			ObjectProvider<Timeouts> timeouts, LimitFactory factory, RememberedDenials denials) {
+		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
+				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
+						properties.getRedis().getUnavailableRetryAfter()));
+		return new RateLimitEnforcer(rateLimiter,
+				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
+				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
+				events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties))),
+				timeouts.getIfAvailable(ThreadTimeouts::new),
+				new LocalFallback(RateLimitProperties.requirePositive("ratelimit.fail-local.probe-interval",
+						properties.getFailLocal().getProbeInterval())),
+				factory.plans(), new ShadowDenials(logInterval(properties)), denials);
+	}
+
+	/** Denials answered without Redis while they stand ({@code ratelimit.denials.*}). */
+	@Bean
+	@ConditionalOnMissingBean
+	RememberedDenials rateLimitRememberedDenials(RateLimitProperties properties) {
+		RateLimitProperties.Denials denials = properties.getDenials();
+		if (denials.getMaxClients() < 1) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.denials.max-clients",
+					denials.getMaxClients(), "At least 1; set ratelimit.denials.remember=false to remember none.");
+		}
+		return new RememberedDenials(denials.isRemember(),
+				RateLimitProperties.requirePositive("ratelimit.denials.max-age", denials.getMaxAge()),
+				denials.getMaxClients(), System::nanoTime);
+	}
+
+	/** Every limit that a plan names exists: checked once the annotations' limits are known too. */
+	@Bean
+	ApplicationListener<ContextRefreshedEvent> rateLimitPlansCheck(LimitFactory factory, LimitNames names) {
+		return (event) -> factory.plans().requireKnownLimits(names.names());
+	}
+
+	/** Waits for a permit, up to {@code ratelimit.defaults.max-wait} outside requests. */
+	@Bean
+	@ConditionalOnMissingBean
+	PermitWaits rateLimitPermitWaits(RateLimitEnforcer enforcer, RateLimitProperties properties) {
+		return new PermitWaits(enforcer, properties.getDefaults().getMaxWait());
+	}
+
+	private static Duration logInterval(RateLimitProperties properties) {
+		return RateLimitProperties.requirePositive("ratelimit.redis.failure-log-interval",
+				properties.getRedis().getFailureLogInterval());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
+			MeterRegistry meterRegistry = registry.getIfAvailable();
+			return (meterRegistry != null) ? new RateLimitEvents.Metered(logInterval(properties), meterRegistry,
+					properties.getStore() == RateLimitProperties.Store.REDIS) : new RateLimitEvents(logInterval(properties));
+		}
+
+		/**
+		 * Creates every limit's meters once the context is refreshed: the annotations' limits are known when every
+		 * singleton is instantiated ({@code RateLimitedMethods}).
+		 */
+		@Bean
+		ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEvents events, LimitNames names) {
+			return (event) -> events.register(names.names());
+		}
+
+	}
+
+}
