@@ -100,6 +100,32 @@ public @interface RateLimited {
 	 */
 	String maxWait() default "";
 
+	/**
+	 * Charge by outcome: the call is charged only when it throws one of these exception types (or a subtype), for
+	 * example a failed login's {@code BadCredentialsException}. With {@link #chargeWhen()} or
+	 * {@link #chargeOnStatus()}, any of them that matches charges. A call is admitted only while the limit has room
+	 * for its cost (read without consuming), and the charge after the call is one atomic decision, so calls in
+	 * flight at once can overshoot the limit by at most their number. Methods returning a plain value only (not
+	 * {@code Mono}, {@code Flux} or {@code CompletionStage}), and not on WebFlux yet: startup stops there.
+	 */
+	Class<? extends Throwable>[] chargeOn() default {};
+
+	/**
+	 * Charge by outcome: a SpEL condition evaluated after the call, with {@code #result} (null when it threw),
+	 * {@code #exception} (null when it returned), the arguments by name, {@code #request}, {@code #principal} and
+	 * beans; the call is charged when it is {@code true}. See {@link #chargeOn()}.
+	 */
+	String chargeWhen() default "";
+
+	/**
+	 * Charge by outcome, for HTTP handlers: the call is charged when the status its outcome stands for is one of
+	 * these, such as {@code 401}: a returned {@code ResponseEntity}'s status, a thrown {@code ErrorResponse}'s (a
+	 * {@code ResponseStatusException}, say) or that of an exception class annotated {@code @ResponseStatus}, the
+	 * method's {@code @ResponseStatus}, else 200 for a returned value; another exception stands for no status. See
+	 * {@link #chargeOn()}.
+	 */
+	int[] chargeOnStatus() default {};
+
 	/** Container of repeated {@link RateLimited} annotations. */
 	@Target({ ElementType.METHOD, ElementType.TYPE })
 	@Retention(RetentionPolicy.RUNTIME)

@@ -17,12 +17,12 @@ public final class ArrivalDecisions {
 	}
 
 	/**
-	 * The limits of {@code handler} (most specific method of {@code beanType}) that do not read its arguments,
-	 * marking the request so that the advisor does not decide them again.
+	 * The limits of {@code handler} (most specific method of {@code beanType}) that neither read its arguments nor
+	 * are charged by outcome, marking the request so that the advisor does not decide them again.
 	 */
 	public static List<ConfiguredLimit> onArrival(LimitedRequest request, RateLimitedMethods methods, Method handler,
 			Class<?> beanType) {
-		List<ConfiguredLimit> limits = withoutArguments(methods.limitsFor(handler, beanType));
+		List<ConfiguredLimit> limits = onArrival(methods.limitsFor(handler, beanType));
 		if (!limits.isEmpty()) {
 			request.setAttribute(DECIDED, handler);
 		}
@@ -40,20 +40,23 @@ public final class ArrivalDecisions {
 		}
 		// Once: the same method called again within the request is another call, charged in full.
 		request.removeAttribute(DECIDED);
-		return noneReadsArguments(limits) ? List.of() : limits.stream().filter(ConfiguredLimit::readsArguments).toList();
+		return noneDecidedOnCall(limits) ? List.of() : limits.stream().filter(ConfiguredLimit::decidedOnCall).toList();
 	}
 
-	/** The limits whose key does not read the arguments; {@code limits} itself when none does (no copy per request). */
-	private static List<ConfiguredLimit> withoutArguments(List<ConfiguredLimit> limits) {
-		if (noneReadsArguments(limits)) {
+	/**
+	 * The limits that can be decided on arrival (their key does not read the arguments, and they are charged before
+	 * the call); {@code limits} itself when all can (no copy per request).
+	 */
+	private static List<ConfiguredLimit> onArrival(List<ConfiguredLimit> limits) {
+		if (noneDecidedOnCall(limits)) {
 			return limits;
 		}
-		return limits.stream().filter((limit) -> !limit.readsArguments()).toList();
+		return limits.stream().filter((limit) -> !limit.decidedOnCall()).toList();
 	}
 
-	private static boolean noneReadsArguments(List<ConfiguredLimit> limits) {
+	private static boolean noneDecidedOnCall(List<ConfiguredLimit> limits) {
 		for (ConfiguredLimit limit : limits) {
-			if (limit.readsArguments()) {
+			if (limit.decidedOnCall()) {
 				return false;
 			}
 		}

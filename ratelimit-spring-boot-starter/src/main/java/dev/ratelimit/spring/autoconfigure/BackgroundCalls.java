@@ -59,6 +59,9 @@ public final class BackgroundCalls implements LimitedCalls {
 					+ Thread.currentThread().getName() + "), where it cannot wait for Redis; return a Mono, Flux or"
 					+ " CompletionStage, or call it from another thread");
 		}
+		if (OutcomeCharges.any(limits)) {
+			return OutcomeCharges.invoke(waits, invocation, method, new BackgroundCall(), limits, context, maxWait);
+		}
 		waits.enforce(new BackgroundCall(), limits, context, maxWait);
 		return invocation.proceed();
 	}

@@ -25,10 +25,12 @@ import org.springframework.expression.Expression;
  * name; otherwise empty
  * @param maxWait the annotation's {@code maxWait}: how long a denied call may wait for a permit; {@code null} when
  * not given (then {@code ratelimit.defaults.max-wait} outside a request, no wait within one), and for filter rules
+ * @param charge for a limit charged by outcome, when a call is charged; {@code null} for a limit charged before the
+ * call
  */
 public record ConfiguredLimit(LimitDefinition definition, Expression key, FailurePolicy failurePolicy, String source,
 		boolean explicitName, boolean readsArguments, LimitDefinition localShare, String plan,
-		Map<String, ConfiguredLimit> byPlan, Duration maxWait) {
+		Map<String, ConfiguredLimit> byPlan, Duration maxWait, ChargeCondition charge) {
 
 	public ConfiguredLimit {
 		byPlan = Map.copyOf(byPlan);
@@ -41,6 +43,19 @@ public record ConfiguredLimit(LimitDefinition definition, Expression key, Failur
 	/** Whether this limit is in shadow mode: decided and counted, never refusing. */
 	public boolean shadow() {
 		return this.definition.shadow();
+	}
+
+	/**
+	 * Whether this limit can be decided only when its method is called, not on the request's arrival: its key reads
+	 * the arguments, or it is charged by the call's outcome.
+	 */
+	public boolean decidedOnCall() {
+		return this.readsArguments || this.charge != null;
+	}
+
+	/** Whether the call is charged after it ran, by its outcome, rather than before. */
+	public boolean chargedByOutcome() {
+		return this.charge != null;
 	}
 
 	/** Whether the shape of this limit depends on the client's plan. */

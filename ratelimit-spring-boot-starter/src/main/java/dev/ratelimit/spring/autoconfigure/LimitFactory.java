@@ -1,9 +1,12 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
@@ -96,7 +99,7 @@ public final class LimitFactory {
 					: null;
 			return planned(new ConfiguredLimit(definition, key, failurePolicy, source,
 					StringUtils.hasText(annotation.name()), key != null && readsArguments(((SpelExpression) key).getAST()),
-					localShare(definition, failurePolicy), null, Map.of(), maxWait));
+					localShare(definition, failurePolicy), null, Map.of(), maxWait, charge(annotation, variables)));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
 			throw new IllegalStateException("Invalid " + source + ": " + ex.getMessage(), ex);
@@ -141,7 +144,7 @@ public final class LimitFactory {
 						ex.getMessage());
 			}
 			return planned(new ConfiguredLimit(definition, key, failurePolicy, property,
-					StringUtils.hasText(rule.getName()), false, localShare, null, Map.of(), null));
+					StringUtils.hasText(rule.getName()), false, localShare, null, Map.of(), null, null));
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
@@ -223,7 +226,7 @@ public final class LimitFactory {
 			RateLimitProperties.PlanLimit shape = this.plans.shape(shaping, base.name());
 			if (shape == null) {
 				byPlan.put(plan, new ConfiguredLimit(own, base.key(), base.failurePolicy(), base.source(),
-						base.explicitName(), base.readsArguments(), base.localShare(), plan, Map.of(), base.maxWait()));
+						base.explicitName(), base.readsArguments(), base.localShare(), plan, Map.of(), base.maxWait(), base.charge()));
 				continue;
 			}
 			String property = "ratelimit.plans." + shaping + "." + base.name();
@@ -233,7 +236,7 @@ public final class LimitFactory {
 					.withShadow(own.shadow());
 				byPlan.put(plan, new ConfiguredLimit(definition, base.key(), base.failurePolicy(), base.source(),
 						base.explicitName(), base.readsArguments(), localShare(definition, base.failurePolicy()), plan,
-						Map.of(), base.maxWait()));
+						Map.of(), base.maxWait(), base.charge()));
 			}
 			catch (IllegalArgumentException ex) {
 				throw new InvalidConfigurationPropertyValueException(property, shape,
@@ -241,7 +244,7 @@ public final class LimitFactory {
 			}
 		}
 		return new ConfiguredLimit(own, base.key(), base.failurePolicy(), base.source(), base.explicitName(),
-				base.readsArguments(), base.localShare(), null, byPlan, base.maxWait());
+				base.readsArguments(), base.localShare(), null, byPlan, base.maxWait(), base.charge());
 	}
 
 	private LimitDefinition planDefinition(String name, RateLimitProperties.PlanLimit shape, Algorithm algorithm,
@@ -349,6 +352,33 @@ public final class LimitFactory {
 			throw new IllegalArgumentException("window '" + value + "' has no unit; write it as 60s, 500ms, 1m or PT1M");
 		}
 		return DurationStyle.detectAndParse(value);
+	}
+
+	/** The annotation's charge-by-outcome condition, or {@code null} when the call is charged before it runs. */
+	private ChargeCondition charge(RateLimited annotation, KeyVariables variables) {
+		if (annotation.chargeOn().length == 0 && !StringUtils.hasText(annotation.chargeWhen())
+				&& annotation.chargeOnStatus().length == 0) {
+			return null;
+		}
+		Set<String> names = new HashSet<>(variables.names());
+		names.add("result");
+		names.add("exception");
+		Expression expression;
+		try {
+			expression = parseKey(annotation.chargeWhen(), new KeyVariables(names, "known are #result, #exception, and "
+					+ variables.hint().replaceFirst("^known are ", "")));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(ex.getMessage().replace("key expression", "chargeWhen expression"), ex);
+		}
+		Set<Integer> statuses = new HashSet<>();
+		for (int status : annotation.chargeOnStatus()) {
+			if (status < 100 || status > 599) {
+				throw new IllegalArgumentException("chargeOnStatus " + status + " is not an HTTP status (100 to 599)");
+			}
+			statuses.add(status);
+		}
+		return new ChargeCondition(List.of(annotation.chargeOn()), expression, statuses);
 	}
 
 	/** A max-wait: {@code 0} alone, or a duration with its unit, not negative. */

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import dev.ratelimit.spring.RateLimitExceededException;
 
@@ -56,11 +57,21 @@ public final class PermitWaits {
 	 */
 	public void enforce(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
 			Duration maxWait) {
+		enforce(request, (attempt) -> this.enforcer.enforceAndWait(attempt, limits, context), maxWait);
+	}
+
+	/**
+	 * {@code decision} made on this thread until it admits, sleeping between attempts.
+	 * @param decision one attempt: returns when admitted, throws {@link RateLimitExceededException} when denied
+	 * @throws dev.ratelimit.spring.RateLimitException as {@link #enforce(LimitedRequest, List, EvaluationContext,
+	 * Duration)} throws it
+	 */
+	public void enforce(LimitedRequest request, Consumer<LimitedRequest> decision, Duration maxWait) {
 		long deadline = System.nanoTime() + maxWait.toNanos();
 		LimitedRequest attempt = request;
 		while (true) {
 			try {
-				this.enforcer.enforceAndWait(attempt, limits, context);
+				decision.accept(attempt);
 				return;
 			}
 			catch (RateLimitExceededException ex) {

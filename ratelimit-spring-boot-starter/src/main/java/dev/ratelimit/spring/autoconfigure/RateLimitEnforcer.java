@@ -185,6 +185,84 @@ public final class RateLimitEnforcer {
 		}
 	}
 
+	/**
+	 * Admission of a call charged by outcome: each limit must have room for the call's cost now, read without
+	 * consuming ({@link RateLimiter#peek}, one read per limit). Blocks the calling thread for the reads. When a read
+	 * fails, a fail-closed limit refuses the call and the others admit it (there is nothing to decide locally: the
+	 * charge after the call will ask Redis again).
+	 * @return the enforced limits' states as read, for the response's fields when the call is not charged
+	 * @throws RateLimitException the 429 when a limit has no room, the 503 of a fail-closed limit, the 400 of a
+	 * missing key
+	 */
+	public List<LimitDecision> peekAdmission(LimitedRequest request, List<ConfiguredLimit> configured,
+			EvaluationContext context) {
+		List<LimitDecision> peeked = new ArrayList<>();
+		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
+			String clientKey = this.clientKeys.resolve(limit, request, context);
+			long start = System.nanoTime();
+			try {
+				peeked.add(this.limiter.peek(clientKey, limit.definition()));
+				this.events.redisCall(System.nanoTime() - start, "success");
+			}
+			catch (RuntimeException ex) {
+				this.events.redisCall(System.nanoTime() - start, "failure");
+				this.events.redisFailed(ex);
+				if (limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow()) {
+					this.events.failedClosed(List.of(limit));
+					throw this.responses.unavailable(request);
+				}
+			}
+		}
+		if (peeked.isEmpty()) {
+			return List.of();
+		}
+		RateLimitDecision admission = new RateLimitDecision(peeked);
+		List<LimitDecision> fields = enforced(admission);
+		if (!admission.allowed()) {
+			this.events.decided(admission);
+			throw this.responses.exceeded(request, fields, admission);
+		}
+		return fields;
+	}
+
+	/**
+	 * The charge of a call charged by outcome, after it ran: one decision per client key, as for any request, that
+	 * consumes when the limits still have room and records nothing otherwise (other calls in flight took it); never
+	 * an error, the call has run. Its fields, and {@code uncharged}'s (the states admission read), go on the response.
+	 * Blocks the calling thread.
+	 */
+	public void charge(LimitedRequest request, List<ConfiguredLimit> configured, EvaluationContext context,
+			List<LimitDecision> uncharged) {
+		List<LimitDecision> fields = new ArrayList<>(uncharged);
+		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
+			try {
+				byKey.computeIfAbsent(this.clientKeys.resolve(limit, request, context), (key) -> new ArrayList<>())
+					.add(limit);
+			}
+			catch (RateLimitException ex) {
+				// admission resolved the same key a moment ago; an expression that changed its mind charges nothing
+			}
+		}
+		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
+			long start = System.nanoTime();
+			try {
+				RateLimitDecision decision = this.limiter.tryAcquire(group.getKey(),
+						sharedBudgetsMerged(group.getValue()));
+				this.events.redisCall(System.nanoTime() - start, "success");
+				this.events.decided(decision);
+				fields.addAll(enforced(decision));
+			}
+			catch (RuntimeException ex) {
+				this.events.redisCall(System.nanoTime() - start, "failure");
+				this.events.redisFailed(ex);
+			}
+		}
+		if (!fields.isEmpty()) {
+			this.responses.headers().addTo(request, fields);
+		}
+	}
+
 	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
 	private CompletableFuture<Void> decide(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			long deadline, List<LimitDecision> applied, Executor continuation) {

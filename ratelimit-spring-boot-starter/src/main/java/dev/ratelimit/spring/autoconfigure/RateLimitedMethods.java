@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.spring.RateLimited;
@@ -52,6 +54,10 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 		NONE
 
 	}
+
+	/** Whether Reactive Streams is on the class path (a servlet application may lack it). */
+	private static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
+			RateLimitedMethods.class.getClassLoader());
 
 	private final LimitFactory factory;
 
@@ -107,11 +113,29 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
 							+ " would not be applied: Spring AOP can only limit methods that are not private, final or static");
 				}
+				if (limits.stream().anyMatch(ConfiguredLimit::chargedByOutcome)) {
+					checkChargedByOutcome(userClass, method);
+				}
 				if (this.stack == Stack.REACTIVE) {
 					checkReactive(userClass, method, limits);
 				}
 			}, (method) -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class
 					&& (annotatedClass || !annotations(method).isEmpty()));
+		}
+	}
+
+	/** Charge by outcome reads the limit and charges it on the calling thread: not for asynchronous results yet. */
+	private void checkChargedByOutcome(Class<?> userClass, Method method) {
+		String name = userClass.getName() + "." + method.getName();
+		if (this.stack == Stack.REACTIVE) {
+			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
+					+ " chargeOnStatus), which is not available on WebFlux yet; charge every call instead");
+		}
+		Class<?> returnType = method.getReturnType();
+		if ((REACTIVE_STREAMS && Publisher.class.isAssignableFrom(returnType))
+				|| Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)) {
+			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
+					+ " chargeOnStatus), which needs a method that returns its result, not a " + returnType.getSimpleName());
 		}
 	}
 

@@ -8,11 +8,13 @@ import dev.ratelimit.spring.autoconfigure.BackgroundCalls;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.LimitedCalls;
 import dev.ratelimit.spring.autoconfigure.LimitedRequest;
+import dev.ratelimit.spring.autoconfigure.OutcomeCharges;
 import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.expression.EvaluationContext;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -42,13 +44,18 @@ final class ServletCalls implements LimitedCalls {
 		}
 		LimitedRequest request = new ServletLimitedRequest(servlet.getRequest(), servlet.getResponse());
 		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
-		if (!left.isEmpty()) {
-			PermitWaits waits = this.waits.getObject();
-			RateLimitEnforcer enforcer = waits.enforcer();
-			waits.enforce(request, left, enforcer.clientKeys()
-				.context(servlet.getRequest(), servlet.getRequest().getUserPrincipal(), null, method,
-						invocation.getArguments()), waits.maxWait(left, true));
+		if (left.isEmpty()) {
+			return invocation.proceed();
 		}
+		PermitWaits waits = this.waits.getObject();
+		RateLimitEnforcer enforcer = waits.enforcer();
+		EvaluationContext context = enforcer.clientKeys()
+			.context(servlet.getRequest(), servlet.getRequest().getUserPrincipal(), null, method,
+					invocation.getArguments());
+		if (OutcomeCharges.any(left)) {
+			return OutcomeCharges.invoke(waits, invocation, method, request, left, context, waits.maxWait(left, true));
+		}
+		waits.enforce(request, left, context, waits.maxWait(left, true));
 		return invocation.proceed();
 	}
 
