@@ -14,7 +14,9 @@ class HomeController {
 			  GET  /api/catalog/{id}  cost 1 from the 'api-budget' token bucket (10 per hour; 100 for pro- keys)
 			  GET  /api/reports/{id}  cost 5 from the same 'api-budget' bucket
 			  GET  /api/search?q=     'search-per-second' (5 per second) and 'search-per-hour' (20 per hour)
-			  POST /auth/login        'login': sliding log, 5 attempts per minute per username
+			  POST /auth/login        'login': sliding log, 5 failed attempts per minute per username
+			  POST /demo/partner/burst?calls=20   calls a partner from background threads: 'partner', 5 per second
+			                          for the whole fleet, each denied call waiting for a permit
 			  GET  /actuator/ratelimits[/{name}?client=key:<api key>]   the limits; a client's state (DELETE: reset it)
 			""";
 

@@ -12,9 +12,10 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Login attempts, limited per username whatever address they come from: the defence against guessing one
- * account's password. A sliding log, because it is exact: a fixed window of 5 per minute would let an attacker
- * try 10 passwords within a second around each minute boundary.
+ * Failed login attempts, limited per username whatever address they come from: the defence against guessing one
+ * account's password, which never locks out a user who keeps logging in successfully. A sliding log, because it is
+ * exact: a fixed window of 5 per minute would let an attacker try 10 passwords within a second around each minute
+ * boundary.
  */
 @RestController
 class LoginController {
@@ -25,9 +26,13 @@ class LoginController {
 	/** The demo's only account. */
 	private static final Map<String, String> PASSWORDS = Map.of("alice", "wonderland");
 
-	/** Every attempt counts, successful or not: the limit runs before the password is checked. */
+	/**
+	 * Only failed attempts count (the 401s): an attempt is admitted while the username has room, and charged when
+	 * it fails.
+	 */
 	@PostMapping("/auth/login")
-	@RateLimited(name = "login", algorithm = "sliding-log", limit = 5, window = "1m", key = "#username")
+	@RateLimited(name = "login", algorithm = "sliding-log", limit = 5, window = "1m", key = "#username",
+			chargeOnStatus = 401)
 	ResponseEntity<?> login(@RequestParam String username, @RequestParam String password) {
 		if (password.equals(PASSWORDS.get(username))) {
 			return ResponseEntity.ok(new Login(username, true));

@@ -54,6 +54,14 @@ final class Http {
 		return send(HttpRequest.newBuilder(instance.uri(path)).timeout(Duration.ofSeconds(10)).DELETE().build());
 	}
 
+	/** {@code POST path} without a body, answered within a minute. */
+	static CompletableFuture<HttpResponse<String>> postAsync(SampleProcess instance, String path) {
+		return CLIENT.sendAsync(HttpRequest.newBuilder(instance.uri(path))
+			.timeout(Duration.ofSeconds(60))
+			.POST(HttpRequest.BodyPublishers.noBody())
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
 	/** {@code POST /auth/login} with a form body. */
 	static HttpResponse<String> login(SampleProcess instance, String username, String password) {
 		String form = "username=" + URLEncoder.encode(username, StandardCharsets.UTF_8) + "&password="

@@ -79,6 +79,42 @@ class TwoInstancesIT {
 	}
 
 	@Test
+	void onlyFailedLoginsAreCharged() {
+		// alice is the demo's one account (password wonderland); no other test logs in as her
+		for (int i = 0; i < 10; i++) {
+			assertThat(Http.login(instance(i), "alice", "wonderland").statusCode()).isEqualTo(200);
+		}
+		List<Long> remaining = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			HttpResponse<String> failed = Http.login(instance(i), "alice", "guess-" + i);
+			assertThat(failed.statusCode()).isEqualTo(401);
+			remaining.add(Http.states(failed).get("login").remaining());
+		}
+		// the fields after each charge, whichever instance answered
+		assertThat(remaining).containsExactly(4L, 3L, 2L, 1L, 0L);
+		assertThat(Http.login(b, "alice", "wonderland").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void partnerCallsOfBothInstancesTogetherArriveAtTheFleetsRate() throws Exception {
+		long start = System.nanoTime();
+		CompletableFuture<HttpResponse<String>> burstA = Http.postAsync(a, "/demo/partner/burst?calls=20");
+		CompletableFuture<HttpResponse<String>> burstB = Http.postAsync(b, "/demo/partner/burst?calls=20");
+		List<HttpResponse<String>> bursts = List.of(burstA.get(), burstB.get());
+		long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+		int arrived = 0;
+		for (HttpResponse<String> burst : bursts) {
+			assertThat(burst.statusCode()).isEqualTo(200);
+			assertThat(JsonPath.<Integer>read(burst.body(), "$.refused")).as(burst.body()).isZero();
+			arrived += JsonPath.<Integer>read(burst.body(), "$.arrived");
+		}
+		assertThat(arrived).isEqualTo(40);
+		// 'partner' is a token bucket of 5, refilled with 5 a second, for the whole fleet: the 40th call cannot have
+		// been let through before (40 - 5) / 5 = 7 s after the first
+		assertThat(elapsedMs).isGreaterThanOrEqualTo(7_000);
+	}
+
+	@Test
 	void apiKeyRuleAdmitsItsLimitOnceAcrossBothInstances() {
 		String apiKey = "key-" + UUID.randomUUID();
 		long minuteBefore = currentMinute();
