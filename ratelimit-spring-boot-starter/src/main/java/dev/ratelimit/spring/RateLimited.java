@@ -105,8 +105,8 @@ public @interface RateLimited {
 	 * example a failed login's {@code BadCredentialsException}. With {@link #chargeWhen()} or
 	 * {@link #chargeOnStatus()}, any of them that matches charges. A call is admitted only while the limit has room
 	 * for its cost (read without consuming), and the charge after the call is one atomic decision, so calls in
-	 * flight at once can overshoot the limit by at most their number. Methods returning a plain value only (not
-	 * {@code Mono}, {@code Flux} or {@code CompletionStage}), and not on WebFlux yet: startup stops there.
+	 * flight at once can overshoot the limit by at most their number. For methods returning a plain value (Spring
+	 * MVC, outside requests) or a {@code Mono} (WebFlux, outside requests); startup stops on other methods.
 	 */
 	Class<? extends Throwable>[] chargeOn() default {};
 

@@ -44,7 +44,7 @@ public final class BackgroundCalls implements LimitedCalls {
 			.context(null, null, null, method, invocation.getArguments());
 		Class<?> returnType = method.getReturnType();
 		if (REACTOR && Publisher.class.isAssignableFrom(returnType)) {
-			Object reactive = Reactive.invoke(invocation, returnType, waits, limits, context, maxWait);
+			Object reactive = Reactive.invoke(invocation, method, returnType, waits, limits, context, maxWait);
 			if (reactive != null) {
 				return reactive;
 			}
@@ -81,28 +81,22 @@ public final class BackgroundCalls implements LimitedCalls {
 	private static final class Reactive {
 
 		/** The limited publisher, or {@code null} when the return type is neither a Mono nor what a Flux is. */
-		static Object invoke(MethodInvocation invocation, Class<?> returnType, PermitWaits waits,
+		static Object invoke(MethodInvocation invocation, Method method, Class<?> returnType, PermitWaits waits,
 				List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait) {
+			if (Mono.class.isAssignableFrom(returnType) && OutcomeCharges.any(limits)) {
+				return Mono.defer(() -> ReactorPermitWaits.invokeChargedByOutcome(waits, invocation, method,
+						new BackgroundCall(), limits, context, maxWait, Schedulers::parallel));
+			}
 			// a call of its own for each subscription: a publisher subscribed again is decided again
 			Mono<Void> decision = Mono
 				.defer(() -> ReactorPermitWaits.enforce(waits, new BackgroundCall(), limits, context, maxWait));
 			if (Mono.class.isAssignableFrom(returnType)) {
-				return decision.then(Mono.defer(() -> Mono.from(proceed(invocation))));
+				return decision.then(Mono.defer(() -> Mono.from(ReactorPermitWaits.proceed(invocation))));
 			}
 			if (returnType.isAssignableFrom(Flux.class)) {
-				return decision.thenMany(Flux.defer(() -> proceed(invocation)));
+				return decision.thenMany(Flux.defer(() -> ReactorPermitWaits.proceed(invocation)));
 			}
 			return null;
-		}
-
-		private static Publisher<?> proceed(MethodInvocation invocation) {
-			try {
-				Object result = invocation.proceed();
-				return (result != null) ? (Publisher<?>) result : Mono.empty();
-			}
-			catch (Throwable ex) {
-				return Mono.error(ex);
-			}
 		}
 
 	}

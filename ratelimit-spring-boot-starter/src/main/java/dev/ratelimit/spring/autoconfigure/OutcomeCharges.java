@@ -73,19 +73,22 @@ public final class OutcomeCharges {
 				charged.add(limit);
 			}
 		}
-		List<LimitDecision> uncharged = admission.get()
-			.stream()
-			.filter((decision) -> charged.stream().noneMatch((limit) -> limit.name().equals(decision.limit().name())))
-			.toList();
-		enforcer.charge(request, charged, context, uncharged);
+		enforcer.charge(request, charged, context, uncharged(admission.get(), charged));
 		if (thrown != null) {
 			throw thrown;
 		}
 		return result;
 	}
 
+	/** The states admission read of the limits not charged, for the response's fields. */
+	static List<LimitDecision> uncharged(List<LimitDecision> admission, List<ConfiguredLimit> charged) {
+		return admission.stream()
+			.filter((decision) -> charged.stream().noneMatch((limit) -> limit.name().equals(decision.limit().name())))
+			.toList();
+	}
+
 	/** A condition that fails to evaluate charges: a limit must not be left unlimited by a broken expression. */
-	private static boolean matches(ConfiguredLimit limit, Method method, Object result, Throwable thrown,
+	static boolean matches(ConfiguredLimit limit, Method method, Object result, Throwable thrown,
 			EvaluationContext context) {
 		try {
 			return limit.charge().matches(method, result, thrown, context);

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.spring.RateLimited;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -57,6 +58,10 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 
 	/** Whether Reactive Streams is on the class path (a servlet application may lack it). */
 	private static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
+			RateLimitedMethods.class.getClassLoader());
+
+	/** Whether Reactor is on the class path. */
+	private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			RateLimitedMethods.class.getClassLoader());
 
 	private final LimitFactory factory;
@@ -124,18 +129,30 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 		}
 	}
 
-	/** Charge by outcome reads the limit and charges it on the calling thread: not for asynchronous results yet. */
+	/**
+	 * Charge by outcome needs the call's outcome: a returned value, or on WebFlux and outside requests a
+	 * {@code Mono}'s; not a {@code Flux}, a {@code CompletionStage} or a {@code Future} yet.
+	 */
 	private void checkChargedByOutcome(Class<?> userClass, Method method) {
 		String name = userClass.getName() + "." + method.getName();
-		if (this.stack == Stack.REACTIVE) {
-			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
-					+ " chargeOnStatus), which is not available on WebFlux yet; charge every call instead");
-		}
 		Class<?> returnType = method.getReturnType();
-		if ((REACTIVE_STREAMS && Publisher.class.isAssignableFrom(returnType))
-				|| Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)) {
+		boolean mono = REACTOR && Mono.class.isAssignableFrom(returnType);
+		boolean publisher = REACTIVE_STREAMS && Publisher.class.isAssignableFrom(returnType);
+		if (this.stack == Stack.REACTIVE && !mono) {
 			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
-					+ " chargeOnStatus), which needs a method that returns its result, not a " + returnType.getSimpleName());
+					+ " chargeOnStatus), which on WebFlux needs a method that returns a Mono, not a "
+					+ returnType.getSimpleName());
+		}
+		if (this.stack == Stack.SERVLET && publisher) {
+			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
+					+ " chargeOnStatus), which on Spring MVC needs a method that returns its result, not a "
+					+ returnType.getSimpleName());
+		}
+		if ((publisher && !mono) || Future.class.isAssignableFrom(returnType)
+				|| CompletionStage.class.isAssignableFrom(returnType)) {
+			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
+					+ " chargeOnStatus), which needs a method that returns its result or a Mono, not a "
+					+ returnType.getSimpleName());
 		}
 	}
 

@@ -1,11 +1,17 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
+import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -14,8 +20,9 @@ import org.springframework.expression.EvaluationContext;
 
 /**
  * {@link PermitWaits} for methods returning {@code Mono} or {@code Flux}: a wait is a {@link Mono#delay}, so no
- * thread is held, and a subscriber that cancels while it waits cancels the next decision too. Loaded only when
- * Reactor is on the class path. Internal to the starter.
+ * thread is held, and a subscriber that cancels while it waits cancels the next decision too. Also charge by
+ * outcome for a {@code Mono} ({@link OutcomeCharges}), whose reads and charge run on Reactor's bounded elastic
+ * threads, never on an event loop. Loaded only when Reactor is on the class path. Internal to the starter.
  */
 public final class ReactorPermitWaits {
 
@@ -37,25 +44,77 @@ public final class ReactorPermitWaits {
 	 */
 	public static Mono<Void> enforce(PermitWaits waits, LimitedRequest request, List<ConfiguredLimit> limits,
 			EvaluationContext context, Duration maxWait, Supplier<Scheduler> continuation) {
-		return Mono.defer(() -> attempt(waits, request, request, limits, context,
-				System.nanoTime() + maxWait.toNanos(), continuation));
+		return untilAdmitted(request, maxWait, (attempt) -> decided(waits, attempt, limits, context, continuation));
 	}
 
-	private static Mono<Void> attempt(PermitWaits waits, LimitedRequest request, LimitedRequest attempt,
-			List<ConfiguredLimit> limits, EvaluationContext context, long deadline, Supplier<Scheduler> continuation) {
-		return Mono.defer(() -> {
-			CompletableFuture<Void> decision = waits.enforcer().enforce(attempt, limits, context).toCompletableFuture();
-			Mono<Void> decided = Mono.fromFuture(decision, true);
-			return decision.isDone() ? decided : decided.publishOn(continuation.get());
-		}).onErrorResume(RateLimitExceededException.class, (denied) -> {
+	/**
+	 * A {@code Mono} method's call with limits charged by outcome: admitted as {@link OutcomeCharges} admits, the
+	 * method's {@code Mono} subscribed, then charged by its outcome before its value or error goes on.
+	 */
+	public static Mono<Object> invokeChargedByOutcome(PermitWaits waits, MethodInvocation invocation, Method method,
+			LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait,
+			Supplier<Scheduler> continuation) {
+		RateLimitEnforcer enforcer = waits.enforcer();
+		List<ConfiguredLimit> byOutcome = limits.stream().filter(ConfiguredLimit::chargedByOutcome).toList();
+		List<ConfiguredLimit> before = limits.stream().filter((limit) -> !limit.chargedByOutcome()).toList();
+		Mono<List<LimitDecision>> admission = untilAdmitted(request, maxWait, (attempt) -> Mono
+			// the reads block: off any event loop
+			.fromCallable(() -> enforcer.peekAdmission(attempt, byOutcome, context))
+			.subscribeOn(Schedulers.boundedElastic())
+			.flatMap((peeked) -> before.isEmpty() ? Mono.just(peeked)
+					: decided(waits, attempt, before, context, continuation).thenReturn(peeked)));
+		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(proceed(invocation)))
+			.materialize()
+			.flatMap((signal) -> Mono.fromRunnable(() -> {
+				context.setVariable("result", signal.get());
+				context.setVariable("exception", signal.getThrowable());
+				List<ConfiguredLimit> charged = new ArrayList<>();
+				for (ConfiguredLimit limit : byOutcome) {
+					if (OutcomeCharges.matches(limit, method, signal.get(), signal.getThrowable(), context)) {
+						charged.add(limit);
+					}
+				}
+				enforcer.charge(request, charged, context, OutcomeCharges.uncharged(peeked, charged));
+			}).subscribeOn(Schedulers.boundedElastic()).publishOn(continuation.get()).then(signal.isOnError()
+					? Mono.error(signal.getThrowable()) : Mono.justOrEmpty(signal.get()))));
+	}
+
+	/** {@code attempt} until it admits, waiting each denial's retry-after with a delay, up to {@code maxWait}. */
+	private static <T> Mono<T> untilAdmitted(LimitedRequest request, Duration maxWait,
+			Function<LimitedRequest, Mono<T>> attempt) {
+		return Mono.defer(() -> attempt(request, request, System.nanoTime() + maxWait.toNanos(), attempt));
+	}
+
+	private static <T> Mono<T> attempt(LimitedRequest request, LimitedRequest current, long deadline,
+			Function<LimitedRequest, Mono<T>> attempt) {
+		return Mono.defer(() -> attempt.apply(current)).onErrorResume(RateLimitExceededException.class, (denied) -> {
 			long waitNanos = PermitWaits.waitNanos(denied, deadline);
 			if (waitNanos < 0) {
 				return Mono.error(denied);
 			}
 			return Mono.delay(Duration.ofNanos(waitNanos))
-				.then(attempt(waits, request, RateLimitEnforcer.anotherAttempt(request), limits, context, deadline,
-						continuation));
+				.then(attempt(request, RateLimitEnforcer.anotherAttempt(request), deadline, attempt));
 		});
+	}
+
+	private static Mono<Void> decided(PermitWaits waits, LimitedRequest attempt, List<ConfiguredLimit> limits,
+			EvaluationContext context, Supplier<Scheduler> continuation) {
+		return Mono.defer(() -> {
+			CompletableFuture<Void> decision = waits.enforcer().enforce(attempt, limits, context).toCompletableFuture();
+			Mono<Void> decided = Mono.fromFuture(decision, true);
+			return decision.isDone() ? decided : decided.publishOn(continuation.get());
+		});
+	}
+
+	/** The method's publisher; its error when the method throws. */
+	public static Publisher<?> proceed(MethodInvocation invocation) {
+		try {
+			Object result = invocation.proceed();
+			return (result != null) ? (Publisher<?>) result : Mono.empty();
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
 	}
 
 }

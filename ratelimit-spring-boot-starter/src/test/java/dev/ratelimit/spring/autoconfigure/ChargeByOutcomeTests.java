@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,10 +20,13 @@ import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -40,9 +44,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * Charge by outcome on a real Redis: a login limit that counts failed attempts only, by exception type (a call
  * outside a request), by a condition on the result, and by the HTTP status of a Spring MVC handler's answer with
- * the fields after the charge; concurrent failures overshoot the limit by no more than the calls in flight; and a
+ * the fields after the charge, on Spring MVC and WebFlux; a {@code Mono}'s outcome without blocking; concurrent failures overshoot the limit by no more than the calls in flight; and a
  * method whose result comes later refuses to start.
  */
+@ExtendWith(NoBlocking.class)
 class ChargeByOutcomeTests {
 
 	private static final int LIMIT = 5;
@@ -63,6 +68,42 @@ class ChargeByOutcomeTests {
 			assertThat(logins.attempts("alice")).isEqualTo(20 + LIMIT);
 			// another user has a budget of its own
 			assertThat(logins.login("bob", "right")).isEqualTo("welcome bob");
+		}
+	}
+
+	@Test
+	void aMonoIsChargedByItsOutcomeWithoutBlocking() throws Exception {
+		try (ConfigurableApplicationContext context = start("none")) {
+			Logins logins = context.getBean(Logins.class);
+			for (int i = 0; i < 10; i++) {
+				assertThat(logins.reactiveLogin("frank", "right").block(Duration.ofSeconds(30))).isEqualTo("welcome frank");
+			}
+			for (int i = 0; i < LIMIT; i++) {
+				assertThatExceptionOfType(BadCredentials.class)
+					.isThrownBy(() -> logins.reactiveLogin("frank", "wrong").block(Duration.ofSeconds(30)));
+			}
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> logins.reactiveLogin("frank", "right").block(Duration.ofSeconds(30)));
+		}
+	}
+
+	@Test
+	void aWebFluxHandlerIsChargedByItsResponseStatus() throws Exception {
+		try (ConfigurableApplicationContext context = start("reactive")) {
+			String base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
+			HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+			for (int i = 0; i < 10; i++) {
+				HttpResponse<String> ok = post(http, base + "/reactive", "gina", "right");
+				assertThat(ok.statusCode()).isEqualTo(200);
+				assertThat(ok.headers().firstValue("RateLimit")).contains("\"reactive-login-http\";r=5;t=0");
+			}
+			for (int i = 1; i <= LIMIT; i++) {
+				HttpResponse<String> failed = post(http, base + "/reactive", "gina", "wrong");
+				assertThat(failed.statusCode()).isEqualTo(401);
+				assertThat(failed.headers().firstValue("RateLimit").orElseThrow())
+					.startsWith("\"reactive-login-http\";r=" + (LIMIT - i) + ";");
+			}
+			assertThat(post(http, base + "/reactive", "gina", "right").statusCode()).isEqualTo(429);
 		}
 	}
 
@@ -122,18 +163,18 @@ class ChargeByOutcomeTests {
 			String base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
 			HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 			for (int i = 0; i < 10; i++) {
-				HttpResponse<String> ok = post(http, base, "erin", "right");
+				HttpResponse<String> ok = post(http, base + "/login", "erin", "right");
 				assertThat(ok.statusCode()).isEqualTo(200);
 				assertThat(ok.headers().firstValue("RateLimit")).contains("\"http-login\";r=5;t=0");
 			}
 			for (int i = 1; i <= LIMIT; i++) {
-				HttpResponse<String> failed = post(http, base, "erin", "wrong");
+				HttpResponse<String> failed = post(http, base + "/login", "erin", "wrong");
 				assertThat(failed.statusCode()).isEqualTo(401);
 				// the state after this attempt's charge
 				assertThat(failed.headers().firstValue("RateLimit").orElseThrow())
 					.startsWith("\"http-login\";r=" + (LIMIT - i) + ";");
 			}
-			HttpResponse<String> refused = post(http, base, "erin", "right");
+			HttpResponse<String> refused = post(http, base + "/login", "erin", "right");
 			assertThat(refused.statusCode()).isEqualTo(429);
 			assertThat(refused.headers().firstValue("Retry-After")).isPresent();
 		}
@@ -146,12 +187,12 @@ class ChargeByOutcomeTests {
 					"--spring.data.redis.url=" + TestRedis.shared().url()))
 			.satisfies((ex) -> assertThat(RateLimitAutoConfigurationTests.messages(ex)).contains("Later.login")
 				.contains("charges by outcome")
-				.contains("Mono"));
+				.contains("CompletableFuture"));
 	}
 
-	private static HttpResponse<String> post(HttpClient http, String base, String user, String password)
+	private static HttpResponse<String> post(HttpClient http, String uri, String user, String password)
 			throws Exception {
-		return http.send(HttpRequest.newBuilder(URI.create(base + "/login?username=" + user + "&password=" + password))
+		return http.send(HttpRequest.newBuilder(URI.create(uri + "?username=" + user + "&password=" + password))
 			.POST(HttpRequest.BodyPublishers.noBody())
 			.timeout(Duration.ofSeconds(30))
 			.build(), HttpResponse.BodyHandlers.ofString());
@@ -166,7 +207,7 @@ class ChargeByOutcomeTests {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	@Import({ Logins.class, LoginController.class })
+	@Import({ Logins.class, LoginController.class, ReactiveLoginController.class })
 	static class OutcomeApplication {
 
 	}
@@ -187,6 +228,7 @@ class ChargeByOutcomeTests {
 	}
 
 	@Service
+	@ConditionalOnNotWebApplication
 	static class Logins {
 
 		private final java.util.Map<String, Integer> attempts = new java.util.concurrent.ConcurrentHashMap<>();
@@ -225,6 +267,12 @@ class ChargeByOutcomeTests {
 			this.hold = latch;
 		}
 
+		@RateLimited(name = "reactive-login", algorithm = "sliding-log", limit = LIMIT, window = "1h", key = "#user",
+				chargeOn = BadCredentials.class, maxWait = "0")
+		Mono<String> reactiveLogin(String user, String password) {
+			return password.equals("right") ? Mono.just("welcome " + user) : Mono.error(new BadCredentials());
+		}
+
 		int attempts(String user) {
 			return this.attempts.getOrDefault(user, 0);
 		}
@@ -232,6 +280,7 @@ class ChargeByOutcomeTests {
 	}
 
 	@RestController
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 	static class LoginController {
 
 		@RateLimited(name = "http-login", algorithm = "sliding-log", limit = LIMIT, window = "1h", key = "#username",
@@ -244,12 +293,26 @@ class ChargeByOutcomeTests {
 
 	}
 
+	@RestController
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	static class ReactiveLoginController {
+
+		@RateLimited(name = "reactive-login-http", algorithm = "sliding-log", limit = LIMIT, window = "1h",
+				key = "#username", chargeOnStatus = 401)
+		@PostMapping("/reactive")
+		Mono<ResponseEntity<String>> login(@RequestParam String username, @RequestParam String password) {
+			return Mono.just(password.equals("right") ? ResponseEntity.ok("welcome")
+					: ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("bad credentials"));
+		}
+
+	}
+
 	@Service
 	static class Later {
 
 		@RateLimited(name = "later", limit = LIMIT, window = "1h", chargeOn = BadCredentials.class)
-		Mono<String> login(String user) {
-			return Mono.just(user);
+		CompletableFuture<String> login(String user) {
+			return CompletableFuture.completedFuture(user);
 		}
 
 	}

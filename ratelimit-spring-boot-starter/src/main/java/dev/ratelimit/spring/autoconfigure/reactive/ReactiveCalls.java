@@ -7,12 +7,14 @@ import dev.ratelimit.spring.autoconfigure.ArrivalDecisions;
 import dev.ratelimit.spring.autoconfigure.BackgroundCall;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.LimitedCalls;
+import dev.ratelimit.spring.autoconfigure.OutcomeCharges;
 import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.ReactorPermitWaits;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,12 +46,15 @@ final class ReactiveCalls implements LimitedCalls {
 	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
 		Class<?> returnType = method.getReturnType();
 		if (Mono.class.isAssignableFrom(returnType)) {
+			if (OutcomeCharges.any(limits)) {
+				return Mono.deferContextual((context) -> chargedByOutcome(context, invocation, method, limits));
+			}
 			return Mono.deferContextual((context) -> decide(context, invocation, method, limits)
-				.then(Mono.defer(() -> Mono.from(proceed(invocation)))));
+				.then(Mono.defer(() -> Mono.from(ReactorPermitWaits.proceed(invocation)))));
 		}
 		if (Publisher.class.isAssignableFrom(returnType) && returnType.isAssignableFrom(Flux.class)) {
 			return Flux.deferContextual((context) -> decide(context, invocation, method, limits)
-				.thenMany(Flux.defer(() -> proceed(invocation))));
+				.thenMany(Flux.defer(() -> ReactorPermitWaits.proceed(invocation))));
 		}
 		return invocation.proceed();
 	}
@@ -72,14 +77,20 @@ final class ReactiveCalls implements LimitedCalls {
 		return this.decisions.getObject().decide(request, left, method, invocation.getArguments());
 	}
 
-	private static Publisher<?> proceed(MethodInvocation invocation) {
-		try {
-			Object result = invocation.proceed();
-			return (result != null) ? (Publisher<?>) result : Mono.empty();
+	/** A {@code Mono} method with limits charged by outcome, within a request or outside one. */
+	private Mono<Object> chargedByOutcome(ContextView context, MethodInvocation invocation, Method method,
+			List<ConfiguredLimit> limits) {
+		ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
+		if (exchange == null) {
+			PermitWaits waits = this.waits.getObject();
+			return ReactorPermitWaits.invokeChargedByOutcome(waits, invocation, method, new BackgroundCall(), limits,
+					waits.enforcer().clientKeys().context(null, null, null, method, invocation.getArguments()),
+					waits.maxWait(limits, false), Schedulers::parallel);
 		}
-		catch (Throwable ex) {
-			return Mono.error(ex);
-		}
+		ExchangeLimitedRequest request = new ExchangeLimitedRequest(exchange);
+		// the limits charged by outcome are always left for the call
+		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
+		return this.decisions.getObject().invokeChargedByOutcome(request, left, invocation, method);
 	}
 
 }

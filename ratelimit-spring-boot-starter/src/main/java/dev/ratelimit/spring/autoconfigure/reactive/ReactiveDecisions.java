@@ -9,6 +9,7 @@ import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 import dev.ratelimit.spring.autoconfigure.ReactorPermitWaits;
+import org.aopalliance.intercept.MethodInvocation;
 import reactor.core.publisher.Mono;
 
 import org.springframework.expression.EvaluationContext;
@@ -55,6 +56,17 @@ final class ReactiveDecisions {
 		return principal(request, limits).flatMap((principal) -> ReactorPermitWaits.enforce(this.waits, request,
 				limits, context.apply(principal.orElse(null)), this.waits.maxWait(limits, true),
 				() -> RequestThreads.of(request.exchange())));
+	}
+
+	/** A {@code Mono} method's call with limits charged by outcome ({@link ReactorPermitWaits}). */
+	Mono<Object> invokeChargedByOutcome(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
+			MethodInvocation invocation, Method method) {
+		return principal(request, limits).flatMap((principal) -> ReactorPermitWaits.invokeChargedByOutcome(
+				this.waits, invocation, method, request, limits,
+				this.enforcer.clientKeys()
+					.context(request.exchange().getRequest(), principal.orElse(null), request.exchange(), method,
+							invocation.getArguments()),
+				this.waits.maxWait(limits, true), () -> RequestThreads.of(request.exchange())));
 	}
 
 	/** The principal, read only when a limit has a key expression (the default key is the client's address). */
