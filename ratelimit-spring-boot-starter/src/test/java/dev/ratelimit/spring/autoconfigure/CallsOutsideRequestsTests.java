@@ -31,13 +31,15 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code @RateLimited} on a bean called outside any HTTP request (a plain thread, as a job or a listener calls it),
+ * {@code @RateLimited} on a bean called outside any HTTP request (a {@code @Scheduled} job, a plain thread),
  * on a real Redis, in an application without a web stack and in a Spring MVC one: exact across two application
  * contexts, one budget for a limit without a key, a missing key refused, the denial's name and retry-after, and
  * waits for a permit that take the retry-after and no more decisions than needed, blocking, as a delayed
@@ -92,6 +94,23 @@ class CallsOutsideRequestsTests {
 			finally {
 				threads.shutdownNow();
 			}
+		}
+	}
+
+	@Test
+	void aScheduledJobInTwoContextsIsLimitedExactly() throws Exception {
+		String prefix = "scheduled-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext first = startScheduled(prefix);
+				ConfigurableApplicationContext second = startScheduled(prefix)) {
+			Job one = first.getBean(Job.class);
+			Job two = second.getBean(Job.class);
+			// each job runs every 5 ms; 30 runs each are three times the limit
+			assertThat(one.ran.await(60, TimeUnit.SECONDS)).isTrue();
+			assertThat(two.ran.await(60, TimeUnit.SECONDS)).isTrue();
+			first.close();
+			second.close();
+			assertThat(one.admitted.get() + two.admitted.get()).isEqualTo(10);
+			assertThat(one.denied.get() + two.denied.get()).isGreaterThanOrEqualTo(50);
 		}
 	}
 
@@ -215,10 +234,53 @@ class CallsOutsideRequestsTests {
 				"--ratelimit.redis.timeout=30s");
 	}
 
+	private static ConfigurableApplicationContext startScheduled(String prefix) {
+		return new SpringApplicationBuilder(ScheduledApplication.class).run("--spring.main.web-application-type=none",
+				"--spring.data.redis.url=" + TestRedis.shared().url(), "--ratelimit.key-prefix=" + prefix,
+				"--ratelimit.redis.timeout=30s");
+	}
+
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	@Import({ Partner.class, Waiting.class })
 	static class OutsideApplication {
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@EnableScheduling
+	@Import({ Partner.class, Job.class })
+	static class ScheduledApplication {
+
+	}
+
+	/** A scheduled job calling the partner; counts what happened to its calls. */
+	static class Job {
+
+		private final Partner partner;
+
+		final AtomicInteger admitted = new AtomicInteger();
+
+		final AtomicInteger denied = new AtomicInteger();
+
+		final CountDownLatch ran = new CountDownLatch(30);
+
+		Job(Partner partner) {
+			this.partner = partner;
+		}
+
+		@Scheduled(fixedDelay = 5)
+		void run() {
+			try {
+				this.partner.job();
+				this.admitted.incrementAndGet();
+			}
+			catch (RateLimitExceededException ex) {
+				this.denied.incrementAndGet();
+			}
+			this.ran.countDown();
+		}
 
 	}
 
@@ -230,6 +292,11 @@ class CallsOutsideRequestsTests {
 				maxWait = "0")
 		String call(String account) {
 			return "called " + account;
+		}
+
+		@RateLimited(name = "job", algorithm = "fixed-window", limit = 10, window = "1h", maxWait = "0")
+		String job() {
+			return "called";
 		}
 
 		@RateLimited(name = "everyone", algorithm = "fixed-window", limit = 3, window = "1h", maxWait = "0")
