@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.ratelimit.benchmark.http.HttpBenchmark;
+import dev.ratelimit.benchmark.http.WaitedCalls;
 import dev.ratelimit.test.TestRedis;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
@@ -17,7 +18,8 @@ import redis.clients.jedis.JedisPooled;
  * The benchmark's one command: {@code java -jar ratelimit-benchmark/target/ratelimit-benchmark.jar [part] [options]}.
  * It starts its own {@code redis-server} ({@link TestRedis}) and runs the parts, each in interleaved rounds:
  * {@code api} ({@link JavaApiBenchmark}), {@code http} ({@link HttpBenchmark}, needs {@code wrk}),
- * {@code offered-load} ({@link OfferedLoad}, the lesson's exercise 4), or {@code all} (the default), which also draws
+ * {@code offered-load} ({@link OfferedLoad}, the lesson's exercise 4), {@code waits} ({@link WaitedCalls}: calls
+ * waiting for permits against their limit), or {@code all} (the default), which also draws
  * the ratios ({@link RatioChart}) into {@code --chart}. Every option is checked before anything runs: a bad one ends
  * the command at once with a message and the usage. See {@code docs/BENCHMARKS.md}.
  */
@@ -26,16 +28,18 @@ public final class Benchmarks {
 	/** The options each part reads. */
 	private static final Map<String, List<String>> PARTS = Map.of(
 			"all", List.of("threads", "seconds", "rounds", "warmup", "only", "http-seconds", "connections",
-					"wrk-threads", "load-seconds", "chart"),
+					"wrk-threads", "load-seconds", "wait-seconds", "chart"),
 			"api", List.of("threads", "seconds", "rounds", "warmup", "only"),
 			"http", List.of("rounds", "only", "http-seconds", "connections", "wrk-threads"),
-			"offered-load", List.of("threads", "load-seconds"));
+			"offered-load", List.of("threads", "load-seconds"),
+			"waits", List.of("threads", "wait-seconds"));
 
 	private static final String USAGE = """
-			usage: java -jar ratelimit-benchmark/target/ratelimit-benchmark.jar [all|api|http|offered-load] [--name=value ...]
+			usage: java -jar ratelimit-benchmark/target/ratelimit-benchmark.jar [all|api|http|offered-load|waits] [--name=value ...]
 			  api:          --threads=16 --seconds=2 --rounds=3 --warmup=1 --only=<text in scenario names>
 			  http:         --rounds=3 --http-seconds=5 --connections=16 --wrk-threads=2 --only=<text>  (needs wrk)
 			  offered-load: --threads=16 --load-seconds=10
+			  waits:        --threads=16 --wait-seconds=10
 			  all:          all of the above, and --chart=ratelimit-benchmark/target/benchmark-ratios.png
 			See docs/BENCHMARKS.md.""";
 
@@ -62,14 +66,15 @@ public final class Benchmarks {
 
 	/** What a command line asks for, every option read and checked. */
 	private record Plan(String part, JavaApiBenchmark.Settings api, HttpBenchmark.Settings http,
-			OfferedLoad.Settings load, Path chart) {
+			OfferedLoad.Settings load, WaitedCalls.Settings waits, Path chart) {
 
 		/** @throws IllegalArgumentException for an unknown part or option, a bad value, or a missing wrk */
 		static Plan of(String[] args) throws InterruptedException {
 			int first = (args.length > 0 && !args[0].startsWith("-")) ? 1 : 0;
 			String part = (first == 1) ? args[0] : "all";
 			if (!PARTS.containsKey(part)) {
-				throw new IllegalArgumentException("unknown part '" + part + "'; use all, api, http or offered-load");
+				throw new IllegalArgumentException(
+						"unknown part '" + part + "'; use all, api, http, offered-load or waits");
 			}
 			Options options = new Options(Arrays.asList(args).subList(first, args.length), PARTS.get(part));
 			boolean all = part.equals("all");
@@ -79,6 +84,7 @@ public final class Benchmarks {
 			}
 			return new Plan(part, (all || part.equals("api")) ? JavaApiBenchmark.Settings.of(options) : null, http,
 					(all || part.equals("offered-load")) ? OfferedLoad.Settings.of(options) : null,
+					(all || part.equals("waits")) ? WaitedCalls.Settings.of(options) : null,
 					all ? chart(options.text("chart", "ratelimit-benchmark/target/benchmark-ratios.png")) : null);
 		}
 
@@ -112,6 +118,10 @@ public final class Benchmarks {
 				if (this.load != null) {
 					jedis.flushAll();
 					OfferedLoad.run(this.load, jedis);
+				}
+				if (this.waits != null) {
+					jedis.flushAll();
+					WaitedCalls.run(this.waits, redis, jedis);
 				}
 				if (this.chart != null) {
 					RatioChart.draw(apiResults, httpResults, this.chart);

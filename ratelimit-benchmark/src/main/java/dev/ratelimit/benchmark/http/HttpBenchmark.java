@@ -122,7 +122,7 @@ public final class HttpBenchmark {
 		}
 	}
 
-	private static ConfigurableApplicationContext start(TestRedis redis, boolean rememberDenials) {
+	static ConfigurableApplicationContext start(TestRedis redis, boolean rememberDenials) {
 		return new SpringApplicationBuilder(BenchmarkApplication.class)
 			.properties("spring.config.location=classpath:/dev/ratelimit/benchmark/http/benchmark.properties",
 					"spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
