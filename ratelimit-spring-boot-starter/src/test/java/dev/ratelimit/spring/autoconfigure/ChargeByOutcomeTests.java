@@ -21,6 +21,8 @@ import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -88,26 +90,6 @@ class ChargeByOutcomeTests {
 	}
 
 	@Test
-	void aWebFluxHandlerIsChargedByItsResponseStatus() throws Exception {
-		try (ConfigurableApplicationContext context = start("reactive")) {
-			String base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
-			HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-			for (int i = 0; i < 10; i++) {
-				HttpResponse<String> ok = post(http, base + "/reactive", "gina", "right");
-				assertThat(ok.statusCode()).isEqualTo(200);
-				assertThat(ok.headers().firstValue("RateLimit")).contains("\"reactive-login-http\";r=5;t=0");
-			}
-			for (int i = 1; i <= LIMIT; i++) {
-				HttpResponse<String> failed = post(http, base + "/reactive", "gina", "wrong");
-				assertThat(failed.statusCode()).isEqualTo(401);
-				assertThat(failed.headers().firstValue("RateLimit").orElseThrow())
-					.startsWith("\"reactive-login-http\";r=" + (LIMIT - i) + ";");
-			}
-			assertThat(post(http, base + "/reactive", "gina", "right").statusCode()).isEqualTo(429);
-		}
-	}
-
-	@Test
 	void aConditionOnTheResultChargesOnlyWhenTrue() throws Exception {
 		try (ConfigurableApplicationContext context = start("none")) {
 			Logins logins = context.getBean(Logins.class);
@@ -157,24 +139,26 @@ class ChargeByOutcomeTests {
 		}
 	}
 
-	@Test
-	void aHandlerIsChargedByItsResponseStatusWithTheFieldsAfterTheCharge() throws Exception {
-		try (ConfigurableApplicationContext context = start("servlet")) {
-			String base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
+	@ParameterizedTest
+	@CsvSource({ "servlet, /login, http-login", "reactive, /reactive, reactive-login-http" })
+	void aHandlerIsChargedByItsResponseStatusWithTheFieldsAfterTheCharge(String webApplicationType, String path,
+			String limit) throws Exception {
+		try (ConfigurableApplicationContext context = start(webApplicationType)) {
+			String uri = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort() + path;
 			HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 			for (int i = 0; i < 10; i++) {
-				HttpResponse<String> ok = post(http, base + "/login", "erin", "right");
+				HttpResponse<String> ok = post(http, uri, "erin", "right");
 				assertThat(ok.statusCode()).isEqualTo(200);
-				assertThat(ok.headers().firstValue("RateLimit")).contains("\"http-login\";r=5;t=0");
+				assertThat(ok.headers().firstValue("RateLimit")).contains("\"" + limit + "\";r=5;t=0");
 			}
 			for (int i = 1; i <= LIMIT; i++) {
-				HttpResponse<String> failed = post(http, base + "/login", "erin", "wrong");
+				HttpResponse<String> failed = post(http, uri, "erin", "wrong");
 				assertThat(failed.statusCode()).isEqualTo(401);
 				// the state after this attempt's charge
 				assertThat(failed.headers().firstValue("RateLimit").orElseThrow())
-					.startsWith("\"http-login\";r=" + (LIMIT - i) + ";");
+					.startsWith("\"" + limit + "\";r=" + (LIMIT - i) + ";");
 			}
-			HttpResponse<String> refused = post(http, base + "/login", "erin", "right");
+			HttpResponse<String> refused = post(http, uri, "erin", "right");
 			assertThat(refused.statusCode()).isEqualTo(429);
 			assertThat(refused.headers().firstValue("Retry-After")).isPresent();
 		}
