@@ -121,8 +121,8 @@ public @interface RateLimited {
 	 * Charge by outcome, for HTTP handlers: the call is charged when the status its outcome stands for is one of
 	 * these, such as {@code 401}: a returned {@code ResponseEntity}'s status, a thrown {@code ErrorResponse}'s (a
 	 * {@code ResponseStatusException}, say) or that of an exception class annotated {@code @ResponseStatus}, the
-	 * method's {@code @ResponseStatus}, else 200 for a returned value; another exception stands for no status. See
-	 * {@link #chargeOn()}.
+	 * method's {@code @ResponseStatus}, else 200 for a returned value; another exception stands for no status. On a
+	 * method that is not a handler ({@code @RequestMapping}) startup stops. See {@link #chargeOn()}.
 	 */
 	int[] chargeOnStatus() default {};
 

@@ -29,6 +29,9 @@ public final class BackgroundCalls implements LimitedCalls {
 	private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			BackgroundCalls.class.getClassLoader());
 
+	private static final boolean NETTY = ClassUtils.isPresent("io.netty.util.concurrent.FastThreadLocalThread",
+			BackgroundCalls.class.getClassLoader());
+
 	private final ObjectProvider<PermitWaits> waits;
 
 	public BackgroundCalls(ObjectProvider<PermitWaits> waits) {
@@ -50,10 +53,12 @@ public final class BackgroundCalls implements LimitedCalls {
 			}
 		}
 		if (returnType != Object.class && returnType.isAssignableFrom(CompletableFuture.class)) {
+			// async: the decision completes on the Redis client's I/O thread, which must never run (or wait in) the
+			// method; the common pool runs it, as CompletableFuture's own async methods do
 			return waits.enforceAsync(new BackgroundCall(), limits, context, maxWait)
-				.thenCompose((admitted) -> proceedToStage(invocation));
+				.thenComposeAsync((admitted) -> proceedToStage(invocation));
 		}
-		if (REACTOR && Schedulers.isInNonBlockingThread()) {
+		if ((REACTOR && Schedulers.isInNonBlockingThread()) || (NETTY && Netty.inEventLoop())) {
 			throw new IllegalStateException("@RateLimited " + method.getDeclaringClass().getSimpleName() + "."
 					+ method.getName() + " was called outside an HTTP request on a non-blocking thread ("
 					+ Thread.currentThread().getName() + "), where it cannot wait for Redis; return a Mono, Flux or"
@@ -75,6 +80,19 @@ public final class BackgroundCalls implements LimitedCalls {
 		catch (Throwable ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	/** Kept apart so that this class loads without Netty. */
+	private static final class Netty {
+
+		/**
+		 * Whether this is a Netty thread: an event loop of Reactor Netty or of Lettuce (which Reactor does not mark
+		 * non-blocking), where waiting for Redis could hold up the very thread that reads Redis' answer.
+		 */
+		static boolean inEventLoop() {
+			return Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread;
+		}
+
 	}
 
 	/** Kept apart so that this class loads without Reactor. */

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.core.InMemoryRateLimiter;
+import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
@@ -84,6 +85,14 @@ final class LocalFallback {
 			}
 		}
 		return byName.isEmpty() ? null : this.local.tryAcquire(clientKey, List.copyOf(byName.values()));
+	}
+
+	/**
+	 * The local state of a fail-local limit, read without consuming (admission of a call charged by outcome), or
+	 * {@code null} for a limit of another policy.
+	 */
+	LimitDecision peek(String clientKey, ConfiguredLimit limit) {
+		return (limit.localShare() != null) ? this.local.peek(clientKey, limit.localShare()) : null;
 	}
 
 	/**

@@ -187,9 +187,9 @@ public final class RateLimitEnforcer {
 
 	/**
 	 * Admission of a call charged by outcome: each limit must have room for the call's cost now, read without
-	 * consuming ({@link RateLimiter#peek}, one read per limit). Blocks the calling thread for the reads. When a read
-	 * fails, a fail-closed limit refuses the call and the others admit it (there is nothing to decide locally: the
-	 * charge after the call will ask Redis again).
+	 * consuming ({@link RateLimiter#peek}, one read per limit). Blocks the calling thread for the reads. When Redis
+	 * fails (or the fail-local breaker is open), the failure policy applies as for any request: a fail-closed limit
+	 * refuses the call, a fail-local one is read from this instance's local state, a fail-open one admits it.
 	 * @return the enforced limits' states as read, for the response's fields when the call is not charged
 	 * @throws RateLimitException the 429 when a limit has no room, the 503 of a fail-closed limit, the 400 of a
 	 * missing key
@@ -199,18 +199,36 @@ public final class RateLimitEnforcer {
 		List<LimitDecision> peeked = new ArrayList<>();
 		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
 			String clientKey = this.clientKeys.resolve(limit, request, context);
-			long start = System.nanoTime();
-			try {
-				peeked.add(this.limiter.peek(clientKey, limit.definition()));
-				this.events.redisCall(System.nanoTime() - start, "success");
-			}
-			catch (RuntimeException ex) {
-				this.events.redisCall(System.nanoTime() - start, "failure");
-				this.events.redisFailed(ex);
-				if (limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow()) {
-					this.events.failedClosed(List.of(limit));
-					throw this.responses.unavailable(request);
+			LimitDecision state = null;
+			boolean local = LocalFallback.spareRedisFor(List.of(limit)) && this.fallback.skipRedis();
+			if (!local) {
+				long start = System.nanoTime();
+				try {
+					state = this.limiter.peek(clientKey, limit.definition());
+					this.events.redisCall(System.nanoTime() - start, "success");
+					if (this.fallback.redisAnswered()) {
+						this.events.redisAnsweredAgain();
+					}
 				}
+				catch (RuntimeException ex) {
+					this.events.redisCall(System.nanoTime() - start, "failure");
+					this.events.redisFailed(ex);
+					this.fallback.redisFailed();
+					if (limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow()) {
+						this.events.failedClosed(List.of(limit));
+						throw this.responses.unavailable(request);
+					}
+					local = true;
+				}
+			}
+			if (local) {
+				state = this.fallback.peek(clientKey, limit);
+				if (state == null) {
+					this.events.failedOpen(List.of(limit));
+				}
+			}
+			if (state != null) {
+				peeked.add(state);
 			}
 		}
 		if (peeked.isEmpty()) {
@@ -228,8 +246,8 @@ public final class RateLimitEnforcer {
 	/**
 	 * The charge of a call charged by outcome, after it ran: one decision per client key, as for any request, that
 	 * consumes when the limits still have room and records nothing otherwise (other calls in flight took it); never
-	 * an error, the call has run. Its fields, and {@code uncharged}'s (the states admission read), go on the response.
-	 * Blocks the calling thread.
+	 * an error, the call has run. While Redis fails, fail-local limits are charged locally and the others not at all.
+	 * Its fields, and {@code uncharged}'s (the states admission read), go on the response. Blocks the calling thread.
 	 */
 	public void charge(LimitedRequest request, List<ConfiguredLimit> configured, EvaluationContext context,
 			List<LimitDecision> uncharged) {
@@ -245,17 +263,33 @@ public final class RateLimitEnforcer {
 			}
 		}
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
-			long start = System.nanoTime();
-			try {
-				RateLimitDecision decision = this.limiter.tryAcquire(group.getKey(),
-						sharedBudgetsMerged(group.getValue()));
-				this.events.redisCall(System.nanoTime() - start, "success");
-				this.events.decided(decision);
-				fields.addAll(enforced(decision));
+			RateLimitDecision decision = null;
+			boolean local = LocalFallback.spareRedisFor(group.getValue()) && this.fallback.skipRedis();
+			if (!local) {
+				long start = System.nanoTime();
+				try {
+					decision = this.limiter.tryAcquire(group.getKey(), sharedBudgetsMerged(group.getValue()));
+					this.events.redisCall(System.nanoTime() - start, "success");
+					if (this.fallback.redisAnswered()) {
+						this.events.redisAnsweredAgain();
+					}
+					this.events.decided(decision);
+				}
+				catch (RuntimeException ex) {
+					this.events.redisCall(System.nanoTime() - start, "failure");
+					this.events.redisFailed(ex);
+					this.fallback.redisFailed();
+					local = true;
+				}
 			}
-			catch (RuntimeException ex) {
-				this.events.redisCall(System.nanoTime() - start, "failure");
-				this.events.redisFailed(ex);
+			if (local) {
+				decision = this.fallback.decide(group.getKey(), group.getValue());
+				if (decision != null) {
+					this.events.decidedLocally(decision);
+				}
+			}
+			if (decision != null) {
+				fields.addAll(enforced(decision));
 			}
 		}
 		if (!fields.isEmpty()) {

@@ -119,7 +119,7 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 							+ " would not be applied: Spring AOP can only limit methods that are not private, final or static");
 				}
 				if (limits.stream().anyMatch(ConfiguredLimit::chargedByOutcome)) {
-					checkChargedByOutcome(userClass, method);
+					checkChargedByOutcome(userClass, method, limits);
 				}
 				if (this.stack == Stack.REACTIVE) {
 					checkReactive(userClass, method, limits);
@@ -133,8 +133,15 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 	 * Charge by outcome needs the call's outcome: a returned value, or on WebFlux and outside requests a
 	 * {@code Mono}'s; not a {@code Flux}, a {@code CompletionStage} or a {@code Future} yet.
 	 */
-	private void checkChargedByOutcome(Class<?> userClass, Method method) {
+	private void checkChargedByOutcome(Class<?> userClass, Method method, List<ConfiguredLimit> limits) {
 		String name = userClass.getName() + "." + method.getName();
+		boolean byStatus = limits.stream().anyMatch((limit) -> limit.charge() != null && !limit.charge().statuses().isEmpty());
+		if (byStatus && !AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
+			// elsewhere a returned value stands for 200: the limit would never be charged
+			throw new IllegalStateException("@RateLimited on " + name + " has chargeOnStatus, which applies to HTTP"
+					+ " handler methods (@RequestMapping, @PostMapping, ...); charge a service method with chargeOn"
+					+ " (exception types) or chargeWhen");
+		}
 		Class<?> returnType = method.getReturnType();
 		boolean mono = REACTOR && Mono.class.isAssignableFrom(returnType);
 		boolean publisher = REACTIVE_STREAMS && Publisher.class.isAssignableFrom(returnType);

@@ -171,6 +171,9 @@ class CallsOutsideRequestsTests {
 			// not before the token exists (Redis' clock counts whole ms), and without a needless second wait
 			assertThat((end - first) / 1_000_000).isGreaterThanOrEqualTo(299);
 			assertThat((end - start) / 1_000_000).isLessThan(1_500);
+			// the method never ran on the Redis client's I/O threads (Netty's), where Redis' answers complete
+			assertThat(waiting.stageThreads())
+				.noneMatch((thread) -> thread instanceof io.netty.util.concurrent.FastThreadLocalThread);
 		}
 	}
 
@@ -315,8 +318,16 @@ class CallsOutsideRequestsTests {
 			return "waited " + account;
 		}
 
+		private final List<Thread> stageThreads = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		/** The threads that ran {@link #stage} (a method: the test holds the bean's proxy, whose fields are unset). */
+		List<Thread> stageThreads() {
+			return this.stageThreads;
+		}
+
 		@RateLimited(name = "waiting", algorithm = "token-bucket", limit = 2, window = "600ms", key = "#account")
 		CompletionStage<String> stage(String account) {
+			this.stageThreads.add(Thread.currentThread());
 			return CompletableFuture.completedFuture("waited " + account);
 		}
 

@@ -90,6 +90,34 @@ class ChargeByOutcomeTests {
 	}
 
 	@Test
+	void whileRedisFailsAFailLocalLimitIsReadAndChargedLocally() throws Exception {
+		try (TestRedis own = TestRedis.start();
+				ConfigurableApplicationContext context = new SpringApplicationBuilder(OutcomeApplication.class).run(
+						"--spring.main.web-application-type=none", "--spring.data.redis.url=" + own.url(),
+						"--ratelimit.redis.timeout=2s", "--ratelimit.defaults.failure-policy=fail-local")) {
+			Logins logins = context.getBean(Logins.class);
+			own.stop();
+			for (int i = 0; i < 10; i++) {
+				assertThat(logins.login("hank", "right")).isEqualTo("welcome hank");
+			}
+			for (int i = 0; i < LIMIT; i++) {
+				assertThatExceptionOfType(BadCredentials.class).isThrownBy(() -> logins.login("hank", "wrong"));
+			}
+			// this instance's own count of the failures (its share: the whole limit, one instance)
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> logins.login("hank", "right"));
+		}
+	}
+
+	@Test
+	void chargeOnStatusOutsideAHandlerStopsStartup() {
+		assertThatExceptionOfType(Exception.class)
+			.isThrownBy(() -> new SpringApplicationBuilder(StatusOnServiceApplication.class).run(
+					"--spring.main.web-application-type=none", "--spring.data.redis.url=" + TestRedis.shared().url()))
+			.satisfies((ex) -> assertThat(RateLimitAutoConfigurationTests.messages(ex)).contains("StatusOnService.call")
+				.contains("chargeOnStatus, which applies to HTTP handler methods"));
+	}
+
+	@Test
 	void aConditionOnTheResultChargesOnlyWhenTrue() throws Exception {
 		try (ConfigurableApplicationContext context = start("none")) {
 			Logins logins = context.getBean(Logins.class);
@@ -200,6 +228,23 @@ class ChargeByOutcomeTests {
 	@EnableAutoConfiguration
 	@Import(Later.class)
 	static class LaterApplication {
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(StatusOnService.class)
+	static class StatusOnServiceApplication {
+
+	}
+
+	@Service
+	static class StatusOnService {
+
+		@RateLimited(name = "status-on-service", limit = LIMIT, window = "1h", chargeOnStatus = 401)
+		String call() {
+			return "called";
+		}
 
 	}
 
