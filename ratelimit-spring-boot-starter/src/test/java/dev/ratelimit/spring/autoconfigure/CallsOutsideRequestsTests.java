@@ -1,5 +1,9 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +37,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.stereotype.Service;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -111,6 +118,30 @@ class CallsOutsideRequestsTests {
 			second.close();
 			assertThat(one.admitted.get() + two.admitted.get()).isEqualTo(10);
 			assertThat(one.denied.get() + two.denied.get()).isGreaterThanOrEqualTo(50);
+		}
+	}
+
+	@Test
+	void aWebFluxHandlerCalledByTheApplicationItselfIsLimitedToo() throws Exception {
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(PlainHandlerApplication.class).run(
+				"--server.port=0", "--server.address=127.0.0.1", "--spring.main.web-application-type=reactive",
+				"--spring.data.redis.url=" + TestRedis.shared().url(),
+				"--ratelimit.key-prefix=plain-" + UUID.randomUUID() + ":", "--ratelimit.redis.timeout=30s")) {
+			String uri = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort()
+					+ "/plain";
+			HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+			List<Integer> statuses = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				statuses.add(http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(30)).build(),
+						HttpResponse.BodyHandlers.ofString()).statusCode());
+			}
+			// decided once per request, on its arrival
+			assertThat(statuses).containsExactly(200, 200, 429);
+			PlainHandler handler = context.getBean(PlainHandler.class);
+			// called directly, as a job would: the calls outside requests have a budget of their own
+			assertThat(handler.plain()).isEqualTo("plain");
+			assertThat(handler.plain()).isEqualTo("plain");
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(handler::plain);
 		}
 	}
 
@@ -255,6 +286,24 @@ class CallsOutsideRequestsTests {
 	@EnableScheduling
 	@Import({ Partner.class, Job.class })
 	static class ScheduledApplication {
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(PlainHandler.class)
+	static class PlainHandlerApplication {
+
+	}
+
+	@RestController
+	static class PlainHandler {
+
+		@RateLimited(name = "plain-handler", algorithm = "fixed-window", limit = 2, window = "1h", maxWait = "0")
+		@GetMapping("/plain")
+		public String plain() {
+			return "plain";
+		}
 
 	}
 

@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.ratelimit.spring.autoconfigure.ArrivalDecisions;
 import dev.ratelimit.spring.autoconfigure.BackgroundCall;
+import dev.ratelimit.spring.autoconfigure.BackgroundCalls;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.LimitedCalls;
 import dev.ratelimit.spring.autoconfigure.OutcomeCharges;
@@ -25,8 +26,8 @@ import org.springframework.web.server.ServerWebExchange;
  * within a request (the exchange comes from the subscriber's context, put there by {@link RateLimitWebFilter}), and
  * runs only when admitted; a denial is the publisher's error. Subscribed outside a request (a scheduled job, a
  * listener), it is decided as {@code BackgroundCalls} decides, waiting for a permit with a delay. Anything else
- * returned is not decided here: a handler is decided on the request's arrival, and {@code RateLimitedMethods} refuses
- * to start with other such methods.
+ * returned: a handler called by WebFlux is decided on the request's arrival ({@code RateLimitedMethods} refuses to
+ * start with other such methods), and called by the application itself (a job), as {@code BackgroundCalls} decides.
  */
 final class ReactiveCalls implements LimitedCalls {
 
@@ -35,11 +36,17 @@ final class ReactiveCalls implements LimitedCalls {
 
 	private final ObjectProvider<ReactiveDecisions> decisions;
 
+	/** WebFlux's invoker of handler methods. */
+	private static final String HANDLER_INVOKER = "org.springframework.web.reactive.result.method.InvocableHandlerMethod";
+
 	private final ObjectProvider<PermitWaits> waits;
+
+	private final BackgroundCalls background;
 
 	ReactiveCalls(ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
 		this.decisions = decisions;
 		this.waits = waits;
+		this.background = new BackgroundCalls(waits);
 	}
 
 	@Override
@@ -56,7 +63,22 @@ final class ReactiveCalls implements LimitedCalls {
 			return Flux.deferContextual((context) -> decide(context, invocation, method, limits)
 				.thenMany(Flux.defer(() -> ReactorPermitWaits.proceed(invocation))));
 		}
-		return invocation.proceed();
+		if (calledByWebFlux()) {
+			// a handler returning a plain value: decided on the request's arrival (RateLimitWebFilter)
+			return invocation.proceed();
+		}
+		// the same method called by the application itself, outside any request (a job calling it directly)
+		return this.background.invoke(invocation, method, limits);
+	}
+
+	/**
+	 * Whether WebFlux's handler adapter is the caller. A call of a method returning a plain value carries no Reactor
+	 * context that would tell a request's call from another, so the stack does: one walk, stopped at the first frame
+	 * of InvocableHandlerMethod, for these methods only.
+	 */
+	private static boolean calledByWebFlux() {
+		return StackWalker.getInstance()
+			.walk((frames) -> frames.anyMatch((frame) -> frame.getClassName().equals(HANDLER_INVOKER)));
 	}
 
 	private Mono<Void> decide(ContextView context, MethodInvocation invocation, Method method,
