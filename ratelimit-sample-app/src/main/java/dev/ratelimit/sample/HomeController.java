@@ -17,6 +17,7 @@ class HomeController {
 			  POST /auth/login        'login': sliding log, 5 failed attempts per minute per username
 			  POST /demo/partner/burst?calls=20   calls a partner from background threads: 'partner', 5 per second
 			                          for the whole fleet, each denied call waiting for a permit
+			  GET  /playground        the four algorithms side by side on the same traffic, drawn (a page)
 			  GET  /actuator/ratelimits[/{name}?client=key:<api key>]   the limits; a client's state (DELETE: reset it)
 			""";
 
