@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.spring.autoconfigure.calls.ChargeCondition;
 
 import org.springframework.expression.Expression;
 

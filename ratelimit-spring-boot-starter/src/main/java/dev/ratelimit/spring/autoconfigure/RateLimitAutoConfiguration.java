@@ -2,6 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.actuate.RateLimitEndpointConfiguration;
+import dev.ratelimit.spring.autoconfigure.calls.RateLimitBackgroundConfiguration;
 import dev.ratelimit.spring.autoconfigure.reactive.RateLimitWebFluxConfiguration;
 import dev.ratelimit.spring.autoconfigure.redis.RateLimitRedisConfiguration;
 import dev.ratelimit.spring.autoconfigure.servlet.RateLimitWebMvcConfiguration;

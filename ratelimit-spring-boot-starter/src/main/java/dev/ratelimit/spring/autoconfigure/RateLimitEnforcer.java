@@ -478,7 +478,7 @@ public final class RateLimitEnforcer {
 	 * {@code ratelimit.redis.timeout} (the request's would have passed while it waited, and with it every limit would
 	 * follow its failure policy without asking Redis); every other attribute is the request's.
 	 */
-	static LimitedRequest anotherAttempt(LimitedRequest request) {
+	public static LimitedRequest anotherAttempt(LimitedRequest request) {
 		return new LimitedRequest() {
 
 			private volatile Object deadline;

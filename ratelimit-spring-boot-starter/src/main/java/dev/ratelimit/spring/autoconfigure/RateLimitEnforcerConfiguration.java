@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -9,6 +9,7 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimitKeyMissingException;
 import dev.ratelimit.spring.RateLimitUnavailableException;
+import dev.ratelimit.spring.autoconfigure.calls.BackgroundCall;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;

@@ -3,6 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import java.lang.reflect.Method;
 import java.util.List;
 
+import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.autoconfigure.calls.BackgroundCalls;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -13,8 +15,6 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
-
-import dev.ratelimit.spring.RateLimited;
 
 /**
  * Applies {@link RateLimited} to method calls: those made while an HTTP request is handled where the filter has not

@@ -11,7 +11,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.ratelimit.spring.autoconfigure.servlet.RateLimitFilter;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LimitDefinition;
@@ -21,9 +20,12 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.autoconfigure.actuate.RateLimitsEndpoint;
+import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
+import dev.ratelimit.spring.autoconfigure.servlet.RateLimitFilter;
 import dev.ratelimit.test.TestRedis;
-import org.junit.jupiter.api.AfterAll;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 
@@ -36,7 +38,6 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import dev.ratelimit.spring.autoconfigure.actuate.RateLimitsEndpoint;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;

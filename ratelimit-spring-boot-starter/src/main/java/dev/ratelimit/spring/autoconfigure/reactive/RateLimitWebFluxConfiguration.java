@@ -6,11 +6,11 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.FilterRules;
 import dev.ratelimit.spring.autoconfigure.LimitFactory;
 import dev.ratelimit.spring.autoconfigure.LimitNames;
-import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 import dev.ratelimit.spring.autoconfigure.RateLimitedAdvisor;
 import dev.ratelimit.spring.autoconfigure.RateLimitedMethods;
 import dev.ratelimit.spring.autoconfigure.Timeouts;
+import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.ObjectProvider;

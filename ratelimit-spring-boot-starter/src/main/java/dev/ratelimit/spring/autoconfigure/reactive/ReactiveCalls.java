@@ -4,13 +4,13 @@ import java.lang.reflect.Method;
 import java.util.List;
 
 import dev.ratelimit.spring.autoconfigure.ArrivalDecisions;
-import dev.ratelimit.spring.autoconfigure.BackgroundCall;
-import dev.ratelimit.spring.autoconfigure.BackgroundCalls;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.LimitedCalls;
-import dev.ratelimit.spring.autoconfigure.OutcomeCharges;
-import dev.ratelimit.spring.autoconfigure.PermitWaits;
-import dev.ratelimit.spring.autoconfigure.ReactorPermitWaits;
+import dev.ratelimit.spring.autoconfigure.calls.BackgroundCall;
+import dev.ratelimit.spring.autoconfigure.calls.BackgroundCalls;
+import dev.ratelimit.spring.autoconfigure.calls.OutcomeCharges;
+import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
+import dev.ratelimit.spring.autoconfigure.calls.ReactorPermitWaits;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Optional;
 
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
-import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
-import dev.ratelimit.spring.autoconfigure.ReactorPermitWaits;
+import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
+import dev.ratelimit.spring.autoconfigure.calls.ReactorPermitWaits;
 import org.aopalliance.intercept.MethodInvocation;
 import reactor.core.publisher.Mono;
 

@@ -6,7 +6,7 @@ import java.util.List;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.FilterRules;
-import dev.ratelimit.spring.autoconfigure.PermitWaits;
+import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

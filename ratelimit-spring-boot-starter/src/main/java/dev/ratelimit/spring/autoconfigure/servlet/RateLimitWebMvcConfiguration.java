@@ -4,10 +4,10 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.FilterRules;
 import dev.ratelimit.spring.autoconfigure.LimitFactory;
 import dev.ratelimit.spring.autoconfigure.LimitNames;
-import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 import dev.ratelimit.spring.autoconfigure.RateLimitedAdvisor;
 import dev.ratelimit.spring.autoconfigure.RateLimitedMethods;
+import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;

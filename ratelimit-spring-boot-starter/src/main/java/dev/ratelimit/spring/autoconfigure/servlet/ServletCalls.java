@@ -4,13 +4,13 @@ import java.lang.reflect.Method;
 import java.util.List;
 
 import dev.ratelimit.spring.autoconfigure.ArrivalDecisions;
-import dev.ratelimit.spring.autoconfigure.BackgroundCalls;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.LimitedCalls;
 import dev.ratelimit.spring.autoconfigure.LimitedRequest;
-import dev.ratelimit.spring.autoconfigure.OutcomeCharges;
-import dev.ratelimit.spring.autoconfigure.PermitWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
+import dev.ratelimit.spring.autoconfigure.calls.BackgroundCalls;
+import dev.ratelimit.spring.autoconfigure.calls.OutcomeCharges;
+import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.beans.factory.ObjectProvider;

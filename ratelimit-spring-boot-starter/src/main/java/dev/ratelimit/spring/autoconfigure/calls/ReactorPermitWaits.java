@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.calls;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -10,6 +10,9 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
+import dev.ratelimit.spring.autoconfigure.LimitedRequest;
+import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;

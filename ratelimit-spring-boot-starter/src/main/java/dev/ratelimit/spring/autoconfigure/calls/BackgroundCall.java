@@ -1,8 +1,10 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.calls;
 
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ratelimit.spring.autoconfigure.LimitedRequest;
 
 /**
  * A call of a {@code @RateLimited} method made outside an HTTP request (a scheduled job, a message listener, any

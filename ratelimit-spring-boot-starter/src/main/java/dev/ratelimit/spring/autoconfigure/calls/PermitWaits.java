@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.calls;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,6 +8,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
+import dev.ratelimit.spring.autoconfigure.LimitedRequest;
+import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 
 import org.springframework.expression.EvaluationContext;
 
@@ -24,7 +27,7 @@ public final class PermitWaits {
 
 	private final Duration defaultMaxWait;
 
-	PermitWaits(RateLimitEnforcer enforcer, Duration defaultMaxWait) {
+	public PermitWaits(RateLimitEnforcer enforcer, Duration defaultMaxWait) {
 		this.enforcer = enforcer;
 		this.defaultMaxWait = defaultMaxWait;
 	}

@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.calls;
 
 import java.lang.reflect.Method;
 import java.util.List;

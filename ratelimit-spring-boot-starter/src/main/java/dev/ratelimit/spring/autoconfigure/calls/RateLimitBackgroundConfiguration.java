@@ -1,6 +1,11 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.calls;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.autoconfigure.LimitFactory;
+import dev.ratelimit.spring.autoconfigure.LimitNames;
+import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfiguration;
+import dev.ratelimit.spring.autoconfigure.RateLimitedAdvisor;
+import dev.ratelimit.spring.autoconfigure.RateLimitedMethods;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;

@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.calls;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
+import dev.ratelimit.spring.autoconfigure.LimitedCalls;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;

@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure;
+package dev.ratelimit.spring.autoconfigure.calls;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
+import dev.ratelimit.spring.autoconfigure.LimitedRequest;
+import dev.ratelimit.spring.autoconfigure.RateLimitEnforcer;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
