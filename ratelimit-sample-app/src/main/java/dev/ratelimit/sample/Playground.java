@@ -30,17 +30,21 @@ final class Playground {
 	record Traffic(String pattern, long[] offsetsMs) {
 	}
 
-	/** One request of one algorithm: when, whether admitted, and the Retry-After a denial would send (s). */
+	/** One request of one algorithm: when (ms after T0), whether admitted, and the Retry-After a denial would send (s). */
 	record Request(long atMs, boolean allowed, long retryAfterMs, Long retryAfterSeconds) {
 	}
 
-	/** One algorithm's run: every request, the totals, the most admitted in any window span. */
+	/** One algorithm's run: every request, the totals, the most units admitted in any window span. */
 	record AlgorithmRun(String algorithm, String name, long limit, long capacity, int admitted, int denied,
 			int mostInAnyWindow, List<Request> requests) {
 	}
 
+	/**
+	 * @param firstEdgeMs ms after T0 of the first fixed-window edge (fixed windows start at multiples of the window
+	 * since the epoch)
+	 */
 	record Run(String pattern, long limit, long windowMs, long capacity, long cost, int requests, long spanMs,
-			List<AlgorithmRun> algorithms) {
+			long firstEdgeMs, List<AlgorithmRun> algorithms) {
 	}
 
 	private final RateLimiter limiter;
@@ -49,13 +53,24 @@ final class Playground {
 		this.limiter = limiter;
 	}
 
-	/** The spec's boundary burst for window W: 15 requests at W - 10 ms, 15 at W + 10 ms. */
+	/**
+	 * The spec's boundary burst for window W: 15 requests just before a fixed window's edge and 15 just after it,
+	 * d = W / 100 ms either side (10 ms for 1 s, at least 1 ms, at most 10 ms). The edge is the first one at least W
+	 * after T0 (fixed windows start at multiples of W since the epoch, not at T0): T0 + 1000 for 1 s, as in the spec.
+	 */
 	static Traffic boundaryBurst(long windowMs) {
+		long edge = firstEdgeOffset(windowMs) + windowMs;
+		long d = Math.max(1, Math.min(10, windowMs / 100));
 		long[] offsets = new long[30];
 		for (int i = 0; i < 30; i++) {
-			offsets[i] = (i < 15) ? windowMs - 10 : windowMs + 10;
+			offsets[i] = (i < 15) ? edge - d : edge + d;
 		}
 		return new Traffic("boundary-burst", offsets);
+	}
+
+	/** Ms from T0 to the first fixed-window edge at or after it: where the fixed window's windows start. */
+	static long firstEdgeOffset(long windowMs) {
+		return Math.floorMod(-ReferenceComparison.T0, windowMs);
 	}
 
 	/** The spec's steady overload: the 200 offsets of its fixture. */
@@ -102,7 +117,8 @@ final class Playground {
 		}
 		long[] offsets = traffic.offsetsMs();
 		long span = (offsets.length == 0) ? 0 : offsets[offsets.length - 1] - offsets[0];
-		return new Run(traffic.pattern(), limit, window.toMillis(), capacity, cost, offsets.length, span, runs);
+		return new Run(traffic.pattern(), limit, window.toMillis(), capacity, cost, offsets.length, span,
+				firstEdgeOffset(window.toMillis()), runs);
 	}
 
 	private AlgorithmRun run(String client, LimitDefinition limit, Traffic traffic) {
@@ -123,22 +139,27 @@ final class Playground {
 		}
 		return new AlgorithmRun(code(limit.algorithm()), limit.algorithm().name().toLowerCase(Locale.ROOT).replace('_', ' '),
 				limit.limit(), limit.capacity(), admitted.size(), requests.size() - admitted.size(),
-				mostInAnyWindow(admitted, limit.windowMs()), requests);
+				mostInAnyWindow(admitted, limit.windowMs()) * (int) limit.cost(), requests);
 	}
 
 	/**
-	 * Most admitted in any {@code [s, s + window)} for s = 0, 5, 10, ... up to the last request, as the spec slides its
-	 * window (for the steady overload: s = T0, T0 + 5, ..., T0 + 8995).
+	 * Most admitted in any {@code [s, s + window)} for s = 0, 5, 10, ... ms after T0, as the spec slides its window
+	 * (for the steady overload: s = T0, T0 + 5, ..., T0 + 8995), or every ms for windows under 5 ms. The best s is
+	 * always the step just at or before an admitted request (moving s up to it loses nothing on the left), so one pass
+	 * over the sorted times finds it: the work grows with the requests, not with the window.
+	 * @param admitted the admitted requests' times, ms after T0, sorted, not negative
 	 */
 	static int mostInAnyWindow(List<Long> admitted, long windowMs) {
-		if (admitted.isEmpty()) {
-			return 0;
-		}
-		long last = admitted.get(admitted.size() - 1);
+		long step = Math.min(5, windowMs);
 		int most = 0;
-		for (long start = 0; start <= Math.max(last, 8995); start += 5) {
-			long from = start;
-			most = Math.max(most, (int) admitted.stream().filter((t) -> t >= from && t < from + windowMs).count());
+		int end = 0;
+		for (int first = 0; first < admitted.size(); first++) {
+			long start = admitted.get(first) / step * step;
+			end = Math.max(end, first);
+			while (end < admitted.size() && admitted.get(end) < start + windowMs) {
+				end++;
+			}
+			most = Math.max(most, end - first);
 		}
 		return most;
 	}

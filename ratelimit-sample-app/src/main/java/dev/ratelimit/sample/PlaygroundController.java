@@ -8,10 +8,12 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.stereotype.Controller;
+import org.springframework.util.MultiValueMap;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseBody;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 
 /**
  * The playground: {@code GET /playground} is a page (plain HTML and JavaScript in the jar, no CDN) that draws what
@@ -21,6 +23,8 @@ import org.springframework.web.bind.annotation.ResponseBody;
  */
 @Controller
 class PlaygroundController {
+
+	private static final Duration MAX_WINDOW = Duration.ofDays(1);
 
 	private final Playground playground;
 
@@ -39,12 +43,20 @@ class PlaygroundController {
 	 */
 	@GetMapping(path = "/playground/run", produces = "application/json")
 	@ResponseBody
-	Playground.Run run(@RequestParam(defaultValue = "10") long limit, @RequestParam(defaultValue = "1s") String window,
+	Playground.Run run(@RequestParam MultiValueMap<String, String> query,
+			@RequestParam(defaultValue = "10") long limit, @RequestParam(defaultValue = "1s") String window,
 			@RequestParam(required = false) Long capacity, @RequestParam(defaultValue = "1") long cost,
 			@RequestParam(defaultValue = "boundary-burst") String pattern,
 			@RequestParam(defaultValue = "30") int count, @RequestParam(defaultValue = "1000") long at,
 			@RequestParam(defaultValue = "15") double perSecond, @RequestParam(defaultValue = "5") int seconds) {
+		// a field left empty or given twice would otherwise silently run with a default or the first value
+		query.forEach((name, values) -> {
+			require(values.size() == 1, name, "is given " + values.size() + " times");
+			require(!values.get(0).isBlank(), name, "is empty");
+		});
 		Duration windowDuration = window(window);
+		require(windowDuration.compareTo(MAX_WINDOW) <= 0, "window",
+				"must be at most 1d in the playground (its state would live that long if a run were cut short)");
 		Playground.Traffic traffic = switch (pattern) {
 			case "boundary-burst" -> Playground.boundaryBurst(windowDuration.toMillis());
 			case "steady-overload" -> Playground.steadyOverload();
@@ -59,6 +71,7 @@ class PlaygroundController {
 						"must be above 0, for 1 to " + Playground.MAX_SPAN_MS / 1000 + " seconds");
 				require(perSecond * seconds <= Playground.MAX_REQUESTS, "perSecond",
 						"times seconds must be at most " + Playground.MAX_REQUESTS + " requests");
+				require(Math.round(perSecond * seconds) >= 1, "perSecond", "times seconds must make at least 1 request");
 				yield Playground.rate(perSecond, seconds);
 			}
 			default -> throw new InvalidInput("pattern", "must be boundary-burst, steady-overload, burst or rate");
@@ -94,7 +107,19 @@ class PlaygroundController {
 	@ExceptionHandler(InvalidInput.class)
 	@ResponseBody
 	ProblemDetail invalid(InvalidInput ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());
+		return problem(ex.getMessage());
+	}
+
+	/** {@code limit=abc}: the same problem, naming the parameter. */
+	@ExceptionHandler(MethodArgumentTypeMismatchException.class)
+	@ResponseBody
+	ProblemDetail notANumber(MethodArgumentTypeMismatchException ex) {
+		return problem(ex.getName() + " '" + ex.getValue() + "' is not "
+				+ ((ex.getRequiredType() == double.class) ? "a number" : "a whole number in range"));
+	}
+
+	private static ProblemDetail problem(String detail) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
 		problem.setTitle("Invalid playground input");
 		return problem;
 	}

@@ -75,6 +75,37 @@ class PlaygroundIT {
 				Map.of("fixed-window", 17, "sliding-log", 10, "sliding-window-counter", 12, "token-bucket", 19));
 	}
 
+	@ParameterizedTest
+	@CsvSource({ "3s", "1m", "1d" })
+	void theBoundaryBurstMeetsTheFixedWindowsEdgeForAnyWindow(String window) {
+		// fixed windows start at multiples of the window since the epoch, and T0 is a multiple of 1 s only
+		long started = System.nanoTime();
+		HttpResponse<String> response = Http.get(app, "/playground/run?pattern=boundary-burst&window=" + window, null);
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(admitted(response.body())).containsEntry("fixed-window", 20).containsEntry("sliding-log", 10);
+		// the work grows with the requests, not with the window
+		assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(10_000);
+	}
+
+	@Test
+	void aWindowOfOneMsIsSampledEveryMs() {
+		HttpResponse<String> response = Http.get(app, "/playground/run?pattern=boundary-burst&window=1ms", null);
+		assertThat(response.statusCode()).isEqualTo(200);
+		List<Integer> offsets = JsonPath.read(response.body(), "$.algorithms[0].requests[*].atMs");
+		assertThat(offsets).allSatisfy((at) -> assertThat(at).isNotNegative());
+		List<Integer> most = JsonPath.read(response.body(), "$.algorithms[*].mostInAnyWindow");
+		assertThat(most).containsOnly(10);
+	}
+
+	@Test
+	void theMostInAnyWindowCountsUnits() {
+		HttpResponse<String> response = Http.get(app, "/playground/run?pattern=boundary-burst&cost=5", null);
+		assertThat(response.statusCode()).isEqualTo(200);
+		// 2 requests of cost 5 on each side of the edge: the fixed window's 4 requests are 20 units
+		assertThat(JsonPath.<List<Integer>>read(response.body(),
+				"$.algorithms[?(@.algorithm == 'fixed-window')].mostInAnyWindow")).containsExactly(20);
+	}
+
 	@Test
 	void aCustomRateIsRunForEveryAlgorithm() {
 		HttpResponse<String> response = Http.get(app,
@@ -89,7 +120,10 @@ class PlaygroundIT {
 	@CsvSource(delimiter = '|', value = { "limit=0|limit of rate limit", "window=5|window '5' has no unit",
 			"window=soon|window 'soon' is not a duration", "cost=11|cost 11 of rate limit",
 			"pattern=flood|pattern must be", "pattern=burst&count=0|count must be between",
-			"pattern=rate&perSecond=1000&seconds=60|at most 2000 requests", "capacity=-1|capacity of rate limit" })
+			"pattern=rate&perSecond=1000&seconds=60|at most 2000 requests", "capacity=-1|capacity of rate limit",
+			"limit=abc|limit 'abc' is not a whole number", "perSecond=x&pattern=rate|perSecond 'x' is not a number",
+			"limit=|limit is empty", "limit=10&limit=20|limit is given 2 times", "window=2d|window must be at most 1d",
+			"pattern=rate&perSecond=0.01&seconds=5|at least 1 request" })
 	void aBadInputIsA400NamingIt(String query, String message) {
 		HttpResponse<String> response = Http.get(app, "/playground/run?" + query, null);
 		assertThat(response.statusCode()).as(query).isEqualTo(400);
