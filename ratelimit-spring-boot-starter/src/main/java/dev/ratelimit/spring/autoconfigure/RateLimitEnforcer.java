@@ -14,6 +14,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
@@ -202,24 +203,12 @@ public final class RateLimitEnforcer {
 			LimitDecision state = null;
 			boolean local = LocalFallback.spareRedisFor(List.of(limit)) && this.fallback.skipRedis();
 			if (!local) {
-				long start = System.nanoTime();
-				try {
-					state = this.limiter.peek(clientKey, limit.definition());
-					this.events.redisCall(System.nanoTime() - start, "success");
-					if (this.fallback.redisAnswered()) {
-						this.events.redisAnsweredAgain();
-					}
+				state = askRedis(() -> this.limiter.peek(clientKey, limit.definition()));
+				if (state == null && limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow()) {
+					this.events.failedClosed(List.of(limit));
+					throw this.responses.unavailable(request);
 				}
-				catch (RuntimeException ex) {
-					this.events.redisCall(System.nanoTime() - start, "failure");
-					this.events.redisFailed(ex);
-					this.fallback.redisFailed();
-					if (limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow()) {
-						this.events.failedClosed(List.of(limit));
-						throw this.responses.unavailable(request);
-					}
-					local = true;
-				}
+				local = state == null;
 			}
 			if (local) {
 				state = this.fallback.peek(clientKey, limit);
@@ -266,21 +255,12 @@ public final class RateLimitEnforcer {
 			RateLimitDecision decision = null;
 			boolean local = LocalFallback.spareRedisFor(group.getValue()) && this.fallback.skipRedis();
 			if (!local) {
-				long start = System.nanoTime();
-				try {
-					decision = this.limiter.tryAcquire(group.getKey(), sharedBudgetsMerged(group.getValue()));
-					this.events.redisCall(System.nanoTime() - start, "success");
-					if (this.fallback.redisAnswered()) {
-						this.events.redisAnsweredAgain();
-					}
+				decision = askRedis(
+						() -> this.limiter.tryAcquire(group.getKey(), sharedBudgetsMerged(group.getValue())));
+				if (decision != null) {
 					this.events.decided(decision);
 				}
-				catch (RuntimeException ex) {
-					this.events.redisCall(System.nanoTime() - start, "failure");
-					this.events.redisFailed(ex);
-					this.fallback.redisFailed();
-					local = true;
-				}
+				local = decision == null;
 			}
 			if (local) {
 				decision = this.fallback.decide(group.getKey(), group.getValue());
@@ -294,6 +274,29 @@ public final class RateLimitEnforcer {
 		}
 		if (!fields.isEmpty()) {
 			this.responses.headers().addTo(request, fields);
+		}
+	}
+
+	/**
+	 * A blocking call to Redis for {@link #peekAdmission} and {@link #charge}: timed and counted as {@link #decision}
+	 * counts its calls, moving the fail-local breaker either way.
+	 * @return the answer, or {@code null} when Redis failed (the caller applies the failure policy)
+	 */
+	private <T> T askRedis(Supplier<T> call) {
+		long start = System.nanoTime();
+		try {
+			T answer = call.get();
+			this.events.redisCall(System.nanoTime() - start, "success");
+			if (this.fallback.redisAnswered()) {
+				this.events.redisAnsweredAgain();
+			}
+			return answer;
+		}
+		catch (RuntimeException ex) {
+			this.events.redisCall(System.nanoTime() - start, "failure");
+			this.events.redisFailed(ex);
+			this.fallback.redisFailed();
+			return null;
 		}
 	}
 

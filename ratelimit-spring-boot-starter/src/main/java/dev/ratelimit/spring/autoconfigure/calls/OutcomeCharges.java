@@ -40,6 +40,11 @@ public final class OutcomeCharges {
 		return false;
 	}
 
+	/** The limits charged by outcome ({@code charged} true), or those charged before the call. */
+	static List<ConfiguredLimit> byOutcome(List<ConfiguredLimit> limits, boolean charged) {
+		return limits.stream().filter((limit) -> limit.chargedByOutcome() == charged).toList();
+	}
+
 	/**
 	 * Admits, runs and charges the call, waiting for a permit up to {@code maxWait} as {@link PermitWaits} does.
 	 * @param context the call's evaluation context; {@code #result} and {@code #exception} are set on it after the
@@ -50,8 +55,8 @@ public final class OutcomeCharges {
 	public static Object invoke(PermitWaits waits, MethodInvocation invocation, Method method, LimitedRequest request,
 			List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait) throws Throwable {
 		RateLimitEnforcer enforcer = waits.enforcer();
-		List<ConfiguredLimit> byOutcome = limits.stream().filter(ConfiguredLimit::chargedByOutcome).toList();
-		List<ConfiguredLimit> before = limits.stream().filter((limit) -> !limit.chargedByOutcome()).toList();
+		List<ConfiguredLimit> byOutcome = byOutcome(limits, true);
+		List<ConfiguredLimit> before = byOutcome(limits, false);
 		AtomicReference<List<LimitDecision>> admission = new AtomicReference<>(List.of());
 		waits.enforce(request, (attempt) -> {
 			// read first: a call without room is refused before the other limits consume anything
@@ -68,6 +73,21 @@ public final class OutcomeCharges {
 		catch (Throwable ex) {
 			thrown = ex;
 		}
+		charge(enforcer, request, byOutcome, method, result, thrown, context, admission.get());
+		if (thrown != null) {
+			throw thrown;
+		}
+		return result;
+	}
+
+	/**
+	 * After the call: the limits of {@code byOutcome} whose condition the outcome matches are charged, and the
+	 * response's fields are theirs after the charge and, for the others, the states {@code admission} read. Blocks
+	 * the calling thread.
+	 * @param context the call's evaluation context: {@code #result} and {@code #exception} are set on it
+	 */
+	static void charge(RateLimitEnforcer enforcer, LimitedRequest request, List<ConfiguredLimit> byOutcome,
+			Method method, Object result, Throwable thrown, EvaluationContext context, List<LimitDecision> admission) {
 		context.setVariable("result", result);
 		context.setVariable("exception", thrown);
 		List<ConfiguredLimit> charged = new ArrayList<>();
@@ -76,22 +96,14 @@ public final class OutcomeCharges {
 				charged.add(limit);
 			}
 		}
-		enforcer.charge(request, charged, context, uncharged(admission.get(), charged));
-		if (thrown != null) {
-			throw thrown;
-		}
-		return result;
-	}
-
-	/** The states admission read of the limits not charged, for the response's fields. */
-	static List<LimitDecision> uncharged(List<LimitDecision> admission, List<ConfiguredLimit> charged) {
-		return admission.stream()
+		List<LimitDecision> uncharged = admission.stream()
 			.filter((decision) -> charged.stream().noneMatch((limit) -> limit.name().equals(decision.limit().name())))
 			.toList();
+		enforcer.charge(request, charged, context, uncharged);
 	}
 
 	/** A condition that fails to evaluate charges: a limit must not be left unlimited by a broken expression. */
-	static boolean matches(ConfiguredLimit limit, Method method, Object result, Throwable thrown,
+	private static boolean matches(ConfiguredLimit limit, Method method, Object result, Throwable thrown,
 			EvaluationContext context) {
 		try {
 			return limit.charge().matches(method, result, thrown, context);

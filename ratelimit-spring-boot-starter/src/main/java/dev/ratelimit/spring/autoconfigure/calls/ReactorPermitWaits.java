@@ -2,7 +2,6 @@ package dev.ratelimit.spring.autoconfigure.calls;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -58,8 +57,8 @@ public final class ReactorPermitWaits {
 			LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait,
 			Supplier<Scheduler> continuation) {
 		RateLimitEnforcer enforcer = waits.enforcer();
-		List<ConfiguredLimit> byOutcome = limits.stream().filter(ConfiguredLimit::chargedByOutcome).toList();
-		List<ConfiguredLimit> before = limits.stream().filter((limit) -> !limit.chargedByOutcome()).toList();
+		List<ConfiguredLimit> byOutcome = OutcomeCharges.byOutcome(limits, true);
+		List<ConfiguredLimit> before = OutcomeCharges.byOutcome(limits, false);
 		Mono<List<LimitDecision>> admission = untilAdmitted(request, maxWait, (attempt) -> Mono
 			// the reads block: off any event loop
 			.fromCallable(() -> enforcer.peekAdmission(attempt, byOutcome, context))
@@ -68,17 +67,9 @@ public final class ReactorPermitWaits {
 					: decided(waits, attempt, before, context, continuation).thenReturn(peeked)));
 		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(proceed(invocation)))
 			.materialize()
-			.flatMap((signal) -> Mono.fromRunnable(() -> {
-				context.setVariable("result", signal.get());
-				context.setVariable("exception", signal.getThrowable());
-				List<ConfiguredLimit> charged = new ArrayList<>();
-				for (ConfiguredLimit limit : byOutcome) {
-					if (OutcomeCharges.matches(limit, method, signal.get(), signal.getThrowable(), context)) {
-						charged.add(limit);
-					}
-				}
-				enforcer.charge(request, charged, context, OutcomeCharges.uncharged(peeked, charged));
-			}).subscribeOn(Schedulers.boundedElastic()).publishOn(continuation.get()).then(signal.isOnError()
+			.flatMap((signal) -> Mono.fromRunnable(() -> OutcomeCharges.charge(enforcer, request, byOutcome, method,
+					signal.get(), signal.getThrowable(), context, peeked))
+				.subscribeOn(Schedulers.boundedElastic()).publishOn(continuation.get()).then(signal.isOnError()
 					? Mono.error(signal.getThrowable()) : Mono.justOrEmpty(signal.get()))));
 	}
 

@@ -6,7 +6,6 @@ import java.util.List;
 import dev.ratelimit.spring.autoconfigure.ArrivalDecisions;
 import dev.ratelimit.spring.autoconfigure.ConfiguredLimit;
 import dev.ratelimit.spring.autoconfigure.LimitedCalls;
-import dev.ratelimit.spring.autoconfigure.calls.BackgroundCall;
 import dev.ratelimit.spring.autoconfigure.calls.BackgroundCalls;
 import dev.ratelimit.spring.autoconfigure.calls.OutcomeCharges;
 import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
@@ -15,8 +14,6 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
-import reactor.util.context.ContextView;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.web.server.ServerWebExchange;
@@ -39,13 +36,11 @@ final class ReactiveCalls implements LimitedCalls {
 	/** WebFlux's invoker of handler methods. */
 	private static final String HANDLER_INVOKER = "org.springframework.web.reactive.result.method.InvocableHandlerMethod";
 
-	private final ObjectProvider<PermitWaits> waits;
-
+	/** Calls outside requests, which carry no exchange. */
 	private final BackgroundCalls background;
 
 	ReactiveCalls(ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
 		this.decisions = decisions;
-		this.waits = waits;
 		this.background = new BackgroundCalls(waits);
 	}
 
@@ -53,15 +48,27 @@ final class ReactiveCalls implements LimitedCalls {
 	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
 		Class<?> returnType = method.getReturnType();
 		if (Mono.class.isAssignableFrom(returnType)) {
-			if (OutcomeCharges.any(limits)) {
-				return Mono.deferContextual((context) -> chargedByOutcome(context, invocation, method, limits));
-			}
-			return Mono.deferContextual((context) -> decide(context, invocation, method, limits)
-				.then(Mono.defer(() -> Mono.from(ReactorPermitWaits.proceed(invocation)))));
+			return Mono.<Object>deferContextual((context) -> {
+				ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
+				if (exchange == null) {
+					return Mono.<Object>from(outside(invocation, method, limits));
+				}
+				if (OutcomeCharges.any(limits)) {
+					return chargedByOutcome(exchange, invocation, method, limits);
+				}
+				return decide(exchange, invocation, method, limits)
+					.then(Mono.defer(() -> Mono.<Object>from(ReactorPermitWaits.proceed(invocation))));
+			});
 		}
 		if (Publisher.class.isAssignableFrom(returnType) && returnType.isAssignableFrom(Flux.class)) {
-			return Flux.deferContextual((context) -> decide(context, invocation, method, limits)
-				.thenMany(Flux.defer(() -> ReactorPermitWaits.proceed(invocation))));
+			return Flux.<Object>deferContextual((context) -> {
+				ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
+				if (exchange == null) {
+					return Flux.<Object>from(outside(invocation, method, limits));
+				}
+				return decide(exchange, invocation, method, limits)
+					.thenMany(Flux.<Object>defer(() -> Flux.<Object>from(ReactorPermitWaits.proceed(invocation))));
+			});
 		}
 		if (calledByWebFlux()) {
 			// a handler returning a plain value: decided on the request's arrival (RateLimitWebFilter)
@@ -81,16 +88,21 @@ final class ReactiveCalls implements LimitedCalls {
 			.walk((frames) -> frames.anyMatch((frame) -> frame.getClassName().equals(HANDLER_INVOKER)));
 	}
 
-	private Mono<Void> decide(ContextView context, MethodInvocation invocation, Method method,
-			List<ConfiguredLimit> limits) {
-		ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
-		if (exchange == null) {
-			// outside a request (a scheduled job, a listener): as BackgroundCalls decides, waiting with a delay
-			PermitWaits waits = this.waits.getObject();
-			return ReactorPermitWaits.enforce(waits, new BackgroundCall(), limits,
-					waits.enforcer().clientKeys().context(null, null, null, method, invocation.getArguments()),
-					waits.maxWait(limits, false));
+	/**
+	 * Subscribed outside a request (a scheduled job, a listener): the publisher {@link BackgroundCalls} makes, which
+	 * decides when subscribed and waits with a delay.
+	 */
+	private Publisher<?> outside(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) {
+		try {
+			return (Publisher<?>) this.background.invoke(invocation, method, limits);
 		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+	}
+
+	private Mono<Void> decide(ServerWebExchange exchange, MethodInvocation invocation, Method method,
+			List<ConfiguredLimit> limits) {
 		ExchangeLimitedRequest request = new ExchangeLimitedRequest(exchange);
 		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
 		if (left.isEmpty()) {
@@ -99,16 +111,9 @@ final class ReactiveCalls implements LimitedCalls {
 		return this.decisions.getObject().decide(request, left, method, invocation.getArguments());
 	}
 
-	/** A {@code Mono} method with limits charged by outcome, within a request or outside one. */
-	private Mono<Object> chargedByOutcome(ContextView context, MethodInvocation invocation, Method method,
+	/** A {@code Mono} method with limits charged by outcome, within a request. */
+	private Mono<Object> chargedByOutcome(ServerWebExchange exchange, MethodInvocation invocation, Method method,
 			List<ConfiguredLimit> limits) {
-		ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
-		if (exchange == null) {
-			PermitWaits waits = this.waits.getObject();
-			return ReactorPermitWaits.invokeChargedByOutcome(waits, invocation, method, new BackgroundCall(), limits,
-					waits.enforcer().clientKeys().context(null, null, null, method, invocation.getArguments()),
-					waits.maxWait(limits, false), Schedulers::parallel);
-		}
 		ExchangeLimitedRequest request = new ExchangeLimitedRequest(exchange);
 		// the limits charged by outcome are always left for the call
 		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
