@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -41,7 +42,8 @@ class RateLimitEnforcerConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events,
-			ObjectProvider<Timeouts> timeouts, LimitFactory factory, RememberedDenials denials) {
+			ObjectProvider<Timeouts> timeouts, ObjectProvider<ScriptExecutor> executor, LimitFactory factory,
+			RememberedDenials denials) {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
@@ -49,7 +51,7 @@ class RateLimitEnforcerConfiguration {
 				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
 				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
 				events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties))),
-				timeouts.getIfAvailable(ThreadTimeouts::new),
+				deadlines(executor.getIfAvailable(), timeouts),
 				new LocalFallback(RateLimitProperties.requirePositive("ratelimit.fail-local.probe-interval",
 						properties.getFailLocal().getProbeInterval())),
 				factory.plans(), new ShadowDenials(logInterval(properties)), denials);
@@ -80,6 +82,15 @@ class RateLimitEnforcerConfiguration {
 	@ConditionalOnMissingBean
 	PermitWaits rateLimitPermitWaits(RateLimitEnforcer enforcer, RateLimitProperties properties) {
 		return new PermitWaits(enforcer, properties.getDefaults().getMaxWait());
+	}
+
+	/**
+	 * Where the requests' deadlines are judged: by the Redis client that reads the replies when it can (Lettuce's
+	 * I/O thread, so that a busy application is not taken for a slow Redis), else by the web stack's timer.
+	 */
+	private static Timeouts deadlines(ScriptExecutor executor, ObjectProvider<Timeouts> timeouts) {
+		return (executor instanceof Timeouts judgedByTheClient) ? judgedByTheClient
+				: timeouts.getIfAvailable(ThreadTimeouts::new);
 	}
 
 	private static Duration logInterval(RateLimitProperties properties) {

@@ -3,8 +3,9 @@ package dev.ratelimit.spring.autoconfigure;
 /**
  * Ends the waits of the limiter at the request's deadline, without blocking the thread that schedules or cancels
  * them: the thread that asks Redis may be an event loop, and the thread that cancels (when Redis answers first) is
- * the Redis client's own. WebFlux uses Reactor's parallel scheduler; Spring MVC {@link ThreadTimeouts}. Internal to the
- * starter.
+ * the Redis client's own. With Lettuce, the limiter's I/O thread judges them (it reads the replies first, so a busy
+ * application is not taken for a slow Redis); otherwise WebFlux uses Reactor's parallel scheduler and Spring MVC
+ * {@link ThreadTimeouts}. Internal to the starter.
  */
 public interface Timeouts {
 

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.LuaScript;
 import io.lettuce.core.ClientOptions;
@@ -36,16 +37,23 @@ final class LettuceClients {
 
 	static LettuceScriptExecutor create(RedisTarget target, Duration timeout, Duration connectTimeout,
 			List<LuaScript> preloaded) {
+		AtomicReference<ClientResources> built = new AtomicReference<>();
+		EventLoopTimeouts deadlines = new EventLoopTimeouts(() -> built.get().eventExecutorGroup());
 		ClientResources resources = DefaultClientResources.builder()
-			.ioThreadPoolSize(2)
+			// One I/O thread, on which EventLoopTimeouts judges the deadlines: it reads every reply of the limiter.
+			.ioThreadPoolSize(1)
 			.computationThreadPoolSize(2)
+			.nettyCustomizer(deadlines)
 			// Only the cluster client reconnects by itself (its node connections); keep its back-off short.
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(1), Duration.ofMillis(200), 2, TimeUnit.MILLISECONDS))
 			.build();
+		built.set(resources);
 		DataRedisConnectionDetails details = target.details();
 		SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
-		// Commands that outlive the request's deadline are dropped by Lettuce too, rather than piling up.
-		TimeoutOptions timeouts = TimeoutOptions.enabled(timeout);
+		// Requests' deadlines are judged on the I/O thread (EventLoopTimeouts). Lettuce's own command timeout, on a
+		// timer thread of its own, would race the I/O thread as the old deadline did (it failed requests in a burst
+		// whose replies had arrived); it stays only as a backstop that drops commands a hung Redis never answers.
+		TimeoutOptions timeouts = TimeoutOptions.enabled(timeout.multipliedBy(4));
 		Runnable shutdown = () -> resources.shutdown(0, 2, TimeUnit.SECONDS);
 		if (details.getCluster() != null) {
 			List<RedisURI> nodes = details.getCluster().getNodes().stream().map((node) -> node(node, target, connectTimeout)).toList();
@@ -62,7 +70,7 @@ final class LettuceClients {
 			// connectAsync needs the topology loaded (connect() loads it, blocking); each new connection reloads it.
 			return new LettuceScriptExecutor(() -> client.refreshPartitionsAsync()
 				.toCompletableFuture()
-				.thenCompose((loaded) -> client.connectAsync(StringCodec.UTF8)), preloaded, timeout, () -> {
+				.thenCompose((loaded) -> client.connectAsync(StringCodec.UTF8)), preloaded, timeout, deadlines, () -> {
 				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 				shutdown.run();
 			});
@@ -81,7 +89,8 @@ final class LettuceClients {
 		client.setOptions(options.build());
 		RedisClient sentinelEvents = (details.getSentinel() != null) ? RedisClient.create(resources) : null;
 		LettuceScriptExecutor executor = new LettuceScriptExecutor(
-				() -> client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), preloaded, timeout, () -> {
+				() -> client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), preloaded, timeout, deadlines,
+				() -> {
 					if (sentinelEvents != null) {
 						sentinelEvents.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 					}

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.spring.autoconfigure.Timeouts;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
@@ -32,7 +33,7 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
  * restart do not pay for {@code NOSCRIPT}; a {@code NOSCRIPT} that still happens ({@code SCRIPT FLUSH}) is answered
  * on the same call with {@code EVAL}.
  */
-final class LettuceScriptExecutor implements ScriptExecutor, AutoCloseable {
+final class LettuceScriptExecutor implements ScriptExecutor, Timeouts, AutoCloseable {
 
 	private final Supplier<CompletableFuture<? extends StatefulConnection<String, String>>> connector;
 
@@ -42,6 +43,8 @@ final class LettuceScriptExecutor implements ScriptExecutor, AutoCloseable {
 
 	private final Runnable onClose;
 
+	private final Timeouts deadlines;
+
 	private final AtomicReference<CompletableFuture<Connection>> connection = new AtomicReference<>();
 
 	private volatile boolean closed;
@@ -50,15 +53,23 @@ final class LettuceScriptExecutor implements ScriptExecutor, AutoCloseable {
 	 * @param connector opens a connection ({@link StatefulRedisConnection} or {@link StatefulRedisClusterConnection})
 	 * @param preloaded scripts loaded on every new connection
 	 * @param timeout bound of the blocking {@link #execute}
+	 * @param deadlines judges the requests' deadlines on the connection's I/O thread ({@link EventLoopTimeouts})
 	 * @param onClose releases the client after the connection is closed
 	 */
 	LettuceScriptExecutor(Supplier<CompletableFuture<? extends StatefulConnection<String, String>>> connector,
-			List<LuaScript> preloaded, Duration timeout, Runnable onClose) {
+			List<LuaScript> preloaded, Duration timeout, Timeouts deadlines, Runnable onClose) {
+		this.deadlines = deadlines;
 		this.connector = connector;
 		this.preloaded = List.copyOf(preloaded);
 		this.timeout = timeout;
 		this.onClose = onClose;
 		connection();
+	}
+
+	/** Where the requests' deadlines are judged: on the I/O thread that reads this executor's replies. */
+	@Override
+	public Runnable schedule(Runnable onTimeout, long delayNanos) {
+		return this.deadlines.schedule(onTimeout, delayNanos);
 	}
 
 	/**

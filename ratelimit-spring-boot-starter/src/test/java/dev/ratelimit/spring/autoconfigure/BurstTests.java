@@ -1,0 +1,241 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.autoconfigure.app.XClient;
+import dev.ratelimit.test.TestRedis;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A burst keeps the limit with the default {@code ratelimit.redis.timeout} (250 ms): two application instances on one
+ * healthy Redis, 200 requests of one client at once (100 to each), admit exactly the limit of 50, for each algorithm
+ * and failure policy, on Spring MVC (where 100 request threads compete for 2 cores) and WebFlux. Every answer is
+ * Redis's: no call timed out, no limit failed open, closed or local, every 429 carries Redis's fields. A probe
+ * around the limiter proves that the decisions overlapped.
+ */
+class BurstTests {
+
+	private static final int LIMIT = 50;
+
+	private static final int REQUESTS = 200;
+
+	private static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-log", "sliding-window-counter",
+			"token-bucket");
+
+	private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	@ParameterizedTest(name = "{0} {1} {2}")
+	@CsvSource({ "servlet, fail-open, lettuce", "servlet, fail-local, lettuce", "servlet, fail-closed, lettuce",
+			"servlet, fail-open, jedis", "reactive, fail-open, lettuce" })
+	void aBurstOfOneClientAdmitsExactlyTheLimit(String webApplicationType, String failurePolicy, String client)
+			throws Exception {
+		String prefix = "burst-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext first = start(webApplicationType, failurePolicy, client, prefix);
+				ConfigurableApplicationContext second = start(webApplicationType, failurePolicy, client, prefix)) {
+			List<ConfigurableApplicationContext> instances = List.of(first, second);
+			for (String algorithm : ALGORITHMS) {
+				// Warm-up: each instance has decided once for another client (JIT, first connection, pools).
+				for (ConfigurableApplicationContext instance : instances) {
+					assertThat(send(instance, algorithm, "warm-up-" + UUID.randomUUID()).get(60, TimeUnit.SECONDS)
+						.statusCode()).isEqualTo(200);
+				}
+				instances.forEach((instance) -> instance.getBean(InFlightProbe.class).reset());
+				String clientKey = UUID.randomUUID().toString();
+				List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+				for (int i = 0; i < REQUESTS; i++) {
+					burst.add(send(instances.get(i % 2), algorithm, clientKey));
+				}
+				List<HttpResponse<String>> responses = new ArrayList<>();
+				for (CompletableFuture<HttpResponse<String>> response : burst) {
+					responses.add(response.get(120, TimeUnit.SECONDS));
+				}
+				String what = webApplicationType + " " + failurePolicy + " " + client + " " + algorithm;
+				assertThat(responses).as(what).filteredOn((response) -> response.statusCode() == 200)
+					.hasSize(LIMIT)
+					.allSatisfy((response) -> assertThat(response.headers().firstValue("RateLimit")).isPresent());
+				assertThat(responses).as(what).filteredOn((response) -> response.statusCode() == 429)
+					.hasSize(REQUESTS - LIMIT)
+					.allSatisfy((response) -> assertThat(response.headers().firstValue("RateLimit")).as(what)
+						.hasValueSatisfying((value) -> assertThat(value).startsWith("\"" + algorithm + "\";r=0")));
+				for (ConfigurableApplicationContext instance : instances) {
+					// The decisions overlapped: many were waiting for Redis at once on each instance.
+					assertThat(instance.getBean(InFlightProbe.class).peak()).as(what + ": peak decisions in flight")
+						.isGreaterThanOrEqualTo(4);
+				}
+			}
+			for (ConfigurableApplicationContext instance : instances) {
+				MeterRegistry registry = instance.getBean(MeterRegistry.class);
+				assertThat(Search.in(registry).name("ratelimit.redis.calls").tag("outcome", "timeout").timer().count())
+					.as("calls that timed out").isZero();
+				assertThat(Search.in(registry).name("ratelimit.redis.calls").tag("outcome", "failure").timer().count())
+					.as("calls that failed").isZero();
+				for (String outcome : List.of("fail-open", "fail-closed", "local-allowed", "local-denied")) {
+					assertThat(Search.in(registry).name("ratelimit.decisions").tag("outcome", outcome).counters())
+						.as(outcome).allSatisfy((counter) -> assertThat(counter.count()).as(outcome).isZero());
+				}
+			}
+		}
+	}
+
+	private CompletableFuture<HttpResponse<String>> send(ConfigurableApplicationContext instance, String algorithm,
+			String clientKey) {
+		int port = ((WebServerApplicationContext) instance).getWebServer().getPort();
+		return this.http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/" + algorithm))
+			.header("X-Client", clientKey)
+			.timeout(Duration.ofSeconds(100))
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static ConfigurableApplicationContext start(String webApplicationType, String failurePolicy, String client,
+			String prefix) {
+		List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
+				"--spring.main.web-application-type=" + webApplicationType,
+				"--spring.data.redis.url=" + TestRedis.shared().url(), "--ratelimit.key-prefix=" + prefix,
+				"--ratelimit.redis.client=" + client, "--ratelimit.defaults.failure-policy=" + failurePolicy,
+				"--ratelimit.fail-local.instances=2"));
+		for (int i = 0; i < ALGORITHMS.size(); i++) {
+			String rule = "--ratelimit.filter.rules[" + i + "].";
+			arguments.addAll(List.of(rule + "name=" + ALGORITHMS.get(i), rule + "paths=/" + ALGORITHMS.get(i),
+					rule + "algorithm=" + ALGORITHMS.get(i), rule + "limit=" + LIMIT, rule + "window=1h",
+					rule + "key=@xClient.of(#request)"));
+		}
+		return new SpringApplicationBuilder(BurstApplication.class).run(arguments.toArray(String[]::new));
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class BurstApplication {
+
+		@Bean
+		XClient xClient() {
+			return new XClient();
+		}
+
+		@Bean
+		BurstController burstController() {
+			return new BurstController();
+		}
+
+		@Bean
+		static InFlightProbe inFlightProbe() {
+			return new InFlightProbe();
+		}
+
+		/** Reactor Netty resources of its own: closing one instance must not stop the other's event loops. */
+		@Bean
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+		ReactorResourceFactory reactorResourceFactory() {
+			ReactorResourceFactory factory = new ReactorResourceFactory();
+			factory.setUseGlobalResources(false);
+			return factory;
+		}
+
+	}
+
+	@RestController
+	static class BurstController {
+
+		@GetMapping("/{algorithm}")
+		String limited(@PathVariable String algorithm) {
+			return algorithm;
+		}
+
+	}
+
+	/**
+	 * Counts the limiter's decisions in flight (asked, not yet answered) around the application's
+	 * {@link RateLimiter}, and keeps the peak: the real limiter still decides.
+	 */
+	static final class InFlightProbe implements BeanPostProcessor {
+
+		private final AtomicInteger inFlight = new AtomicInteger();
+
+		private final AtomicInteger peak = new AtomicInteger();
+
+		void reset() {
+			this.peak.set(0);
+		}
+
+		int peak() {
+			return this.peak.get();
+		}
+
+		@Override
+		public Object postProcessAfterInitialization(Object bean, String beanName) {
+			if (!(bean instanceof RateLimiter limiter)) {
+				return bean;
+			}
+			return new RateLimiter() {
+
+				@Override
+				public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits) {
+					return limiter.tryAcquire(clientId, limits);
+				}
+
+				@Override
+				public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
+					return limiter.tryAcquire(clientId, limits, nowMs);
+				}
+
+				@Override
+				public CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId,
+						List<LimitDefinition> limits) {
+					InFlightProbe.this.peak.accumulateAndGet(InFlightProbe.this.inFlight.incrementAndGet(), Math::max);
+					return limiter.tryAcquireAsync(clientId, limits)
+						.whenComplete((decision, failure) -> InFlightProbe.this.inFlight.decrementAndGet());
+				}
+
+				@Override
+				public LimitDecision peek(String clientId, LimitDefinition limit) {
+					return limiter.peek(clientId, limit);
+				}
+
+				@Override
+				public LimitDecision peek(String clientId, LimitDefinition limit, long nowMs) {
+					return limiter.peek(clientId, limit, nowMs);
+				}
+
+				@Override
+				public int reset(String clientId, List<LimitDefinition> limits) {
+					return limiter.reset(clientId, limits);
+				}
+
+			};
+		}
+
+	}
+
+}
