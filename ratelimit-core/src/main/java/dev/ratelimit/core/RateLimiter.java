@@ -67,6 +67,20 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * {@link #peek(String, LimitDefinition)} without making the caller wait for the store, so that the caller can
+	 * bound its wait (one deadline for a call's admission and its charge). The default reads on the calling thread.
+	 * @return the state, or a stage completed exceptionally with what {@link #peek(String, LimitDefinition)} throws
+	 */
+	default CompletionStage<LimitDecision> peekAsync(String clientId, LimitDefinition limit) {
+		try {
+			return CompletableFuture.completedFuture(peek(clientId, limit));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * Reads one client's state of one limit at an explicit time, for tests and simulations.
 	 * @param nowMs the time in ms since the epoch, at least 0 and below 2^52
 	 * @throws IllegalArgumentException when {@code nowMs} is out of that range

@@ -62,6 +62,13 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public CompletionStage<LimitDecision> peekAsync(String clientId, LimitDefinition limit) {
+		Call call = call(clientId, List.of(limit), SERVER_TIME);
+		return this.executor.executeAsync(LuaScript.peek(), call.keys(), call.args().subList(0, 6))
+			.thenApply((reply) -> decisions(List.of(limit), reply).decisions().get(0));
+	}
+
+	@Override
 	public LimitDecision peek(String clientId, LimitDefinition limit, long nowMs) {
 		Requests.checkTime(nowMs);
 		return look(clientId, limit, nowMs);

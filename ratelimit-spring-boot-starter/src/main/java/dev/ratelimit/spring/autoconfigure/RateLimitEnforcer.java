@@ -53,6 +53,9 @@ public final class RateLimitEnforcer {
 	/** Request attribute: the {@link System#nanoTime()} at which the request's time in the limiter is up. */
 	private static final String DEADLINE = RateLimitEnforcer.class.getName() + ".deadline";
 
+	/** Request attribute: the nanoseconds that the admission of a call charged by outcome left for its charge. */
+	private static final String LEFT_FOR_CHARGE = RateLimitEnforcer.class.getName() + ".leftForCharge";
+
 	private final RateLimiter limiter;
 
 	private final long timeoutNanos;
@@ -198,12 +201,13 @@ public final class RateLimitEnforcer {
 	public List<LimitDecision> peekAdmission(LimitedRequest request, List<ConfiguredLimit> configured,
 			EvaluationContext context) {
 		List<LimitDecision> peeked = new ArrayList<>();
+		long deadline = deadline(request);
 		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
 			String clientKey = this.clientKeys.resolve(limit, request, context);
 			LimitDecision state = null;
 			boolean local = LocalFallback.spareRedisFor(List.of(limit)) && this.fallback.skipRedis();
 			if (!local) {
-				state = askRedis(() -> this.limiter.peek(clientKey, limit.definition()));
+				state = askRedis(() -> this.limiter.peekAsync(clientKey, limit.definition()), deadline);
 				if (state == null && limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow()) {
 					this.events.failedClosed(List.of(limit));
 					throw this.responses.unavailable(request);
@@ -233,13 +237,26 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
+	 * Ends the admission of a call charged by outcome ({@code attempt} admitted): what is left of the request's
+	 * deadline is kept for the charge after the call, so that admission and charge together wait at most one
+	 * {@code ratelimit.redis.timeout} for Redis, while the time the call itself takes uses none of it.
+	 */
+	public void admitted(LimitedRequest attempt) {
+		attempt.setAttribute(LEFT_FOR_CHARGE, Math.max(0, deadline(attempt) - System.nanoTime()));
+	}
+
+	/**
 	 * The charge of a call charged by outcome, after it ran: one decision per client key, as for any request, that
 	 * consumes when the limits still have room and records nothing otherwise (other calls in flight took it); never
-	 * an error, the call has run. While Redis fails, fail-local limits are charged locally and the others not at all.
-	 * Its fields, and {@code uncharged}'s (the states admission read), go on the response. Blocks the calling thread.
+	 * an error, the call has run. It waits for Redis at most what {@link #admitted admission} left of the request's
+	 * deadline; once that is spent (or while Redis fails), fail-local limits are charged locally and the others not
+	 * at all. Its fields, and {@code uncharged}'s (the states admission read), go on the response. Blocks the calling
+	 * thread.
 	 */
 	public void charge(LimitedRequest request, List<ConfiguredLimit> configured, EvaluationContext context,
 			List<LimitDecision> uncharged) {
+		long deadline = System.nanoTime()
+				+ ((request.getAttribute(LEFT_FOR_CHARGE) instanceof Long left) ? left : this.timeoutNanos);
 		List<LimitDecision> fields = new ArrayList<>(uncharged);
 		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
@@ -256,7 +273,8 @@ public final class RateLimitEnforcer {
 			boolean local = LocalFallback.spareRedisFor(group.getValue()) && this.fallback.skipRedis();
 			if (!local) {
 				decision = askRedis(
-						() -> this.limiter.tryAcquire(group.getKey(), sharedBudgetsMerged(group.getValue())));
+						() -> this.limiter.tryAcquireAsync(group.getKey(), sharedBudgetsMerged(group.getValue())),
+						deadline);
 				if (decision != null) {
 					this.events.decided(decision);
 				}
@@ -278,23 +296,28 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * A blocking call to Redis for {@link #peekAdmission} and {@link #charge}: timed and counted as {@link #decision}
-	 * counts its calls, moving the fail-local breaker either way.
-	 * @return the answer, or {@code null} when Redis failed (the caller applies the failure policy)
+	 * A call to Redis for {@link #peekAdmission} and {@link #charge}, waited for on this thread until
+	 * {@code deadline} at most: timed and counted as {@link #bounded} counts its calls, moving the fail-local breaker
+	 * either way.
+	 * @return the answer, or {@code null} when Redis failed or the deadline passed (the caller applies the failure
+	 * policy)
 	 */
-	private <T> T askRedis(Supplier<T> call) {
-		long start = System.nanoTime();
+	private <T> T askRedis(Supplier<CompletionStage<T>> call, long deadline) {
 		try {
-			T answer = call.get();
-			this.events.redisCall(System.nanoTime() - start, "success");
+			// completes by the deadline on its own: no timeout of this thread's to add
+			T answer = bounded(call, deadline).get();
 			if (this.fallback.redisAnswered()) {
 				this.events.redisAnsweredAgain();
 			}
 			return answer;
 		}
-		catch (RuntimeException ex) {
-			this.events.redisCall(System.nanoTime() - start, "failure");
-			this.events.redisFailed(ex);
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
+		}
+		catch (ExecutionException ex) {
+			RuntimeException cause = unwrap(ex.getCause());
+			this.events.redisFailed(cause);
 			this.fallback.redisFailed();
 			return null;
 		}
@@ -313,7 +336,7 @@ public final class RateLimitEnforcer {
 			return runNow(() -> decideLocally(request, clientKey, limits, applied));
 		}
 		long sentAt = this.denials.now();
-		return decision(clientKey, definitions, deadline).handleAsync((decision, failure) -> {
+		return bounded(() -> this.limiter.tryAcquireAsync(clientKey, definitions), deadline).handleAsync((decision, failure) -> {
 			if (failure != null) {
 				RuntimeException cause = unwrap(failure);
 				this.events.redisFailed(cause);
@@ -388,20 +411,20 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * The decision, or a failure when Redis fails or has not answered by {@code deadline}. The limiter's own stage
-	 * is cancelled on timeout, so a client that has not sent it yet can drop it.
+	 * The answer of a call to Redis (a decision, a read), or a failure when Redis fails or has not answered by
+	 * {@code deadline}. The limiter's own stage is cancelled on timeout, so a client that has not sent it yet can drop
+	 * it.
 	 */
-	private CompletableFuture<RateLimitDecision> decision(String clientKey, List<LimitDefinition> definitions,
-			long deadline) {
+	private <T> CompletableFuture<T> bounded(Supplier<CompletionStage<T>> call, long deadline) {
 		long remaining = deadline - System.nanoTime();
 		if (remaining <= 0) {
 			return CompletableFuture
 				.failedFuture(new DeadlineExceededException("no time left of ratelimit.redis.timeout for this request"));
 		}
 		long start = System.nanoTime();
-		CompletableFuture<RateLimitDecision> decision;
+		CompletableFuture<T> decision;
 		try {
-			decision = this.limiter.tryAcquireAsync(clientKey, definitions).toCompletableFuture();
+			decision = call.get().toCompletableFuture();
 		}
 		catch (RuntimeException ex) {
 			this.events.redisCall(System.nanoTime() - start, "failure");
@@ -414,7 +437,7 @@ public final class RateLimitEnforcer {
 					decision.isCompletedExceptionally() ? "failure" : "success");
 			return decision;
 		}
-		CompletableFuture<RateLimitDecision> bounded = new CompletableFuture<>();
+		CompletableFuture<T> bounded = new CompletableFuture<>();
 		// The first of the answer and the timeout settles the call; it is timed before the request goes on, so that
 		// the metrics have counted a call by the time its response leaves.
 		AtomicBoolean settled = new AtomicBoolean();

@@ -224,6 +224,11 @@ class BurstTests {
 				}
 
 				@Override
+				public CompletionStage<LimitDecision> peekAsync(String clientId, LimitDefinition limit) {
+					return limiter.peekAsync(clientId, limit);
+				}
+
+				@Override
 				public LimitDecision peek(String clientId, LimitDefinition limit, long nowMs) {
 					return limiter.peek(clientId, limit, nowMs);
 				}

@@ -64,6 +64,7 @@ public final class OutcomeCharges {
 			if (!before.isEmpty()) {
 				enforcer.enforceAndWait(attempt, before, context);
 			}
+			enforcer.admitted(attempt);
 		}, maxWait);
 		Object result = null;
 		Throwable thrown = null;

@@ -64,7 +64,8 @@ public final class ReactorPermitWaits {
 			.fromCallable(() -> enforcer.peekAdmission(attempt, byOutcome, context))
 			.subscribeOn(Schedulers.boundedElastic())
 			.flatMap((peeked) -> before.isEmpty() ? Mono.just(peeked)
-					: decided(waits, attempt, before, context, continuation).thenReturn(peeked)));
+					: decided(waits, attempt, before, context, continuation).thenReturn(peeked))
+			.doOnNext((peeked) -> enforcer.admitted(attempt)));
 		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(proceed(invocation)))
 			.materialize()
 			.flatMap((signal) -> Mono.fromRunnable(() -> OutcomeCharges.charge(enforcer, request, byOutcome, method,

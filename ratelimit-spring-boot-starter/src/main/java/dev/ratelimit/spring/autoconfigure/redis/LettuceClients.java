@@ -40,7 +40,7 @@ final class LettuceClients {
 		AtomicReference<ClientResources> built = new AtomicReference<>();
 		EventLoopTimeouts deadlines = new EventLoopTimeouts(() -> built.get().eventExecutorGroup());
 		ClientResources resources = DefaultClientResources.builder()
-			// One I/O thread, on which EventLoopTimeouts judges the deadlines: it reads every reply of the limiter.
+			// One I/O thread, on which the deadlines run (EventLoopTimeouts): it reads every reply of the limiter.
 			.ioThreadPoolSize(1)
 			.computationThreadPoolSize(2)
 			.nettyCustomizer(deadlines)

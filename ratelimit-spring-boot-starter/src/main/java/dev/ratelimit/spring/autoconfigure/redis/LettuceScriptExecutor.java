@@ -15,7 +15,12 @@ import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.autoconfigure.Timeouts;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -43,7 +48,9 @@ final class LettuceScriptExecutor implements ScriptExecutor, Timeouts, AutoClose
 
 	private final Runnable onClose;
 
-	private final Timeouts deadlines;
+	private final EventLoopTimeouts written;
+
+	private final FairDeadlines deadlines;
 
 	private final AtomicReference<CompletableFuture<Connection>> connection = new AtomicReference<>();
 
@@ -53,12 +60,13 @@ final class LettuceScriptExecutor implements ScriptExecutor, Timeouts, AutoClose
 	 * @param connector opens a connection ({@link StatefulRedisConnection} or {@link StatefulRedisClusterConnection})
 	 * @param preloaded scripts loaded on every new connection
 	 * @param timeout bound of the blocking {@link #execute}
-	 * @param deadlines judges the requests' deadlines on the connection's I/O thread ({@link EventLoopTimeouts})
+	 * @param written the I/O thread's timer, and what it notes of the commands ({@link EventLoopTimeouts})
 	 * @param onClose releases the client after the connection is closed
 	 */
 	LettuceScriptExecutor(Supplier<CompletableFuture<? extends StatefulConnection<String, String>>> connector,
-			List<LuaScript> preloaded, Duration timeout, Timeouts deadlines, Runnable onClose) {
-		this.deadlines = deadlines;
+			List<LuaScript> preloaded, Duration timeout, EventLoopTimeouts written, Runnable onClose) {
+		this.written = written;
+		this.deadlines = new FairDeadlines(written, written, timeout);
 		this.connector = connector;
 		this.preloaded = List.copyOf(preloaded);
 		this.timeout = timeout;
@@ -66,7 +74,7 @@ final class LettuceScriptExecutor implements ScriptExecutor, Timeouts, AutoClose
 		connection();
 	}
 
-	/** Where the requests' deadlines are judged: on the I/O thread that reads this executor's replies. */
+	/** The requests' deadlines, judged on the I/O thread that reads this executor's replies ({@link FairDeadlines}). */
 	@Override
 	public Runnable schedule(Runnable onTimeout, long delayNanos) {
 		return this.deadlines.schedule(onTimeout, delayNanos);
@@ -127,14 +135,32 @@ final class LettuceScriptExecutor implements ScriptExecutor, Timeouts, AutoClose
 			}));
 	}
 
-	private static CompletionStage<List<Long>> run(Connection connection, LuaScript script, String[] keys,
-			String[] args) {
-		return connection.commands()
-			.<List<Long>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args)
+	private CompletionStage<List<Long>> run(Connection connection, LuaScript script, String[] keys, String[] args) {
+		return send(connection, CommandType.EVALSHA, script.sha1(), keys, args)
 			.exceptionallyCompose((ex) -> hasCause(ex, "NOSCRIPT")
 					// Script cache empty (SCRIPT FLUSH, restart, failover): EVAL runs the source and caches it again.
-					? connection.commands().<List<Long>>eval(script.source(), ScriptOutputType.MULTI, keys, args)
+					? send(connection, CommandType.EVAL, script.source(), keys, args)
 					: CompletableFuture.failedFuture(ex));
+	}
+
+	/**
+	 * {@code EVALSHA} or {@code EVAL}, as Lettuce's {@code evalsha} and {@code eval} send them, but dispatched as a
+	 * command that notes when it is written: the deadlines give Redis its time from then ({@link EventLoopTimeouts}).
+	 * A cluster connection routes it by its first key, as it routes those.
+	 */
+	@SuppressWarnings("unchecked")
+	private CompletableFuture<List<Long>> send(Connection connection, CommandType type, String script, String[] keys,
+			String[] args) {
+		CommandArgs<String, String> arguments = new CommandArgs<>(StringCodec.UTF8).add(script)
+			.add(keys.length)
+			.addKeys(keys)
+			.addValues(args);
+		AsyncCommand<String, String, List<Object>> command = this.written
+			.timed(new Command<>(type, new NestedMultiOutput<>(StringCodec.UTF8), arguments));
+		// completes the command itself when a cluster connection wraps it (redirections)
+		connection.stateful().dispatch(command);
+		// the reply of the rate-limit scripts is a flat list of integers
+		return (CompletableFuture<List<Long>>) (CompletableFuture<?>) command;
 	}
 
 	/**

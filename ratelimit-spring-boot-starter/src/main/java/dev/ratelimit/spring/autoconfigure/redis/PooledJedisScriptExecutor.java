@@ -5,10 +5,14 @@ import java.time.Duration;
 import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,6 +21,7 @@ import java.util.function.Supplier;
 import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.spring.autoconfigure.Timeouts;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
@@ -25,9 +30,10 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  *
  * <p>
  * Jedis blocks the calling thread for as long as a command takes, so {@link #executeAsync} runs each call on one of
- * the limiter's threads (one per pooled connection) and lets the request wait only as long as its deadline. A call
- * that waited for a thread longer than the timeout is not sent at all: its caller has given up (no request waits
- * longer), and a request that failed open must not be charged later.
+ * the limiter's threads (one per pooled connection) and lets the request wait only as long as its deadline, which
+ * this executor judges ({@link FairDeadlines}: the time a call waits for one of these threads in a busy application
+ * is not Redis's). A call that waited for a thread longer than any deadline waits (1.5 timeouts) is not sent at all:
+ * its caller has given up, and a request that failed open must not be charged later.
  *
  * <p>
  * After Redis restarts or fails over, every idle pooled connection is dead, and each fails the first call that
@@ -35,7 +41,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * request. Timeouts are never retried. A connection closed by a live server after it ran the script (rare:
  * {@code CLIENT KILL}) makes the retry charge the request twice; that errs on the side of limiting.
  */
-final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
+final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts, FairDeadlines.Progress, AutoCloseable {
 
 	private final Supplier<UnifiedJedis> client;
 
@@ -47,7 +53,19 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 
 	private final ExecutorService threads;
 
-	private final long timeoutNanos;
+	private final long notSentAfterNanos;
+
+	/** When each call on the limiter's threads was sent ({@link System#nanoTime()}), oldest first. */
+	private final Deque<long[]> unanswered = new ConcurrentLinkedDeque<>();
+
+	private volatile long lastAnsweredAt;
+
+	/** When the oldest call that ended without an answer since Redis last answered was sent, or 0. */
+	private volatile long unansweredSince;
+
+	private final ScheduledThreadPoolExecutor timer;
+
+	private final FairDeadlines deadlines;
 
 	/**
 	 * @param client creates the client; called on the limiter's threads until it succeeds, since Jedis' Sentinel and
@@ -56,7 +74,16 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 	PooledJedisScriptExecutor(Supplier<UnifiedJedis> client, int poolSize, Duration timeout,
 			List<LuaScript> preloaded) {
 		this.client = client;
-		this.timeoutNanos = timeout.toNanos();
+		this.notSentAfterNanos = timeout.toNanos() * 3 / 2;
+		this.timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "ratelimit-jedis-deadlines");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.deadlines = new FairDeadlines((task, delayNanos) -> {
+			ScheduledFuture<?> scheduled = this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+			return () -> scheduled.cancel(false);
+		}, this, timeout);
 		this.attempts = poolSize + 1;
 		AtomicInteger count = new AtomicInteger();
 		ThreadPoolExecutor executor = new ThreadPoolExecutor(poolSize, poolSize, 60, TimeUnit.SECONDS,
@@ -100,16 +127,28 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 		long submitted = System.nanoTime();
 		try {
 			this.threads.execute(() -> {
-				if (System.nanoTime() - submitted > this.timeoutNanos) {
+				if (System.nanoTime() - submitted > this.notSentAfterNanos) {
 					result.completeExceptionally(new JedisConnectionException(
-							"Not sent: no connection was free within the timeout"));
+							"Not sent: no connection was free within 1.5 x ratelimit.redis.timeout"));
 					return;
 				}
+				long[] sentAt = { System.nanoTime() };
+				this.unanswered.addLast(sentAt);
 				try {
-					result.complete(execute(script, keys, args));
+					List<Long> reply = execute(script, keys, args);
+					this.unansweredSince = 0;
+					this.lastAnsweredAt = System.nanoTime();
+					result.complete(reply);
 				}
 				catch (RuntimeException ex) {
+					if (ex instanceof JedisConnectionException && this.unansweredSince == 0) {
+						// timed out or lost its connection: unanswered, until Redis answers another call
+						this.unansweredSince = sentAt[0];
+					}
 					result.completeExceptionally(ex);
+				}
+				finally {
+					this.unanswered.remove(sentAt);
 				}
 			});
 		}
@@ -117,6 +156,27 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 			result.completeExceptionally(ex);
 		}
 		return result;
+	}
+
+	/** The requests' deadlines, judged with what Redis does with the calls ({@link FairDeadlines}). */
+	@Override
+	public Runnable schedule(Runnable onTimeout, long delayNanos) {
+		return this.deadlines.schedule(onTimeout, delayNanos);
+	}
+
+	@Override
+	public Long oldestUnansweredSentAt() {
+		long[] oldest = this.unanswered.peekFirst();
+		long ended = this.unansweredSince;
+		if (oldest == null) {
+			return (ended != 0) ? ended : null;
+		}
+		return (ended != 0 && ended - oldest[0] < 0) ? ended : oldest[0];
+	}
+
+	@Override
+	public long lastAnsweredAt() {
+		return this.lastAnsweredAt;
 	}
 
 	private JedisScriptExecutor delegate() {
@@ -150,6 +210,7 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, AutoCloseable {
 	@Override
 	public void close() {
 		this.threads.shutdownNow();
+		this.timer.shutdownNow();
 		synchronized (this) {
 			if (this.jedis != null) {
 				this.jedis.close();

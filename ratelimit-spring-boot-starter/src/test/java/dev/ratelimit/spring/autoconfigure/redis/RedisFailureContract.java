@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -33,8 +34,11 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -183,6 +187,46 @@ abstract class RedisFailureContract {
 		assertLimitingWorks("/closed", "closed");
 		assertLimitingWorks("/rule/open", "rule-open");
 		assertLimitingWorks("/rule/closed", "rule-closed");
+	}
+
+	/**
+	 * A call charged by outcome (a failed login) reads its limit before it runs and charges it after: against a
+	 * paused Redis the two share the request's one timeout (each waiting a full one took two).
+	 */
+	@Test
+	void pausedRedisChargedByOutcomeAnswersWithinOneTimeout() throws Exception {
+		String client = newClient();
+		Response first = get("/login", client);
+		assertThat(first.status()).as(first.toString()).isEqualTo(401);
+		assertThat(first.headers().firstValue("RateLimit")).as(first.toString())
+			.hasValueSatisfying((value) -> assertThat(value).startsWith("\"login\";r=" + (LIMIT - 1) + ";t="));
+		this.redis.pause();
+		Response paused;
+		try {
+			paused = get("/login", client);
+		}
+		finally {
+			this.redis.resume();
+		}
+		assertThat(paused.status()).as(paused.toString()).isEqualTo(401);
+		assertThat(paused.elapsed()).as(paused.toString()).isLessThan(BOUND);
+		assertThat(paused.headers().firstValue("RateLimit")).as(paused.toString()).isEmpty();
+	}
+
+	/**
+	 * The time a call charged by outcome takes is not Redis's: a failed login slower than the whole timeout is still
+	 * charged (else slow failures would never count).
+	 */
+	@Test
+	void aCallSlowerThanTheTimeoutIsStillChargedByOutcome() throws Exception {
+		String client = newClient();
+		Response slow = get("/login?sleepMs=" + TIMEOUT.plusMillis(300).toMillis(), client);
+		assertThat(slow.status()).as(slow.toString()).isEqualTo(401);
+		assertThat(slow.headers().firstValue("RateLimit")).as(slow.toString())
+			.hasValueSatisfying((value) -> assertThat(value).startsWith("\"login\";r=" + (LIMIT - 1) + ";t="));
+		Response next = get("/login", client);
+		assertThat(next.headers().firstValue("RateLimit")).as(next.toString())
+			.hasValueSatisfying((value) -> assertThat(value).startsWith("\"login\";r=" + (LIMIT - 2) + ";t="));
 	}
 
 	/** Many requests at once against a paused Redis: none waits for another's timeout (a pool, a queue). */
@@ -418,7 +462,7 @@ abstract class RedisFailureContract {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	@Import(FailureTestController.class)
+	@Import({ FailureTestController.class, ServletLoginController.class, ReactiveLoginController.class })
 	static class FailureTestApplication {
 
 		@Bean
@@ -477,6 +521,41 @@ abstract class RedisFailureContract {
 		@GetMapping("/two-keys")
 		String twoKeys() {
 			return "two-keys";
+		}
+
+	}
+
+	/** A failed login: 401, charged to its limit by outcome, after {@code sleepMs}. */
+	@ResponseStatus(HttpStatus.UNAUTHORIZED)
+	static class LoginFailed extends RuntimeException {
+
+		LoginFailed() {
+			super("bad credentials", null, false, false);
+		}
+
+	}
+
+	@RestController
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	static class ServletLoginController {
+
+		@RateLimited(name = "login", limit = LIMIT, window = "1h", key = CLIENT_KEY, chargeOn = LoginFailed.class)
+		@GetMapping("/login")
+		String login(@RequestParam(defaultValue = "0") long sleepMs) throws InterruptedException {
+			Thread.sleep(sleepMs);
+			throw new LoginFailed();
+		}
+
+	}
+
+	@RestController
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	static class ReactiveLoginController {
+
+		@RateLimited(name = "login", limit = LIMIT, window = "1h", key = CLIENT_KEY, chargeOn = LoginFailed.class)
+		@GetMapping("/login")
+		Mono<String> login(@RequestParam(defaultValue = "0") long sleepMs) {
+			return Mono.delay(Duration.ofMillis(sleepMs)).then(Mono.error(new LoginFailed()));
 		}
 
 	}
