@@ -222,6 +222,21 @@ public final class InMemoryRateLimiter implements RateLimiter {
 		}
 	}
 
+	/**
+	 * When, on this limiter's clock, the state of {@code limit} for {@code clientId} expires (it is gone once the
+	 * clock is past it), or -1 when there is none; for tests that compare it with the expiry of the Redis key.
+	 */
+	long deadline(String clientId, LimitDefinition limit) {
+		ClientState client = this.clients.get(clientId);
+		if (client == null) {
+			return -1;
+		}
+		synchronized (client) {
+			MemoryState state = client.find(limit);
+			return (state != null && state.stored) ? state.deadline : -1;
+		}
+	}
+
 	/** The state of {@code limit} for {@code clientId} as text, or "(no state)"; for tests and failure messages. */
 	String describe(String clientId, LimitDefinition limit) {
 		ClientState client = this.clients.get(clientId);
