@@ -19,16 +19,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * run in parallel and several limits of one client are decided together, all or nothing, as one script call is.
  *
  * <p>
- * State lives as long as the Redis key of the same decision would: a limit's state expires at the end of the TTL
- * the script would set (relative to the request's {@code now}, server or explicit time alike, plus the scripts'
- * margin of 1 s) and, counted as Redis counts relative TTLs, that long after its last write on this limiter's clock.
- * Expired state is never read. It is dropped as its client is next decided, and otherwise by a sweep that runs on
- * the deciding threads (no thread of its own): it examines a few clients each time a new one arrives, so that
- * removal outpaces growth, and, while the limiter is used at all, a batch each second that passes over every client
- * within about a minute. Memory holds about the clients written within the longest TTL (plus those the sweep has not
- * reached yet), not every client ever seen: a scan over a million client ids does not grow the heap without bound,
- * and its state is gone about a minute after its TTL even if no new client follows. A limiter that decides nothing
- * at all sweeps nothing.
+ * State lives as long as the Redis key of the same decision would: for the relative TTL the script would set
+ * (computed from the request's {@code now}, this limiter's clock or an explicit time, with the scripts' margin of
+ * 1 s), counted on this limiter's clock from its last write, as Redis counts a TTL on its own clock. An explicit
+ * {@code now} past that TTL expires nothing, as it expires no Redis key: a request stepping back after it is still
+ * decided at the stored time. Expired state is never read. It is dropped as its client is next decided, and
+ * otherwise by a sweep that runs on the deciding threads (no thread of its own): it examines a few clients each time
+ * a new one arrives, so that removal outpaces growth, and, while the limiter is used at all, a batch each second that
+ * passes over every client within about a minute. Memory holds about the clients written within the longest TTL
+ * (plus those the sweep has not reached yet), not every client ever seen: a scan over a million client ids does not
+ * grow the heap without bound, and its state is gone about a minute after its TTL even if no new client follows. A
+ * limiter that decides nothing at all sweeps nothing.
  */
 public final class InMemoryRateLimiter implements RateLimiter {
 
@@ -208,17 +209,17 @@ public final class InMemoryRateLimiter implements RateLimiter {
 	}
 
 	/**
-	 * When the state of {@code limit} for {@code clientId} expires on the time of the requests, or -1 when there is
-	 * none; for tests that compare it with the TTL of the Redis key.
+	 * When, on this limiter's clock, the state of {@code limit} for {@code clientId} expires (it is gone once the
+	 * clock is past it), or -1 when there is none; for tests that compare it with the expiry of the Redis key.
 	 */
-	long expiresAt(String clientId, LimitDefinition limit) {
+	long deadline(String clientId, LimitDefinition limit) {
 		ClientState client = this.clients.get(clientId);
 		if (client == null) {
 			return -1;
 		}
 		synchronized (client) {
 			MemoryState state = client.find(limit);
-			return (state != null && state.stored) ? state.expiresAt : -1;
+			return (state != null && state.stored) ? state.deadline : -1;
 		}
 	}
 
@@ -277,7 +278,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 			for (int i = 0; i < size; i++) {
 				LimitDefinition limit = limits.get(i);
 				MemoryState state = find(limit);
-				if (state != null && state.expired(now, clockNow)) {
+				if (state != null && state.expired(clockNow)) {
 					// the Redis key would be gone: the request finds no state
 					remove(state);
 					state = null;

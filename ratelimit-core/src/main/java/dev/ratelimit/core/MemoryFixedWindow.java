@@ -45,7 +45,7 @@ final class MemoryFixedWindow extends MemoryState {
 			long n = counted + cost;
 			this.w = index;
 			this.c = n;
-			expireAt(windowEnd + TTL_MARGIN_MS, now, clockNow);
+			expireAfter(windowEnd - now + TTL_MARGIN_MS, clockNow);
 			verdict.after(limit - n, reset.forCost(n), more(n, limit, windowEnd, start));
 		});
 	}
@@ -64,7 +64,7 @@ final class MemoryFixedWindow extends MemoryState {
 
 	@Override
 	public String toString() {
-		return "fw[w=" + this.w + ", c=" + this.c + ", expiresAt=" + this.expiresAt + "]";
+		return "fw[w=" + this.w + ", c=" + this.c + ", deadline=" + this.deadline + "]";
 	}
 
 }

@@ -53,7 +53,7 @@ final class MemorySlidingLog extends MemoryState {
 		return Verdict.allowed(limit - count, reset(count, limit, window, time), more(count, limit, window, time),
 				(verdict) -> {
 					add(time, cost);
-					expireAt(time + window + TTL_MARGIN_MS, now, clockNow);
+					expireAfter(time + window - now + TTL_MARGIN_MS, clockNow);
 					long n = count + cost;
 					verdict.after(limit - n, reset(n, limit, window, time), more(n, limit, window, time));
 				});
@@ -121,7 +121,7 @@ final class MemorySlidingLog extends MemoryState {
 		for (int i = this.head; i < this.tail; i++) {
 			text.append((i > this.head) ? ", " : "").append(this.scores[i]).append('x').append(this.units[i]);
 		}
-		return text.append("; expiresAt=").append(this.expiresAt).append(']').toString();
+		return text.append("; deadline=").append(this.deadline).append(']').toString();
 	}
 
 }

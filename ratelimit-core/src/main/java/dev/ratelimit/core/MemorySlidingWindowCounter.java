@@ -53,7 +53,7 @@ final class MemorySlidingWindowCounter extends MemoryState {
 					this.w = index;
 					this.c = n;
 					this.p = previous;
-					expireAt((index + 2) * window + TTL_MARGIN_MS, now, clockNow);
+					expireAfter((index + 2) * window - now + TTL_MARGIN_MS, clockNow);
 					verdict.after(limit - estimate(n, previous, window, r), wait(limit, window, r, n, previous, limit),
 							more(limit, window, r, n, previous));
 				});
@@ -66,7 +66,7 @@ final class MemorySlidingWindowCounter extends MemoryState {
 
 	@Override
 	public String toString() {
-		return "swc[w=" + this.w + ", c=" + this.c + ", p=" + this.p + ", expiresAt=" + this.expiresAt + "]";
+		return "swc[w=" + this.w + ", c=" + this.c + ", p=" + this.p + ", deadline=" + this.deadline + "]";
 	}
 
 	private static long more(long limit, long window, long r, long n, long prev) {

@@ -7,9 +7,10 @@ package dev.ratelimit.core;
  *
  * <p>
  * A state is "stored" once a request has been admitted against it, as a Redis key exists once a script has written
- * it. It expires as that key would: at {@link #expiresAt} on the time of the requests (the script's {@code now},
- * server or explicit) and at {@link #deadline} on the limiter's clock (the relative TTL, as Redis counts it). Not
- * thread-safe: the owning client's monitor guards it.
+ * it. It expires as that key would: at {@link #deadline} on the limiter's clock, the script's relative TTL counted
+ * from the write, as Redis counts it on its own clock. A request's explicit {@code now} past that TTL does not
+ * expire it, as it would not expire the Redis key: a request stepping back after it must still find the stored time
+ * (rule 7 of {@code docs/ALGORITHMS.md}). Not thread-safe: the owning client's monitor guards it.
  */
 abstract class MemoryState {
 
@@ -17,9 +18,6 @@ abstract class MemoryState {
 	static final long TTL_MARGIN_MS = 1000;
 
 	boolean stored;
-
-	/** When this state expires, on the time of the requests (the script's {@code now}). */
-	long expiresAt;
 
 	/** When this state expires on the limiter's clock: the time of the last write plus its relative TTL. */
 	long deadline;
@@ -33,9 +31,9 @@ abstract class MemoryState {
 		};
 	}
 
-	/** Whether the state is gone, as its Redis key would be, for a request at {@code now}. */
-	final boolean expired(long now, long clockNow) {
-		return now > this.expiresAt || clockNow > this.deadline;
+	/** Whether the state is gone, as its Redis key would be, at {@code clockNow} on the limiter's clock. */
+	final boolean expired(long clockNow) {
+		return clockNow > this.deadline;
 	}
 
 	/**
@@ -45,11 +43,13 @@ abstract class MemoryState {
 	 */
 	abstract Verdict decide(long now, long clockNow, LimitDefinition limit);
 
-	/** Records the relative TTL that the script's {@code PEXPIRE} sets: {@code expiresAt - now} ms from now. */
-	final void expireAt(long expiresAt, long now, long clockNow) {
+	/**
+	 * Records the write of the state with the relative TTL that the script sets ({@code PEXPIRE} or
+	 * {@code SET ... PX}, computed from the request's {@code now}), counted from {@code clockNow}.
+	 */
+	final void expireAfter(long ttlMs, long clockNow) {
 		this.stored = true;
-		this.expiresAt = expiresAt;
-		this.deadline = clockNow + (expiresAt - now);
+		this.deadline = clockNow + ttlMs;
 	}
 
 	/** {@code ceil(a / b)} for {@code a >= 0} and {@code b > 0} (common.lua's {@code ceil_div}). */

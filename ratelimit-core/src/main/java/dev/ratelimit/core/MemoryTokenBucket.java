@@ -50,7 +50,7 @@ final class MemoryTokenBucket extends MemoryState {
 					long resetAfter = wait(left, capacity, window, limit);
 					this.t = left;
 					this.ts = refilledAt;
-					expireAt(refilledAt + resetAfter + TTL_MARGIN_MS, now, clockNow);
+					expireAfter(refilledAt - now + resetAfter + TTL_MARGIN_MS, clockNow);
 					verdict.after(Math.floorDiv(left, window), resetAfter, more(left, capacity, window, limit));
 				});
 	}
@@ -69,7 +69,7 @@ final class MemoryTokenBucket extends MemoryState {
 
 	@Override
 	public String toString() {
-		return "tb[t=" + this.t + ", ts=" + this.ts + ", expiresAt=" + this.expiresAt + "]";
+		return "tb[t=" + this.t + ", ts=" + this.ts + ", deadline=" + this.deadline + "]";
 	}
 
 }

@@ -2,10 +2,7 @@ package dev.ratelimit.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,37 +24,38 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * Differential test: random request sequences, each request decided three ways: by the Redis limiter (the Lua
- * scripts, explicit time), by a fresh {@link InMemoryRateLimiter} (explicit time, on a fixed clock) and by
- * {@link ExactModel}, an independent exact implementation of {@code docs/ALGORITHMS.md}. Each backend must agree
- * with the model ({@code allowed}, {@code remaining}, {@code retryAfterMs}, {@code resetAfterMs},
- * {@code moreAfterMs}), and the two backends must agree with each other on all five fields for every request.
+ * scripts, explicit time), by an {@link InMemoryRateLimiter} (explicit time) and by {@link ExactModel}, an
+ * independent exact implementation of {@code docs/ALGORITHMS.md}. For every request, each backend must agree with the
+ * model on all five fields of every limit's decision ({@code allowed}, {@code remaining}, {@code retryAfterMs},
+ * {@code resetAfterMs}, {@code moreAfterMs}), and the two backends must agree with each other, including requests
+ * earlier than a previous one (rule 7: decided at the stored time, waits measured from there).
  *
  * <p>
- * Where the spec leaves open what a request earlier than a previous request of the same key reports as its
- * waits, only {@code allowed} and {@code remaining} are compared with the model for such a request; Redis and the
- * in-memory limiter, which must make the same decisions, are still compared on all five fields.
+ * Traffic. {@link #singleLimitAgreesWithExactModel} and {@link #severalLimitsAgreeWithExactModelAllOrNothing}: six
+ * clients per seed, each with its own clock, one limit, or two or three of different algorithms. The scenarios
+ * ({@link #scenariosOfFewClientsAndSteppingClocks}, {@link #scenarioRegressionSeeds}) are the traffic measured in
+ * issue 24: 1 to 3 clients sharing one clock, 1 or 2 limits of any algorithms (two of the same included), 30 % of
+ * requests in the same ms as the previous one and 5 % stepping back by up to 3 s; {@value #REQUESTS_PER_SCENARIO}
+ * requests per scenario.
  *
  * <p>
- * Explicit time and key expiry: the scripts set relative TTLs computed from the explicit {@code now}, but Redis
- * expires keys by its own wall clock, which in this test runs much faster than the explicit clock (thousands of
- * requests at nearly the same explicit ms), so a key whose TTL is 1 ms would vanish between two requests at the
- * same explicit ms. {@link ExplicitClockExecutor} therefore moves expiry onto the explicit clock: it runs the
- * script's source unchanged, with the same keys and arguments, as a function inside a script that records the TTL
- * of every {@code PEXPIRE} and {@code SET ... PX} the source makes, then reads the {@code PTTL} of each key and
- * {@code PERSIST}s it (within one script call Redis checks expiry against the script's start, so nothing can
- * expire in between). It remembers each key's expiry exactly, as {@code now + TTL} in explicit time, and deletes
- * the key when a later request's {@code now} has passed that instant, as Redis does ({@code now > expiry}). The
- * in-memory limiter expires a state at the same instant by design; after every call the test checks that it does,
- * for every state of every client ({@link InMemoryRateLimiter#expiresAt} against the executor's expiry).
+ * Expiry and the server's clock. The scripts set relative TTLs computed from the explicit {@code now}, and a key
+ * expires on the server's clock, which need not be the requests' time ({@link ServerClock}: the same time, stepping
+ * back with the requests; the latest time so far, which callers stepping back lag behind; or a clock of its own far
+ * from the requests' time, as in any test or simulation on explicit time). Redis' own wall clock would make that
+ * timing-dependent, so {@link ServerClockExecutor} moves expiry onto a test clock: it runs the script's source
+ * unchanged, with the same keys and arguments, as a function inside a script that records the TTL of every
+ * {@code PEXPIRE} and {@code SET ... PX} the source makes, then reads the {@code PTTL} of each key and
+ * {@code PERSIST}s it (within one script call Redis checks expiry against the script's start, so nothing can expire
+ * in between). It remembers each key's expiry exactly, as the server's time + TTL, and deletes the key when the
+ * server's time of a later request to it has passed that instant, as Redis does. The in-memory limiter runs on the
+ * same clock ({@link Server}); after every call the test checks that it expires every state at the same instant.
+ * When a key expires, the model forgets that limit's state as well.
  *
  * <p>
- * Rule 4 is also checked directly: after every call, each key, and each in-memory state, must still exist on the
- * explicit clock for at least the model's {@code resetAfterMs} (until then the limiter is not back to full
- * allowance, so its state matters); a key the script leaves without a TTL fails the test too. When a key then
- * expires on the explicit clock, the model forgets that limit's state as well: by then the limiter is back to full
- * allowance, so nothing changes for requests at later times, but a request that goes back in time finds no stored
- * state in Redis, and the spec lets state expire; the model must not hold such a request to a stored time that no
- * longer exists.
+ * Rule 4 is also checked directly where the caller's clock is the server's: after every call, each key, and each
+ * in-memory state, must still exist for at least as long as the model's decision still needs it (until its time plus
+ * {@code resetAfterMs}); a key the script leaves without a TTL fails the test too.
  *
  * <p>
  * Sizes: limits 1..20, sometimes 10^6 or 10^9 (the sliding log: 10^4, because every admitted unit is a sorted-set
@@ -66,9 +64,9 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  *
  * <p>
  * A disagreement retires that client (its states have diverged). A key found to live too short is recorded and
- * then kept (on the explicit clock) as long as the spec requires, so that the comparison of decisions goes on.
- * The test fails at the end listing every disagreement and the first too-short TTLs, each with the seed, step,
- * request and the client's recent history.
+ * then kept as long as the spec requires, so that the comparison of decisions goes on. The test fails at the end
+ * listing every disagreement and the first too-short TTLs, each with the seed, step, request and the client's
+ * recent history.
  */
 class DifferentialTest {
 
@@ -79,6 +77,29 @@ class DifferentialTest {
 	private static final int SINGLE_STEPS_PER_SEED = 2500;
 
 	private static final int MULTI_STEPS_PER_SEED = 2000;
+
+	/**
+	 * Requests of the random scenarios in one run: 200 scenarios. While the in-memory limiter expired state on the
+	 * requests' time, each of five runs (seeds 1 to 5) found disagreements in 46 to 75 of its 200 scenarios.
+	 */
+	private static final int SCENARIO_REQUESTS = 40_000;
+
+	private static final int REQUESTS_PER_SCENARIO = 200;
+
+	/**
+	 * Scenarios that found disagreements, kept so that they always run. In each, the in-memory limiter dropped a state
+	 * once a request's explicit time was past its TTL (the server's clock was not), and a request stepping back then
+	 * found no state where Redis still held the stored time: an admission that differed (fixed window with a sliding
+	 * log, a sliding window counter or a token bucket), other fields that did (two token buckets, two fixed windows,
+	 * two sliding window counters, a sliding log with a sliding window counter or a token bucket, a single fixed
+	 * window after a cost above its limit, a single token bucket), and one with {@link ServerClock#LATEST}.
+	 */
+	private static final long[] SCENARIO_SEEDS = { 8843107050342853113L, 5473108911943031531L, 6827122615715606710L,
+			174268666969603812L, 9160634832445300816L, 636839526768913249L, 3477056928070879580L,
+			6555518779613642284L, -2067182673916213105L, -8456966162194563372L, -8316569155657555377L };
+
+	/** Where a {@link ServerClock#SLOW} server's clock starts: far from the requests' explicit time. */
+	private static final long SLOW_SERVER_START = 1_000_000_000L;
 
 	private static final int HISTORY = 25;
 
@@ -101,8 +122,10 @@ class DifferentialTest {
 			SplittableRandom random = new SplittableRandom(seed);
 			List<Client> clients = new ArrayList<>();
 			for (int i = 0; i < CLIENTS; i++) {
+				long start = T0 + random.nextLong(10_000_000L);
 				clients.add(new Client("client-" + algorithm.code() + "-" + seed + "-" + i,
-						List.of(randomLimit(random, algorithm, "l" + i)), T0 + random.nextLong(10_000_000L)));
+						List.of(randomLimit(random, algorithm, "l" + i)), start,
+						new Server(ServerClock.REQUEST, start)));
 			}
 			run.play(seed, random, clients, SINGLE_STEPS_PER_SEED);
 		}
@@ -125,7 +148,9 @@ class DifferentialTest {
 				for (int j = 0; j < count; j++) {
 					limits.add(randomLimit(random, algorithms.get(j), "m" + j));
 				}
-				clients.add(new Client("multi-" + seed + "-" + i, limits, T0 + random.nextLong(10_000_000L)));
+				long start = T0 + random.nextLong(10_000_000L);
+				clients.add(new Client("multi-" + seed + "-" + i, limits, start,
+						new Server(ServerClock.REQUEST, start)));
 			}
 			run.play(seed, random, clients, MULTI_STEPS_PER_SEED);
 		}
@@ -133,24 +158,93 @@ class DifferentialTest {
 	}
 
 	/**
-	 * One test's comparison: the three deciders (Redis, in memory, the model), counters and the disagreements found.
+	 * The scenarios that found disagreements ({@link #SCENARIO_SEEDS}), replayed exactly.
+	 */
+	@Test
+	void scenarioRegressionSeeds() {
+		Run run = new Run("scenario regression seeds");
+		for (long seed : SCENARIO_SEEDS) {
+			run.playScenario(seed);
+		}
+		run.finish();
+	}
+
+	/**
+	 * {@value #SCENARIO_REQUESTS} requests in random scenarios, from a new seed on every run (printed; a failure names
+	 * the scenario's own seed, to add to {@link #SCENARIO_SEEDS}); {@code -Ddifferential.seed} repeats a run.
+	 */
+	@Test
+	void scenariosOfFewClientsAndSteppingClocks() {
+		long seed = Long.getLong("differential.seed", System.nanoTime());
+		System.out.println("DifferentialTest scenarios: -Ddifferential.seed=" + seed);
+		SplittableRandom seeds = new SplittableRandom(seed);
+		Run run = new Run("scenarios of run seed " + seed);
+		for (int i = 0; i < SCENARIO_REQUESTS / REQUESTS_PER_SCENARIO; i++) {
+			run.playScenario(seeds.nextLong());
+		}
+		run.finish();
+	}
+
+	/**
+	 * How the server's clock, on which keys (and in-memory state) expire by their relative TTLs, moves against the
+	 * explicit time of the requests.
+	 */
+	enum ServerClock {
+
+		/** The requests' time, stepping back with them: a failover to a server whose clock is behind. */
+		REQUEST,
+
+		/** The latest request time so far: a request stepping back is a caller whose clock lags the server's. */
+		LATEST,
+
+		/**
+		 * 1 ms per request, whatever the requests' time: explicit time far from the server's clock (tests,
+		 * simulations), where keys outlive the requests' time by far, as in the run measured in issue 24.
+		 */
+		SLOW
+
+	}
+
+	/** One server's clock, and the in-memory limiter on it: what a Redis server is to its keys. */
+	private static final class Server {
+
+		final ServerClock mode;
+
+		final MutableClock clock;
+
+		final InMemoryRateLimiter memory;
+
+		Server(ServerClock mode, long start) {
+			this.mode = mode;
+			this.clock = new MutableClock(start);
+			this.memory = new InMemoryRateLimiter(this.clock);
+		}
+
+		/** Moves the clock for a request at {@code now}; returns the server's time of that request. */
+		long tick(long now) {
+			switch (this.mode) {
+				case REQUEST -> this.clock.set(now);
+				case LATEST -> this.clock.set(Math.max(this.clock.millis(), now));
+				case SLOW -> this.clock.advance(1);
+			}
+			return this.clock.millis();
+		}
+
+	}
+
+	/**
+	 * One test's comparison: Redis, the model, the in-memory limiters (one per {@link Server}), counters and the
+	 * disagreements found.
 	 */
 	private static final class Run {
 
 		private final String label;
 
-		private final ExplicitClockExecutor executor;
+		private final ServerClockExecutor executor;
 
 		private final RedisKeys keys;
 
 		private final RedisRateLimiter redisLimiter;
-
-		/**
-		 * On a fixed clock: its relative TTLs (counted on that clock) never run out, so its state expires only on
-		 * the explicit time of the requests, at the instant its Redis key does on the executor's explicit clock.
-		 */
-		private final InMemoryRateLimiter memoryLimiter = new InMemoryRateLimiter(
-				Clock.fixed(Instant.ofEpochMilli(T0), ZoneOffset.UTC));
 
 		private final ExactModel model = new ExactModel();
 
@@ -160,9 +254,9 @@ class DifferentialTest {
 
 		private long requests;
 
-		private long decisions;
+		private long scenarios;
 
-		private long waitsCompared;
+		private long decisions;
 
 		private long backwardsCompared;
 
@@ -175,11 +269,12 @@ class DifferentialTest {
 		Run(String label) {
 			this.label = label;
 			String prefix = "dt:" + label.replaceAll("[^A-Za-z0-9]", "_") + ":" + System.nanoTime() + ":";
-			this.executor = new ExplicitClockExecutor(jedis);
+			this.executor = new ServerClockExecutor(jedis);
 			this.keys = new RedisKeys(prefix);
 			this.redisLimiter = new RedisRateLimiter(this.executor, prefix);
 		}
 
+		/** Clients on clocks of their own, each moved before its request. */
 		void play(long seed, SplittableRandom random, List<Client> clients, int steps) {
 			for (int step = 0; step < steps; step++) {
 				List<Client> active = clients.stream().filter((client) -> !client.retired).toList();
@@ -189,141 +284,193 @@ class DifferentialTest {
 				Client client = active.get(random.nextInt(active.size()));
 				long windowForSteps = client.limits.get(random.nextInt(client.limits.size())).windowMs();
 				client.advance(random, windowForSteps);
-				long now = client.now;
-				boolean backwards = now < client.maxNow;
 				List<LimitDefinition> request = client.request(random);
-
-				List<String> before = new ArrayList<>();
-				for (LimitDefinition limit : request) {
-					before.add(this.model.describe(client.id, limit));
-				}
-				RateLimitDecision redis = this.redisLimiter.tryAcquire(client.id, request, now);
-				for (LimitDefinition limit : request) {
-					if (this.executor.expiredInLastCall.contains(this.keys.key(client.id, limit))) {
-						this.model.forget(client.id, limit);
-					}
-				}
-				RateLimitDecision memory = this.memoryLimiter.tryAcquire(client.id, request, now);
-				List<ExactModel.Decision> expected = this.model.decide(client.id, request, now);
-				this.requests++;
-
-				String requestText = "t=" + now + " (T0" + sign(now - T0) + ")" + (backwards ? " [earlier than "
-						+ client.maxNow + "]" : "") + " " + describe(request);
-				StringBuilder mismatch = new StringBuilder();
-				StringBuilder shortTtl = new StringBuilder();
-				boolean allExpected = true;
-				for (int i = 0; i < request.size(); i++) {
-					LimitDefinition limit = request.get(i);
-					Fields fromRedis = Fields.of(redis.decisions().get(i));
-					Fields fromMemory = Fields.of(memory.decisions().get(i));
-					ExactModel.Decision want = expected.get(i);
-					Fields fromModel = Fields.of(want);
-					allExpected &= want.allowed();
-					this.decisions++;
-					if (!backwards) {
-						this.waitsCompared++;
-					}
-					else {
-						this.backwardsCompared++;
-					}
-					// each backend against the model: all five fields, or only allowed and remaining for a request
-					// earlier than a previous one (the spec leaves its waits open)
-					boolean redisAgrees = backwards ? fromRedis.sameVerdict(fromModel) : fromRedis.equals(fromModel);
-					boolean memoryAgrees = backwards ? fromMemory.sameVerdict(fromModel)
-							: fromMemory.equals(fromModel);
-					// the two backends against each other: all five fields, always
-					boolean backendsAgree = fromRedis.equals(fromMemory);
-					String key = this.keys.key(client.id, limit);
-					// rule 4: the state must live at least until the limiter is back to full allowance
-					long lifetime = this.executor.lifetime(key, now);
-					if (want.resetAfterMs() > 0 && lifetime < want.resetAfterMs() - 1) {
-						shortTtl.append("\n    limit ").append(limit.name()).append(": the key lives ")
-							.append(lifetime).append(" ms more (on the explicit clock) but the model needs its state for ")
-							.append(want.resetAfterMs()).append(" ms (resetAfterMs); redis=").append(fromRedis)
-							.append(" model=").append(fromModel).append("\n      model state after: ")
-							.append(this.model.describe(client.id, limit)).append("\n      key ").append(key)
-							.append(": ").append(this.executor.expiryHistory(key));
-						// recorded; from here on the key lives as long as the spec requires, so the comparison of
-						// decisions goes on and can find other disagreements
-						this.executor.extend(key, now + want.resetAfterMs() - 1);
-					}
-					long memoryExpiresAt = this.memoryLimiter.expiresAt(client.id, limit);
-					long memoryLifetime = (memoryExpiresAt < 0) ? -1 : memoryExpiresAt - now;
-					if (want.resetAfterMs() > 0 && memoryLifetime < want.resetAfterMs() - 1) {
-						shortTtl.append("\n    limit ").append(limit.name()).append(": the in-memory state lives ")
-							.append(memoryLifetime).append(" ms more (expiresAt ").append(memoryExpiresAt)
-							.append(") but the model needs it for ").append(want.resetAfterMs())
-							.append(" ms (resetAfterMs); memory=").append(fromMemory).append(" model=")
-							.append(fromModel).append("\n      in-memory state after: ")
-							.append(this.memoryLimiter.describe(client.id, limit));
-					}
-					if (!redisAgrees || !memoryAgrees || !backendsAgree) {
-						mismatch.append("\n    limit ").append(limit.name()).append(": redis=").append(fromRedis)
-							.append(" memory=").append(fromMemory).append(" model=").append(fromModel)
-							.append(redisAgrees ? "" : " [redis != model]")
-							.append(memoryAgrees ? "" : " [memory != model]")
-							.append(backendsAgree ? "" : " [redis != memory]")
-							.append("\n      model state before: ").append(before.get(i))
-							.append("\n      model state after:  ").append(this.model.describe(client.id, limit))
-							.append("\n      in-memory state after: ").append(this.memoryLimiter.describe(client.id, limit))
-							.append("\n      key ").append(key).append(": ").append(this.executor.expiryHistory(key));
-					}
-				}
-				if (redis.allowed() != allExpected || memory.allowed() != allExpected) {
-					mismatch.append("\n    overall allowed: redis=").append(redis.allowed()).append(" memory=")
-						.append(memory.allowed()).append(" model=").append(allExpected);
-				}
-				if (!allExpected) {
-					this.denied++;
-				}
-				if (shortTtl.length() > 0) {
-					List<String> recent = new ArrayList<>(client.history);
-					this.shortTtls.add("seed " + seed + " step " + step + " client " + client.id + " request "
-							+ requestText + shortTtl + "\n    previous requests of this client (oldest first):\n      "
-							+ String.join("\n      ", recent.subList(Math.max(0, recent.size() - 6), recent.size())));
-				}
-				if (mismatch.length() > 0) {
-					client.retired = true;
-					this.disagreements.add("seed " + seed + " step " + step + " client " + client.id + " request "
-							+ requestText + mismatch + "\n    previous requests of this client (oldest first):\n      "
-							+ String.join("\n      ", client.history));
-				}
-				client.remember("step " + step + ": " + requestText + " -> redis " + text(redis)
-						+ (Fields.all(redis).equals(Fields.all(memory)) ? "" : " memory " + text(memory)));
-				client.lastRemaining = redis.remaining();
-				client.maxNow = Math.max(client.maxNow, now);
-				compareExpiries(seed, step, clients);
+				decide("seed " + seed, step, client, request, client.now);
+				compareExpiries("seed " + seed, step, clients);
 			}
 		}
 
 		/**
-		 * After every call, every state of every client still compared: the in-memory limiter must expire it at
-		 * exactly the explicit instant at which the executor deletes its Redis key (now + the TTL of the script's
-		 * last PEXPIRE), and hold no state where Redis holds no key. A mismatch retires its client.
+		 * One scenario of the traffic measured in issue 24, all drawn from {@code seed}: its server's clock, 1 to 3
+		 * clients with the same 1 or 2 limits of any algorithms, and {@value #REQUESTS_PER_SCENARIO} requests on one
+		 * clock ({@link #scenarioStep}) from clients at random. With {@link ServerClock#REQUEST} each client has a
+		 * server of its own: a clock stepping back cannot tell whether a key whose TTL has run out was already deleted,
+		 * by Redis' active expiry or the in-memory sweep, so only keys that requests read are compared there.
 		 */
-		private void compareExpiries(long seed, int step, List<Client> clients) {
+		void playScenario(long seed) {
+			SplittableRandom random = new SplittableRandom(seed);
+			ServerClock mode = ServerClock.values()[random.nextInt(ServerClock.values().length)];
+			int clientCount = 1 + random.nextInt(3);
+			int limitCount = 1 + random.nextInt(2);
+			List<LimitDefinition> limits = new ArrayList<>();
+			for (int j = 0; j < limitCount; j++) {
+				Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
+				// a large sliding log of 1,000, not 10,000: the scenarios are many, 10,000 would take most of the time
+				limits.add(randomLimit(random, algorithm, "s" + j, 1_000));
+			}
+			long now = T0 + random.nextLong(10_000_000L);
+			Server shared = (mode == ServerClock.REQUEST) ? null
+					: new Server(mode, (mode == ServerClock.SLOW) ? SLOW_SERVER_START : now);
+			List<Client> clients = new ArrayList<>();
+			for (int i = 0; i < clientCount; i++) {
+				Server server = (shared != null) ? shared : new Server(mode, now);
+				clients.add(new Client("scenario-" + seed + "-" + i, limits, now, server));
+			}
+			String context = "scenario seed " + seed + "L (server clock " + mode + ")";
+			this.scenarios++;
+			for (int step = 0; step < REQUESTS_PER_SCENARIO; step++) {
+				if (step > 0) {
+					now = Math.max(0, now + scenarioStep(random, limits, now));
+				}
+				Client client = clients.get(random.nextInt(clients.size()));
+				List<LimitDefinition> request = client.request(random);
+				if (client.retired) {
+					continue;
+				}
+				decide(context, step, client, request, now);
+				compareExpiries(context, step, clients);
+			}
+		}
+
+		/** One request of {@code client} at {@code now}, by Redis, in memory and by the model, compared. */
+		private void decide(String context, int step, Client client, List<LimitDefinition> request, long now) {
+			boolean backwards = now < client.maxNow;
+			long serverNow = client.server.tick(now);
+			this.executor.serverNow = serverNow;
+			List<String> before = new ArrayList<>();
+			for (LimitDefinition limit : request) {
+				before.add(this.model.describe(client.id, limit));
+			}
+			RateLimitDecision redis = this.redisLimiter.tryAcquire(client.id, request, now);
+			for (LimitDefinition limit : request) {
+				if (this.executor.expiredInLastCall.contains(this.keys.key(client.id, limit))) {
+					this.model.forget(client.id, limit);
+				}
+			}
+			InMemoryRateLimiter memoryLimiter = client.server.memory;
+			RateLimitDecision memory = memoryLimiter.tryAcquire(client.id, request, now);
+			List<ExactModel.Decision> expected = this.model.decide(client.id, request, now);
+			this.requests++;
+
+			String requestText = "t=" + now + " (T0" + sign(now - T0) + ")" + (backwards ? " [earlier than "
+					+ client.maxNow + "]" : "") + ((serverNow != now) ? " server time " + serverNow : "") + " "
+					+ describe(request);
+			StringBuilder mismatch = new StringBuilder();
+			StringBuilder shortTtl = new StringBuilder();
+			boolean allExpected = true;
+			for (int i = 0; i < request.size(); i++) {
+				LimitDefinition limit = request.get(i);
+				Fields fromRedis = Fields.of(redis.decisions().get(i));
+				Fields fromMemory = Fields.of(memory.decisions().get(i));
+				ExactModel.Decision want = expected.get(i);
+				Fields fromModel = Fields.of(want);
+				allExpected &= want.allowed();
+				this.decisions++;
+				if (backwards) {
+					this.backwardsCompared++;
+				}
+				// all five fields, always: each backend against the model, and the two backends against each other
+				boolean redisAgrees = fromRedis.equals(fromModel);
+				boolean memoryAgrees = fromMemory.equals(fromModel);
+				boolean backendsAgree = fromRedis.equals(fromMemory);
+				String key = this.keys.key(client.id, limit);
+				// rule 4: the state must live at least as long as the limiter is not back to full allowance, counted
+				// from the decision's time (the stored time for a request earlier than it); checked where the
+				// caller's clock is the server's, on which TTLs run
+				long needed = want.atMs() - now + want.resetAfterMs();
+				if (serverNow == now && want.resetAfterMs() > 0) {
+					long lifetime = this.executor.lifetime(key, serverNow);
+					if (lifetime < needed - 1) {
+						shortTtl.append("\n    limit ").append(limit.name()).append(": the key lives ")
+							.append(lifetime).append(" ms more but the model needs its state for ").append(needed)
+							.append(" ms (resetAfterMs from its decision's time ").append(want.atMs())
+							.append("); redis=").append(fromRedis).append(" model=").append(fromModel)
+							.append("\n      model state after: ").append(this.model.describe(client.id, limit))
+							.append("\n      key ").append(key).append(": ").append(this.executor.expiryHistory(key));
+						// recorded; from here on the key lives as long as the spec requires, so the comparison of
+						// decisions goes on and can find other disagreements
+						this.executor.extend(key, serverNow + needed - 1);
+					}
+					long memoryDeadline = memoryLimiter.deadline(client.id, limit);
+					long memoryLifetime = (memoryDeadline < 0) ? -1 : memoryDeadline - serverNow;
+					if (memoryLifetime < needed - 1) {
+						shortTtl.append("\n    limit ").append(limit.name()).append(": the in-memory state lives ")
+							.append(memoryLifetime).append(" ms more (deadline ").append(memoryDeadline)
+							.append(") but the model needs it for ").append(needed).append(" ms; memory=")
+							.append(fromMemory).append(" model=").append(fromModel)
+							.append("\n      in-memory state after: ").append(memoryLimiter.describe(client.id, limit));
+					}
+				}
+				if (!redisAgrees || !memoryAgrees || !backendsAgree) {
+					mismatch.append("\n    limit ").append(limit.name()).append(": redis=").append(fromRedis)
+						.append(" memory=").append(fromMemory).append(" model=").append(fromModel)
+						.append(redisAgrees ? "" : " [redis != model]")
+						.append(memoryAgrees ? "" : " [memory != model]")
+						.append(backendsAgree ? "" : " [redis != memory]")
+						.append("\n      model decided at ").append(want.atMs())
+						.append("\n      model state before: ").append(before.get(i))
+						.append("\n      model state after:  ").append(this.model.describe(client.id, limit))
+						.append("\n      in-memory state after: ").append(memoryLimiter.describe(client.id, limit))
+						.append("\n      key ").append(key).append(": ").append(this.executor.expiryHistory(key));
+				}
+			}
+			if (redis.allowed() != allExpected || memory.allowed() != allExpected) {
+				mismatch.append("\n    overall allowed: redis=").append(redis.allowed()).append(" memory=")
+					.append(memory.allowed()).append(" model=").append(allExpected);
+			}
+			if (!allExpected) {
+				this.denied++;
+			}
+			if (shortTtl.length() > 0) {
+				List<String> recent = new ArrayList<>(client.history);
+				this.shortTtls.add(context + " step " + step + " client " + client.id + " request " + requestText
+						+ shortTtl + "\n    previous requests of this client (oldest first):\n      "
+						+ String.join("\n      ", recent.subList(Math.max(0, recent.size() - 6), recent.size())));
+			}
+			if (mismatch.length() > 0) {
+				client.retired = true;
+				this.disagreements.add(context + " step " + step + " client " + client.id + " request " + requestText
+						+ mismatch + "\n    previous requests of this client (oldest first):\n      "
+						+ String.join("\n      ", client.history));
+			}
+			client.remember("step " + step + ": " + requestText + " -> redis " + text(redis)
+					+ (Fields.all(redis).equals(Fields.all(memory)) ? "" : " memory " + text(memory)));
+			client.lastRemaining = redis.remaining();
+			client.maxNow = Math.max(client.maxNow, now);
+		}
+
+		/**
+		 * After every call, every state of every client still compared: the in-memory limiter must expire it at
+		 * exactly the instant, on the server's clock, at which the executor deletes its Redis key (the server's time
+		 * of the script's last PEXPIRE + its TTL), and hold no state where Redis holds no key. Where the clock is past
+		 * that instant, the state is gone however each side keeps it (Redis deletes the key as a request reads it,
+		 * the in-memory sweep may have dropped it already). A mismatch retires its client.
+		 */
+		private void compareExpiries(String context, int step, List<Client> clients) {
 			for (Client client : clients) {
 				if (client.retired) {
 					continue;
 				}
+				long serverNow = client.server.clock.millis();
 				StringBuilder mismatch = new StringBuilder();
 				for (LimitDefinition limit : client.limits) {
 					String key = this.keys.key(client.id, limit);
 					long redisExpiry = this.executor.expiry(key);
-					long memoryExpiry = this.memoryLimiter.expiresAt(client.id, limit);
+					long memoryDeadline = client.server.memory.deadline(client.id, limit);
 					this.expiriesCompared++;
-					if (redisExpiry != memoryExpiry) {
+					boolean bothGone = redisExpiry < serverNow && memoryDeadline < serverNow;
+					if (redisExpiry != memoryDeadline && !bothGone) {
 						mismatch.append("\n    limit ").append(limit.name()).append(": Redis key expires at ")
-							.append(redisExpiry).append(", in-memory state at ").append(memoryExpiry)
-							.append(" (-1: none)\n      key ").append(key).append(": ")
-							.append(this.executor.expiryHistory(key)).append("\n      in-memory state: ")
-							.append(this.memoryLimiter.describe(client.id, limit)).append("\n      model state: ")
+							.append(redisExpiry).append(", in-memory state at ").append(memoryDeadline)
+							.append(" (-1: none; server time ").append(serverNow).append(")\n      key ").append(key)
+							.append(": ").append(this.executor.expiryHistory(key)).append("\n      in-memory state: ")
+							.append(client.server.memory.describe(client.id, limit)).append("\n      model state: ")
 							.append(this.model.describe(client.id, limit));
 					}
 				}
 				if (mismatch.length() > 0) {
 					client.retired = true;
-					this.disagreements.add("seed " + seed + " after step " + step + ": expiry of client " + client.id
+					this.disagreements.add(context + " after step " + step + ": expiry of client " + client.id
 							+ mismatch + "\n    previous requests of this client (oldest first):\n      "
 							+ String.join("\n      ", client.history));
 				}
@@ -332,14 +479,14 @@ class DifferentialTest {
 
 		void finish() {
 			long ms = (System.nanoTime() - this.started) / 1_000_000;
-			System.out.println("DifferentialTest " + this.label + ": " + this.requests + " requests decided by Redis,"
-					+ " in memory and by the model, " + this.decisions + " limit decisions compared ("
-					+ this.waitsCompared + " with every field against the model, " + this.backwardsCompared
-					+ " earlier than a previous request: allowed/remaining against the model, every field Redis against"
-					+ " memory), " + this.expiriesCompared + " expiries compared, " + this.denied + " requests denied, "
-					+ this.disagreements.size() + " disagreements, " + this.shortTtls.size()
-					+ " calls leaving a state with too short a TTL, " + this.executor.expiredKeys
-					+ " keys expired on the explicit clock, " + ms + " ms");
+			System.out.println("DifferentialTest " + this.label + ": " + this.requests + " requests"
+					+ ((this.scenarios > 0) ? " in " + this.scenarios + " scenarios" : "")
+					+ " decided by Redis, in memory and by the model, " + this.decisions
+					+ " limit decisions compared on every field (" + this.backwardsCompared
+					+ " of requests earlier than a previous request of their client), " + this.expiriesCompared
+					+ " expiries compared, " + this.denied + " requests denied, " + this.disagreements.size()
+					+ " disagreements, " + this.shortTtls.size() + " calls leaving a state with too short a TTL, "
+					+ this.executor.expiredKeys + " keys expired on the server's clock, " + ms + " ms");
 			StringBuilder failures = new StringBuilder();
 			if (!this.disagreements.isEmpty()) {
 				failures.append("\n").append(this.disagreements.size())
@@ -383,10 +530,6 @@ class DifferentialTest {
 			return decision.decisions().stream().map(Fields::of).toList();
 		}
 
-		boolean sameVerdict(Fields other) {
-			return this.allowed == other.allowed && this.remaining == other.remaining;
-		}
-
 		@Override
 		public String toString() {
 			return "[allowed=" + this.allowed + ", remaining=" + this.remaining + ", retryAfterMs="
@@ -398,18 +541,21 @@ class DifferentialTest {
 
 	/**
 	 * Runs the script as {@link JedisScriptExecutor} does ({@code EVALSHA}, {@code EVAL} on {@code NOSCRIPT}), with
-	 * the same keys and arguments, but with key expiry moved from Redis' wall clock onto the explicit clock of the
-	 * request (see the class description and {@link #wrap}). Reads the explicit time from the first script
-	 * argument, where {@link RedisRateLimiter} puts it.
+	 * the same keys and arguments, but with key expiry moved from Redis' wall clock onto the server clock of the test,
+	 * {@link #serverNow} (see the class description and {@link #wrap}). Reads the explicit time of the request from
+	 * the first script argument, where {@link RedisRateLimiter} puts it, for messages.
 	 */
-	private static final class ExplicitClockExecutor implements ScriptExecutor {
+	private static final class ServerClockExecutor implements ScriptExecutor {
 
 		private final JedisPooled jedis;
 
-		/** Explicit time after which each key is gone (Redis: expired when now > expiry instant). */
+		/** The server's time of the next call, set before it. */
+		long serverNow;
+
+		/** Server time after which each key is gone (Redis: expired when its clock is past the expiry instant). */
 		private final Map<String, Long> expiresAt = new HashMap<>();
 
-		/** For each key: which call set its current expiry, and its last deletion on the explicit clock. */
+		/** For each key: which call set its current expiry, and its last deletion on the server's clock. */
 		private final Map<String, String> expirySetBy = new HashMap<>();
 
 		private final Map<String, String> deletions = new HashMap<>();
@@ -421,24 +567,26 @@ class DifferentialTest {
 		/** Keys whose PTTL after the call contradicts the TTL recorded in it. */
 		final List<String> inconsistentTtls = new ArrayList<>();
 
-		/** The keys deleted on the explicit clock by the last call, before its script ran. */
+		/** The keys deleted on the server's clock by the last call, before its script ran. */
 		final Set<String> expiredInLastCall = new HashSet<>();
 
 		long expiredKeys;
 
 		private final Map<LuaScript, LuaScript> wrappers = new HashMap<>();
 
-		ExplicitClockExecutor(JedisPooled jedis) {
+		ServerClockExecutor(JedisPooled jedis) {
 			this.jedis = jedis;
 		}
 
 		@Override
 		public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
 			long now = Long.parseLong(args.get(0));
+			long server = this.serverNow;
+			String call = "the call at now=" + now + ((server != now) ? " (server time " + server + ")" : "");
 			List<String> expired = new ArrayList<>();
 			for (String key : keys) {
 				Long at = this.expiresAt.get(key);
-				if (at != null && now > at) {
+				if (at != null && server > at) {
 					expired.add(key);
 				}
 			}
@@ -448,7 +596,7 @@ class DifferentialTest {
 			this.expiredInLastCall.clear();
 			this.expiredInLastCall.addAll(expired);
 			for (String key : expired) {
-				this.deletions.put(key, "deleted on the explicit clock before the call at now=" + now + " (expiry "
+				this.deletions.put(key, "deleted on the server's clock before " + call + " (expiry "
 						+ this.expiresAt.remove(key) + " set by " + this.expirySetBy.remove(key) + ")");
 				this.expiredKeys++;
 			}
@@ -471,27 +619,26 @@ class DifferentialTest {
 				if (pttl == -2) {
 					// no key after the call (a sliding log trimmed to nothing is deleted by Redis), whatever was set
 					this.expiresAt.remove(key);
-					this.expirySetBy.put(key, "gone after the call at now=" + now);
+					this.expirySetBy.put(key, "gone after " + call);
 					this.withoutTtl.remove(key);
 				}
 				else if (ttl >= 0) {
-					// the exact expiry: the TTL the TTL the script set set, counted from the request's explicit now
-					this.expiresAt.put(key, now + ttl);
-					this.expirySetBy.put(key, "the call at now=" + now + ", PEXPIRE " + ttl + " (PTTL " + pttl + ")");
+					// the exact expiry: the TTL the script set, counted on the server's clock from this call
+					this.expiresAt.put(key, server + ttl);
+					this.expirySetBy.put(key, call + ", PEXPIRE " + ttl + " (PTTL " + pttl + ")");
 					this.withoutTtl.remove(key);
 					if (pttl < 0 || pttl > ttl) {
-						this.inconsistentTtls.add(key + " after a call at now=" + now + ": PEXPIRE " + ttl + " but PTTL "
-								+ pttl);
+						this.inconsistentTtls.add(key + " after " + call + ": PEXPIRE " + ttl + " but PTTL " + pttl);
 					}
 				}
 				else if (pttl >= 0) {
 					// every earlier call PERSISTed its keys: a TTL not set by a PEXPIRE of this call is unexplained
-					this.inconsistentTtls.add(key + " after a call at now=" + now + ": PTTL " + pttl
+					this.inconsistentTtls.add(key + " after " + call + ": PTTL " + pttl
 							+ " without a PEXPIRE in the call");
 				}
 				else if (!this.expiresAt.containsKey(key)) {
 					this.withoutTtl.add(key);
-					this.keysWithoutTtl.add(key + " after a call at now=" + now + " with args " + args);
+					this.keysWithoutTtl.add(key + " after " + call + " with args " + args);
 				}
 			}
 			@SuppressWarnings("unchecked")
@@ -544,7 +691,7 @@ class DifferentialTest {
 					+ "return { differential_reply, differential_set, differential_ttls }\n";
 		}
 
-		/** Keeps the key (on the explicit clock) at least until {@code at}. */
+		/** Keeps the key (on the server's clock) at least until {@code at}. */
 		void extend(String key, long at) {
 			if (this.expiresAt.containsKey(key) && this.expiresAt.get(key) < at) {
 				this.expiresAt.put(key, at);
@@ -552,7 +699,7 @@ class DifferentialTest {
 			}
 		}
 
-		/** How many ms after {@code now} the key still exists on the explicit clock; -1 if it does not exist. */
+		/** How many ms after {@code now} the key still exists on the server's clock; -1 if it does not exist. */
 		long lifetime(String key, long now) {
 			if (this.withoutTtl.contains(key)) {
 				return Long.MAX_VALUE;
@@ -561,7 +708,10 @@ class DifferentialTest {
 			return (at != null) ? at - now : -1;
 		}
 
-		/** The explicit instant after which the key is gone (now + the TTL of its last PEXPIRE), or -1 if none. */
+		/**
+		 * The instant on the server's clock after which the key is gone (the server's time of its last PEXPIRE + its
+		 * TTL), or -1 if none.
+		 */
 		long expiry(String key) {
 			Long at = this.expiresAt.get(key);
 			return (at != null) ? at : -1;
@@ -576,12 +726,17 @@ class DifferentialTest {
 
 	}
 
-	/** One client: its limits, its own clock and recent history. */
+	/**
+	 * One client: its limits, its clock (its own, moved by {@link #advance}; in a scenario the scenario's), the server
+	 * its state lives on, and recent history.
+	 */
 	private static final class Client {
 
 		final String id;
 
 		final List<LimitDefinition> limits;
+
+		final Server server;
 
 		long now;
 
@@ -593,10 +748,11 @@ class DifferentialTest {
 
 		final Deque<String> history = new ArrayDeque<>();
 
-		Client(String id, List<LimitDefinition> limits, long start) {
+		Client(String id, List<LimitDefinition> limits, long start, Server server) {
 			this.id = id;
 			this.limits = limits;
 			this.now = start;
+			this.server = server;
 		}
 
 		void remember(String line) {
@@ -661,6 +817,15 @@ class DifferentialTest {
 	}
 
 	private static LimitDefinition randomLimit(SplittableRandom random, Algorithm algorithm, String name) {
+		return randomLimit(random, algorithm, name, 10_000);
+	}
+
+	/**
+	 * A random limit; a large sliding log has {@code largeSlidingLog} (every admitted unit is its own sorted-set
+	 * member, which Redis and the model pay for per unit).
+	 */
+	private static LimitDefinition randomLimit(SplittableRandom random, Algorithm algorithm, String name,
+			long largeSlidingLog) {
 		long window;
 		double w = random.nextDouble();
 		if (w < 0.10) {
@@ -679,7 +844,7 @@ class DifferentialTest {
 		}
 		else if (algorithm == Algorithm.SLIDING_LOG) {
 			// every admitted unit is its own sorted-set member: a cost of 10^6 would block Redis for seconds
-			limit = 10_000;
+			limit = largeSlidingLog;
 		}
 		else if (l < 0.95) {
 			limit = 1_000_000;
@@ -718,6 +883,37 @@ class DifferentialTest {
 			return 1 + random.nextLong(bound);
 		}
 		return bound + 1 + random.nextLong(bound);
+	}
+
+	/**
+	 * The step of a scenario's clock before its next request, as measured in issue 24: 30 % none (the same ms as the
+	 * previous request), 5 % back by 1 ms to 3 s; otherwise forward, on the scale of one of the limits' windows:
+	 * small steps, up to two windows, right at (or 1 ms off) a window boundary, tiny steps, or a jump of several
+	 * windows.
+	 */
+	private static long scenarioStep(SplittableRandom random, List<LimitDefinition> limits, long now) {
+		double r = random.nextDouble();
+		if (r < 0.30) {
+			return 0;
+		}
+		if (r < 0.35) {
+			return BACKWARDS ? -(1 + random.nextLong(3000)) : 0;
+		}
+		long window = limits.get(random.nextInt(limits.size())).windowMs();
+		double f = random.nextDouble();
+		if (f < 0.45) {
+			return 1 + random.nextLong(Math.max(1, window / 4));
+		}
+		if (f < 0.70) {
+			return 1 + random.nextLong(2 * window);
+		}
+		if (f < 0.85) {
+			return (Math.floorDiv(now, window) + 1) * window - now + random.nextInt(3) - 1;
+		}
+		if (f < 0.95) {
+			return 1 + random.nextLong(Math.max(1, window / 50));
+		}
+		return window * (2 + random.nextInt(5)) + random.nextLong(window);
 	}
 
 	/** {@code limit} with {@code cost}, or with cost bound + 1 if that cost would leave the exact range. */

@@ -26,10 +26,11 @@ import java.util.function.LongPredicate;
  * throws {@link IllegalStateException}.
  *
  * <p>
- * Time going backwards: stored state never moves back. The sliding log and the token bucket use an effective time
- * {@code max(now, newest stored time)}; the two windowed counters count a request whose window index is older
- * than the stored window in the stored window (for the sliding window counter, at the start of that window, i.e.
- * elapsed time 0 since the latest stored instant that is known).
+ * Time going backwards (rule 7): stored state never moves back, and a request earlier than the stored time is
+ * decided at the stored time, with every wait measured from there. The sliding log and the token bucket take
+ * {@code max(now, newest stored time)}; the two windowed counters take the start of the stored window for a request
+ * whose window is older (their stored time: the state keeps the window, not the instant). Everything below is
+ * computed at that time ({@link Limiter#decisionTime}).
  *
  * <p>
  * Several limits on one request are all or nothing: each limit reports its own verdict; only if all allow does
@@ -38,8 +39,12 @@ import java.util.function.LongPredicate;
  */
 final class ExactModel {
 
-	/** The decision of one limit, the five fields that the Redis limiter reports. */
-	record Decision(boolean allowed, long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs) {
+	/**
+	 * The decision of one limit: the five fields that the Redis limiter reports, and {@code atMs}, the time it was
+	 * taken at (the request's time, or the stored time when the request is earlier), from which its waits count.
+	 */
+	record Decision(boolean allowed, long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs,
+			long atMs) {
 	}
 
 	/** Windows up to this size get a linear-scan cross-check of every search. */
@@ -61,22 +66,26 @@ final class ExactModel {
 			models.add(model);
 		}
 		boolean[] verdicts = new boolean[limits.size()];
+		long[] times = new long[limits.size()];
 		boolean all = true;
 		for (int i = 0; i < limits.size(); i++) {
 			Limiter model = models.get(i);
 			model.observe(nowMs);
-			verdicts[i] = model.admits(nowMs, limits.get(i).cost());
+			// each limit is decided at its stored time, which a commit keeps: the fields after it count from there too
+			times[i] = model.decisionTime(nowMs);
+			verdicts[i] = model.admits(times[i], limits.get(i).cost());
 			all &= verdicts[i];
 		}
 		if (all) {
 			for (int i = 0; i < limits.size(); i++) {
-				models.get(i).commit(nowMs, limits.get(i).cost());
+				models.get(i).commit(times[i], limits.get(i).cost());
 			}
 		}
 		List<Decision> decisions = new ArrayList<>(limits.size());
 		for (int i = 0; i < limits.size(); i++) {
 			Limiter model = models.get(i);
 			long cost = limits.get(i).cost();
+			long at = times[i];
 			long retry;
 			if (verdicts[i]) {
 				retry = 0;
@@ -85,10 +94,10 @@ final class ExactModel {
 				retry = LimitDecision.NEVER;
 			}
 			else {
-				retry = model.retryAfter(nowMs, cost);
+				retry = model.retryAfter(at, cost);
 			}
-			decisions.add(new Decision(verdicts[i], model.allowance(nowMs), retry, model.resetAfter(nowMs),
-					model.moreAfter(nowMs)));
+			decisions.add(new Decision(verdicts[i], model.allowance(at), retry, model.resetAfter(at),
+					model.moreAfter(at), at));
 		}
 		return decisions;
 	}
@@ -183,6 +192,12 @@ final class ExactModel {
 		/** Persistent bookkeeping done before deciding at {@code now} (for the log: dropping old entries). */
 		void observe(long now) {
 		}
+
+		/**
+		 * The time a request at {@code now} is decided at: {@code now}, or the stored time when {@code now} is
+		 * earlier (rule 7). No wait is ever counted from a time earlier than this.
+		 */
+		abstract long decisionTime(long now);
 
 		/** Whether a request of {@code cost} at {@code t} would be admitted; pure. */
 		abstract boolean admits(long t, long cost);
@@ -279,6 +294,12 @@ final class ExactModel {
 		}
 
 		@Override
+		long decisionTime(long now) {
+			// a request in an older window counts in the stored one, whose earliest instant is its start
+			return (windowOf(now) > Math.floorDiv(now, this.window)) ? this.storedWindow * this.window : now;
+		}
+
+		@Override
 		boolean admits(long t, long cost) {
 			return cost <= this.limit && countAt(t) + cost <= this.limit;
 		}
@@ -330,6 +351,11 @@ final class ExactModel {
 
 		private long effective(long t) {
 			return this.entries.isEmpty() ? t : Math.max(t, this.entries.peekLast()[0]);
+		}
+
+		@Override
+		long decisionTime(long now) {
+			return effective(now);
 		}
 
 		private long countAt(long t) {
@@ -442,6 +468,12 @@ final class ExactModel {
 			return new long[] { index, 0, 0, position };
 		}
 
+		@Override
+		long decisionTime(long now) {
+			return (this.present && Math.floorDiv(now, this.window) < this.storedWindow)
+					? this.storedWindow * this.window : now;
+		}
+
 		/** {@code floor(e)} with {@code e = prev * (1 - position / W) + count}, exactly. */
 		private long floorEstimate(long[] view) {
 			long scaled = Math.addExact(Math.multiplyExact(view[2], this.window - view[3]),
@@ -515,6 +547,11 @@ final class ExactModel {
 		}
 
 		@Override
+		long decisionTime(long now) {
+			return this.present ? Math.max(now, this.timestamp) : now;
+		}
+
+		@Override
 		boolean admits(long t, long cost) {
 			return cost <= this.capacity && scaledAt(t) >= Math.multiplyExact(cost, this.window);
 		}
@@ -534,20 +571,15 @@ final class ExactModel {
 
 		@Override
 		long formulaRetryAfter(long now, long cost) {
-			// ceil((c - tokens) * W / L) = ceil((c * W - scaled) / L), counted from the stored time if now is earlier
+			// ceil((c - tokens) * W / L) = ceil((c * W - scaled) / L)
 			long need = cost * this.window - scaledAt(now);
-			return lag(now) + ceilDiv(need, this.limit);
+			return ceilDiv(need, this.limit);
 		}
 
 		@Override
 		long formulaResetAfter(long now) {
 			long missing = full() - scaledAt(now);
-			return (missing == 0) ? 0 : lag(now) + ceilDiv(missing, this.limit);
-		}
-
-		/** How far {@code now} is behind the stored time (no refill happens until the stored time is reached). */
-		private long lag(long now) {
-			return this.present ? Math.max(0, this.timestamp - now) : 0;
+			return (missing == 0) ? 0 : ceilDiv(missing, this.limit);
 		}
 
 		private static long ceilDiv(long x, long y) {

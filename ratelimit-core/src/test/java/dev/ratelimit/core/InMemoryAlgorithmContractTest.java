@@ -9,16 +9,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link AlgorithmContract} on {@link InMemoryRateLimiter}, reading its state through its package-private test
- * hooks: {@link InMemoryRateLimiter#describe} (the state's fields), {@link InMemoryRateLimiter#expiresAt} and
- * {@link InMemoryRateLimiter#storedClients()}. Its clock is fixed, so that only the explicit time of the requests
- * moves (the relative TTLs it also counts on its clock never run out).
+ * hooks: {@link InMemoryRateLimiter#describe} (the state's fields), {@link InMemoryRateLimiter#deadline} and
+ * {@link InMemoryRateLimiter#storedClients()}. Its clock is fixed at {@code T0}, so that only the explicit time of
+ * the requests moves: the relative TTLs it counts on that clock never run out, and each is its deadline - T0.
  */
 class InMemoryAlgorithmContractTest extends AlgorithmContract {
 
 	private InMemoryRateLimiter memory;
 
-	/** What the limiter holds for one limit of one client: its fields as text, and when it expires. */
-	private record StoredState(String client, String state, long expiresAt) {
+	/** What the limiter holds for one limit of one client: its fields as text, and when it expires on the clock. */
+	private record StoredState(String client, String state, long deadline) {
 	}
 
 	@Override
@@ -29,9 +29,9 @@ class InMemoryAlgorithmContractTest extends AlgorithmContract {
 
 	@Override
 	Object state(String client, LimitDefinition limit) {
-		long expiresAt = this.memory.expiresAt(client, limit);
-		assertThat(expiresAt).as("expiresAt of %s for %s", limit.name(), client).isNotNegative();
-		return new StoredState(client, this.memory.describe(client, limit), expiresAt);
+		long deadline = this.memory.deadline(client, limit);
+		assertThat(deadline).as("deadline of %s for %s", limit.name(), client).isNotNegative();
+		return new StoredState(client, this.memory.describe(client, limit), deadline);
 	}
 
 	@Override
@@ -48,18 +48,18 @@ class InMemoryAlgorithmContractTest extends AlgorithmContract {
 	void assertEveryStateExpires(List<String> clients, String decided, boolean admitted, LimitDefinition limit,
 			long now, long maxTtlMs, String description) {
 		for (String client : clients) {
-			long expiresAt = this.memory.expiresAt(client, limit);
-			if (expiresAt == -1) {
+			long deadline = this.memory.deadline(client, limit);
+			if (deadline == -1) {
 				continue;
 			}
-			assertThat(expiresAt).as("expiresAt of %s after %s", client, description)
+			assertThat(deadline - T0).as("TTL of %s after %s", client, description)
 				.isNotNegative()
-				.isLessThanOrEqualTo(now + maxTtlMs);
+				.isLessThanOrEqualTo(maxTtlMs);
 		}
 		if (admitted) {
 			// the state just written lives past the request (every TTL has the scripts' 1 s margin)
-			assertThat(this.memory.expiresAt(decided, limit)).as("expiresAt of %s just written by %s", decided,
-					description).isGreaterThan(now);
+			assertThat(this.memory.deadline(decided, limit) - T0).as("TTL of %s just written by %s", decided,
+					description).isPositive();
 		}
 	}
 

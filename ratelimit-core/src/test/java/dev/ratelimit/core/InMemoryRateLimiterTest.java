@@ -23,9 +23,9 @@ import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 /**
  * What only {@link InMemoryRateLimiter} has: memory bounded by the clients that can still matter, state expiring
- * as its Redis key would (on the time of the requests and on the limiter's clock), and clients swept while others
- * decide. The rules it shares with Redis are {@link InMemoryAlgorithmContractTest}, {@link DifferentialTest} and
- * the other contract subclasses.
+ * as its Redis key would (after its relative TTL on the limiter's clock, whatever the requests' explicit time), and
+ * clients swept while others decide. The rules it shares with Redis are {@link InMemoryAlgorithmContractTest},
+ * {@link DifferentialTest} and the other contract subclasses.
  */
 class InMemoryRateLimiterTest {
 
@@ -76,7 +76,7 @@ class InMemoryRateLimiterTest {
 		// memory is not bounded by forgetting clients that still matter: every client of the last second (each TTL
 		// is at least the 1 s margin) still has its state
 		for (int i = clients - perMs * (int) MARGIN_MS; i < clients; i++) {
-			assertThat(limiter.expiresAt("client-" + i, limit)).as("expiry of client-%d", i)
+			assertThat(limiter.deadline("client-" + i, limit)).as("expiry of client-%d", i)
 				.isGreaterThanOrEqualTo(clock.millis());
 		}
 
@@ -127,49 +127,38 @@ class InMemoryRateLimiterTest {
 	}
 
 	/**
-	 * A request whose explicit {@code now} is later than a state's expiry finds no state, as a request finds no
-	 * Redis key once its TTL has passed; at the expiry instant itself the state is still there (Redis expires a
-	 * key when now is past its expiry). Observed with a request going back to the time of the state: while the
-	 * state exists it is held to the stored time (denied), once it has expired it finds a full allowance, as the
-	 * exact model does once it forgets the state at the same instant.
+	 * A request whose explicit {@code now} is past a state's TTL expires nothing, as it expires no Redis key (Redis
+	 * counts a TTL on its own clock, {@link #stateExpiresAfterItsTtlOnTheLimitersClock} the in-memory one): a request
+	 * going back to the time of the state afterwards is still decided at the stored time (denied, its waits counted
+	 * from there), as the exact model decides it. (The sliding log is left out: a request a window later trims its
+	 * entries, an algorithm's step that Redis takes too, {@link #slidingLogTrimmedToNothingIsNoState}.)
 	 *
 	 * <p>
-	 * The expiry (offset from T0) is the TTL of the script's PEXPIRE counted from the request at {@code T0 + 250}
-	 * that exhausted L = 3 per W = 1 s: fixed window, the window's end plus the 1 s margin; sliding window counter,
-	 * the end of the next window plus the margin; token bucket, the time to refill the empty bucket (W) plus the
-	 * margin.
+	 * The TTL is the script's, counted from the request at {@code T0 + 250} that exhausted L = 3 per W = 1 s, on the
+	 * clock at T0: fixed window, to the window's end plus the 1 s margin; sliding window counter, to the end of the
+	 * next window plus the margin; token bucket, the time to refill the empty bucket (W) plus the margin. Before this
+	 * rule, the request an hour later dropped the state and the one going back found a full allowance (issue 24).
 	 */
 	@ParameterizedTest
-	@CsvSource({ "FIXED_WINDOW, 2000", "SLIDING_WINDOW_COUNTER, 3000", "TOKEN_BUCKET, 2250" })
-	void explicitTimeLaterThanTheExpiryFindsNoState(Algorithm algorithm, long expiryOffset) {
+	@CsvSource({ "FIXED_WINDOW, 1750", "SLIDING_WINDOW_COUNTER, 2750", "TOKEN_BUCKET, 2000" })
+	void explicitTimePastTheTtlExpiresNothing(Algorithm algorithm, long ttl) {
 		InMemoryRateLimiter limiter = new InMemoryRateLimiter(new MutableClock(T0));
 		ExactModel model = new ExactModel();
 		LimitDefinition limit = LimitDefinition.of("expiring", algorithm, 3, Duration.ofSeconds(1));
 		LimitDefinition never = limit.withCost(4);
 		long at = T0 + 250;
-		long expiresAt = T0 + expiryOffset;
-		for (int i = 0; i < 3; i++) {
-			assertSame(limiter.tryAcquire("client", limit, at), model.decide("client", limit, at), true);
+		for (int i = 0; i < 4; i++) {
+			assertSame(limiter.tryAcquire("client", limit, at), model.decide("client", limit, at));
 		}
-		assertSame(limiter.tryAcquire("client", limit, at), model.decide("client", limit, at), true);
-		assertThat(limiter.expiresAt("client", limit)).isEqualTo(expiresAt);
+		assertThat(limiter.deadline("client", limit)).isEqualTo(T0 + ttl);
 
-		// at the expiry instant, a request that can never fit (so it writes nothing) still finds the state
-		assertSame(limiter.tryAcquire("client", never, expiresAt), model.decide("client", never, expiresAt), true);
-		assertThat(limiter.expiresAt("client", limit)).isEqualTo(expiresAt);
+		// an hour later on the requests' time, the clock unmoved: a request that can never fit writes nothing
+		long later = at + 3_600_000;
+		assertSame(limiter.tryAcquire("client", never, later), model.decide("client", never, later));
+		assertThat(limiter.deadline("client", limit)).isEqualTo(T0 + ttl);
 		RateLimitDecision back = limiter.tryAcquire("client", limit, at + 10);
-		assertThat(back.allowed()).as("back in time while the state exists").isFalse();
-		assertSame(back, model.decide("client", limit, at + 10), false);
-
-		// one ms later it has expired: the state is gone, and a request back in time finds a full allowance
-		model.forget("client", limit);
-		assertSame(limiter.tryAcquire("client", never, expiresAt + 1), model.decide("client", never, expiresAt + 1),
-				true);
-		assertThat(limiter.expiresAt("client", limit)).isEqualTo(-1);
-		RateLimitDecision fresh = limiter.tryAcquire("client", limit, at + 10);
-		assertThat(fresh.allowed()).isTrue();
-		assertThat(fresh.remaining()).isEqualTo(2);
-		assertSame(fresh, model.decide("client", limit, at + 10), true);
+		assertThat(back.allowed()).as("back in time after a request past the TTL").isFalse();
+		assertSame(back, model.decide("client", limit, at + 10));
 	}
 
 	/**
@@ -185,13 +174,14 @@ class InMemoryRateLimiterTest {
 		long at = T0 + 250;
 		limiter.tryAcquire("client", limit, at);
 		limiter.tryAcquire("client", limit, at + 100);
-		assertThat(limiter.expiresAt("client", limit)).isEqualTo(at + 100 + 1000 + MARGIN_MS);
+		// the TTL from the newest entry: one window plus the margin, on the clock (at T0)
+		assertThat(limiter.deadline("client", limit)).isEqualTo(T0 + 1000 + MARGIN_MS);
 
 		// entries with score <= now - W leave: at at + 1099 the entry at at + 100 is still in the window
 		assertThat(limiter.tryAcquire("client", never, at + 1099).remaining()).isEqualTo(2);
-		assertThat(limiter.expiresAt("client", limit)).isEqualTo(at + 100 + 1000 + MARGIN_MS);
+		assertThat(limiter.deadline("client", limit)).isEqualTo(T0 + 1000 + MARGIN_MS);
 		assertThat(limiter.tryAcquire("client", never, at + 1100).remaining()).isEqualTo(3);
-		assertThat(limiter.expiresAt("client", limit)).isEqualTo(-1);
+		assertThat(limiter.deadline("client", limit)).isEqualTo(-1);
 		// gone: a request back in time is decided at its own time, not held to the entry that left
 		RateLimitDecision back = limiter.tryAcquire("client", limit, at);
 		assertThat(back.allowed()).isTrue();
@@ -216,7 +206,7 @@ class InMemoryRateLimiterTest {
 		}
 		clock.set(clockStart + ttl);
 		assertThat(limiter.tryAcquire("client", limit, at).allowed()).as("at the end of the TTL").isFalse();
-		assertThat(limiter.expiresAt("client", limit)).isEqualTo(at + ttl);
+		assertThat(limiter.deadline("client", limit)).isEqualTo(clockStart + ttl);
 		clock.set(clockStart + ttl + 1);
 		RateLimitDecision fresh = limiter.tryAcquire("client", limit, at);
 		assertThat(fresh.allowed()).as("past the TTL").isTrue();
@@ -305,15 +295,12 @@ class InMemoryRateLimiterTest {
 		assertThatNullPointerException().isThrownBy(() -> new InMemoryRateLimiter(null));
 	}
 
-	private static void assertSame(RateLimitDecision memory, ExactModel.Decision model, boolean waits) {
+	private static void assertSame(RateLimitDecision memory, ExactModel.Decision model) {
 		LimitDecision got = memory.decisions().get(0);
-		assertThat(got.allowed()).as("allowed of %s vs model %s", got, model).isEqualTo(model.allowed());
-		assertThat(got.remaining()).as("remaining of %s vs model %s", got, model).isEqualTo(model.remaining());
-		if (waits) {
-			assertThat(List.of(got.retryAfterMs(), got.resetAfterMs(), got.moreAfterMs()))
-				.as("waits of %s vs model %s", got, model)
-				.isEqualTo(List.of(model.retryAfterMs(), model.resetAfterMs(), model.moreAfterMs()));
-		}
+		assertThat(List.of(got.allowed(), got.remaining(), got.retryAfterMs(), got.resetAfterMs(), got.moreAfterMs()))
+			.as("%s vs model %s", got, model)
+			.isEqualTo(List.of(model.allowed(), model.remaining(), model.retryAfterMs(), model.resetAfterMs(),
+					model.moreAfterMs()));
 	}
 
 }
