@@ -14,20 +14,20 @@ import dev.ratelimit.spring.autoconfigure.Timeouts;
  * that Redis had sent within a millisecond, and the limiter failed those requests open: a limit of 50 admitted up
  * to 179. So when a deadline is due, it asks the client what Redis has done with the limiter's calls:
  * <ul>
- * <li>the oldest unanswered call (Redis answers in order) was sent less than {@code grace} ago: the application sent
- * it late, Redis has not had its time yet: the deadline waits until it has;</li>
- * <li>Redis has answered some call since the oldest unanswered one was sent (it is working through the limiter's
- * calls), or, with no call unanswered, within the last {@code grace} (the request's call waits for a busy client
- * thread to send it): the deadline waits;</li>
+ * <li>the oldest unanswered call (Redis answers in order) was sent less than {@code grace} ago, or no call is
+ * unanswered and Redis answered one within the last {@code grace}: the application is late sending its calls (the
+ * request's call waits for a busy client thread), Redis is fine: the deadline waits;</li>
+ * <li>Redis has answered some call since the oldest unanswered one was sent: it is answering, slowly: the deadline
+ * waits, by at most {@code grace} beyond its time;</li>
  * <li>otherwise Redis has had {@code grace} and answered nothing: it is slow or unreachable, the deadline passes,
  * once the client has had one more chance to read (a short wait: the threads that read may have been preempted
  * between reading and this check).</li>
  * </ul>
  * A call that ended without an answer (a timeout, a closed connection) counts as unanswered until Redis answers
- * again, so calls sent after it to a Redis that still answers nothing get no grace.
- * A deadline waits so at most {@code grace} beyond its time. A Redis that is paused, down or unreachable answers
- * nothing, so there the deadlines are exact. The grace is half of {@code ratelimit.redis.timeout}: a request spends
- * at most 1.5 timeouts in the limiter, and more than one only while Redis is answering.
+ * again, so calls sent after it to a Redis that still answers nothing get no grace. A Redis that is paused, down or
+ * unreachable answers nothing, so there the deadlines are exact. The grace is half of {@code ratelimit.redis.timeout}:
+ * a request spends at most 1.5 timeouts in the limiter while Redis answers slowly; only while the application itself
+ * is too busy to send its call, up to {@link #BACKSTOP} timeouts (the limit of the clients' own command timeouts).
  */
 final class FairDeadlines implements Timeouts {
 
@@ -35,7 +35,12 @@ final class FairDeadlines implements Timeouts {
 
 	private final Progress progress;
 
+	/** In timeouts, the longest a deadline waits for a busy application to send its call. */
+	static final int BACKSTOP = 4;
+
 	private final long graceNanos;
+
+	private final long backstopNanos;
 
 	/**
 	 * @param timer where the deadlines run; for Lettuce the I/O thread, which reads replies before its due tasks
@@ -46,11 +51,13 @@ final class FairDeadlines implements Timeouts {
 		this.timer = timer;
 		this.progress = progress;
 		this.graceNanos = timeout.toNanos() / 2;
+		this.backstopNanos = timeout.toNanos() * (BACKSTOP - 1);
 	}
 
 	@Override
 	public Runnable schedule(Runnable onTimeout, long delayNanos) {
-		Deadline deadline = new Deadline(onTimeout, System.nanoTime() + delayNanos + this.graceNanos);
+		long due = System.nanoTime() + delayNanos;
+		Deadline deadline = new Deadline(onTimeout, due + this.graceNanos, due + this.backstopNanos);
 		deadline.at(delayNanos);
 		return deadline::cancel;
 	}
@@ -74,7 +81,11 @@ final class FairDeadlines implements Timeouts {
 
 		private final Runnable onTimeout;
 
+		/** The latest it waits for a Redis that answers slowly. */
 		private final long latest;
+
+		/** The latest it waits for a busy application to send its call. */
+		private final long backstop;
 
 		private volatile Runnable cancelScheduled;
 
@@ -83,9 +94,10 @@ final class FairDeadlines implements Timeouts {
 		/** Whether the deadline found Redis silent once and looks again after the client had a chance to read. */
 		private boolean confirming;
 
-		Deadline(Runnable onTimeout, long latest) {
+		Deadline(Runnable onTimeout, long latest, long backstop) {
 			this.onTimeout = onTimeout;
 			this.latest = latest;
+			this.backstop = backstop;
 		}
 
 		void at(long delayNanos) {
@@ -104,10 +116,10 @@ final class FairDeadlines implements Timeouts {
 				at(waitUntil - now);
 				return;
 			}
-			if (!this.confirming && this.latest - now > 0) {
-				// a timer due now runs before the next read of the client's threads: look again after it
+			if (!this.confirming) {
+				// a timer due now may run before the next read of the client's threads: look again after it
 				this.confirming = true;
-				at(Math.min(FairDeadlines.this.graceNanos / 10, this.latest - now));
+				at(FairDeadlines.this.graceNanos / 10);
 				return;
 			}
 			this.onTimeout.run();
@@ -115,20 +127,17 @@ final class FairDeadlines implements Timeouts {
 
 		/** Until when Redis should still be waited for ({@code now} or earlier: not at all). */
 		private long waitUntil(long now) {
-			if (this.latest - now <= 0) {
-				return now;
-			}
 			long grace = FairDeadlines.this.graceNanos;
+			long recheck = now + grace / 10;
 			Long oldest = FairDeadlines.this.progress.oldestUnansweredSentAt();
-			if (oldest != null && oldest + grace - now > 0) {
-				return Math.min(oldest + grace, this.latest);
-			}
 			long answered = FairDeadlines.this.progress.lastAnsweredAt();
-			boolean working = (oldest != null) ? answered - oldest > 0 : now - answered < grace;
-			if (working) {
-				// check again a little later, while Redis works through the calls sent before this one (or while
-				// the client's threads, busy, have not sent it yet)
-				return Math.min(now + grace / 10, this.latest);
+			boolean sentLate = (oldest != null) ? oldest + grace - now > 0 : now - answered < grace;
+			if (sentLate) {
+				return Math.min((oldest != null) ? oldest + grace : recheck, this.backstop);
+			}
+			if (oldest != null && answered - oldest > 0) {
+				// answering, slowly: check again a little later, while Redis works through the calls before this one
+				return Math.min(recheck, this.latest);
 			}
 			return now;
 		}

@@ -53,7 +53,7 @@ final class LettuceClients {
 		// Requests' deadlines are judged on the I/O thread (EventLoopTimeouts). Lettuce's own command timeout, on a
 		// timer thread of its own, would race the I/O thread as the old deadline did (it failed requests in a burst
 		// whose replies had arrived); it stays only as a backstop that drops commands a hung Redis never answers.
-		TimeoutOptions timeouts = TimeoutOptions.enabled(timeout.multipliedBy(4));
+		TimeoutOptions timeouts = TimeoutOptions.enabled(timeout.multipliedBy(FairDeadlines.BACKSTOP));
 		Runnable shutdown = () -> resources.shutdown(0, 2, TimeUnit.SECONDS);
 		if (details.getCluster() != null) {
 			List<RedisURI> nodes = details.getCluster().getNodes().stream().map((node) -> node(node, target, connectTimeout)).toList();

@@ -32,8 +32,8 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * Jedis blocks the calling thread for as long as a command takes, so {@link #executeAsync} runs each call on one of
  * the limiter's threads (one per pooled connection) and lets the request wait only as long as its deadline, which
  * this executor judges ({@link FairDeadlines}: the time a call waits for one of these threads in a busy application
- * is not Redis's). A call that waited for a thread longer than any deadline waits (1.5 timeouts) is not sent at all:
- * its caller has given up, and a request that failed open must not be charged later.
+ * is not Redis's). A call that waited for a thread longer than any deadline waits ({@link FairDeadlines#BACKSTOP}
+ * timeouts) is not sent at all: its caller has given up.
  *
  * <p>
  * After Redis restarts or fails over, every idle pooled connection is dead, and each fails the first call that
@@ -74,7 +74,7 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts, FairD
 	PooledJedisScriptExecutor(Supplier<UnifiedJedis> client, int poolSize, Duration timeout,
 			List<LuaScript> preloaded) {
 		this.client = client;
-		this.notSentAfterNanos = timeout.toNanos() * 3 / 2;
+		this.notSentAfterNanos = timeout.toNanos() * FairDeadlines.BACKSTOP;
 		this.timer = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "ratelimit-jedis-deadlines");
 			thread.setDaemon(true);
@@ -129,7 +129,7 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts, FairD
 			this.threads.execute(() -> {
 				if (System.nanoTime() - submitted > this.notSentAfterNanos) {
 					result.completeExceptionally(new JedisConnectionException(
-							"Not sent: no connection was free within 1.5 x ratelimit.redis.timeout"));
+							"Not sent: no connection was free within " + FairDeadlines.BACKSTOP + " x ratelimit.redis.timeout"));
 					return;
 				}
 				long[] sentAt = { System.nanoTime() };
