@@ -302,6 +302,13 @@ public class RateLimitProperties {
 		private String url;
 
 		/**
+		 * Name of a Spring SSL bundle (spring.ssl.bundle.*) for the limiter's own Redis: its trust (and key) material
+		 * for TLS, say for a certificate of a private CA. Applies to 'url', 'sentinel' and 'cluster', and turns TLS on;
+		 * unset, a 'rediss://' URL trusts the JVM's default trust store.
+		 */
+		private String sslBundle;
+
+		/**
 		 * Password of the limiter's Redis when it is given by 'sentinel' or 'cluster' rather than 'url'.
 		 */
 		private String password;
@@ -367,6 +374,14 @@ public class RateLimitProperties {
 
 		public void setUrl(String url) {
 			this.url = url;
+		}
+
+		public String getSslBundle() {
+			return this.sslBundle;
+		}
+
+		public void setSslBundle(String sslBundle) {
+			this.sslBundle = sslBundle;
 		}
 
 		public String getPassword() {

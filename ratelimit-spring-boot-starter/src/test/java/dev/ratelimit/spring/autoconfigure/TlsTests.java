@@ -47,6 +47,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The limiter over TLS, against a real {@code redis-server} that listens on a TLS port only ({@code --port 0}), with
@@ -132,24 +133,49 @@ class TlsTests {
 	void theApplicationsRedisWithAnSslBundleLimitsExactlyOverTls(String client) throws Exception {
 		try (ConfigurableApplicationContext application = start(client, "--spring.data.redis.ssl.enabled=true",
 				"--spring.data.redis.ssl.bundle=test-ca")) {
-			for (int remaining = 2; remaining >= 0; remaining--) {
-				HttpResponse<String> response = get(application);
-				assertThat(response.statusCode()).as(client + ": status of an admitted request").isEqualTo(200);
-				String expected = "\"tls\";r=" + remaining + ";";
-				// Only a decision of Redis has the field: a request that failed open has none.
-				assertThat(response.headers().firstValue("RateLimit")).as(client + ": RateLimit, Redis' decision")
-					.hasValueSatisfying((value) -> assertThat(value).startsWith(expected));
-			}
-			HttpResponse<String> denied = get(application);
-			assertThat(denied.statusCode()).as(client + ": status of the fourth request").isEqualTo(429);
-			assertThat(denied.headers().firstValue("RateLimit")).as(client + ": RateLimit of the denial")
-				.hasValueSatisfying((value) -> assertThat(value).startsWith("\"tls\";r=0;"));
-			assertThat(failures(application)).as(client + ": ratelimit.redis.failures").isZero();
-			// The limiter's connections are on this server, whose only port is the TLS one.
-			try (Jedis jedis = tls()) {
-				assertThat(jedis.clientList()).contains("name=ratelimit ");
-			}
+			assertLimitsExactly(application, client);
 		}
+	}
+
+	/** The limiter's own Redis over TLS, trusting a private CA through {@code ratelimit.redis.ssl-bundle}. */
+	@ParameterizedTest
+	@ValueSource(strings = { "lettuce", "jedis" })
+	void theLimitersOwnRedisWithAnSslBundleLimitsExactlyOverTls(String client) throws Exception {
+		try (ConfigurableApplicationContext application = start(client,
+				"--ratelimit.redis.url=rediss://127.0.0.1:" + tlsPort, "--ratelimit.redis.ssl-bundle=test-ca")) {
+			assertLimitsExactly(application, client);
+		}
+	}
+
+	private void assertLimitsExactly(ConfigurableApplicationContext application, String client) throws Exception {
+		for (int remaining = 2; remaining >= 0; remaining--) {
+			HttpResponse<String> response = get(application);
+			assertThat(response.statusCode()).as(client + ": status of an admitted request").isEqualTo(200);
+			String expected = "\"tls\";r=" + remaining + ";";
+			// Only a decision of Redis has the field: a request that failed open has none.
+			assertThat(response.headers().firstValue("RateLimit")).as(client + ": RateLimit, Redis' decision")
+				.hasValueSatisfying((value) -> assertThat(value).startsWith(expected));
+		}
+		HttpResponse<String> denied = get(application);
+		assertThat(denied.statusCode()).as(client + ": status of the fourth request").isEqualTo(429);
+		assertThat(denied.headers().firstValue("RateLimit")).as(client + ": RateLimit of the denial")
+			.hasValueSatisfying((value) -> assertThat(value).startsWith("\"tls\";r=0;"));
+		assertThat(failures(application)).as(client + ": ratelimit.redis.failures").isZero();
+		// The limiter's connections are on this server, whose only port is the TLS one.
+		try (Jedis jedis = tls()) {
+			assertThat(jedis.clientList()).contains("name=ratelimit ");
+		}
+	}
+
+	/** A bundle that does not exist, or one without a Redis of the limiter's own, stops startup naming the property. */
+	@Test
+	void anUnknownOrMisplacedSslBundleStopsStartup() {
+		assertThatThrownBy(() -> start("lettuce", "--ratelimit.redis.url=rediss://127.0.0.1:" + tlsPort,
+				"--ratelimit.redis.ssl-bundle=missing").close()).hasStackTraceContaining("ratelimit.redis.ssl-bundle")
+			.hasStackTraceContaining("No SSL bundle of that name");
+		assertThatThrownBy(() -> start("lettuce", "--ratelimit.redis.ssl-bundle=test-ca").close())
+			.hasStackTraceContaining("ratelimit.redis.ssl-bundle")
+			.hasStackTraceContaining("applies to the limiter's own Redis");
 	}
 
 	/**
@@ -165,17 +191,13 @@ class TlsTests {
 	}
 
 	/**
-	 * {@code ratelimit.redis.url=rediss://...} speaks TLS (the handshake gets as far as the server's certificate)
-	 * but trusts only the JVM's default trust store ({@code SslBundle.systemDefault()}): there is no SSL bundle
-	 * property for it, and the application's bundle is not used. A Redis whose certificate a private CA signed can be
-	 * the limiter's own Redis only with that CA in the JVM's trust store ({@code javax.net.ssl.trustStore} at JVM
-	 * start). A test cannot set it for itself: Jedis uses {@code SSLContext.getDefault()}, made once per JVM (an
-	 * earlier test's {@code HttpClient} has made it), and a default context made with the test's trust store would
-	 * stay for every later test.
+	 * {@code ratelimit.redis.url=rediss://...} without {@code ratelimit.redis.ssl-bundle} speaks TLS (the handshake
+	 * gets as far as the server's certificate) but trusts only the JVM's default trust store, which does not know the
+	 * throwaway CA: the limiter cannot decide and fails open.
 	 */
 	@ParameterizedTest
 	@ValueSource(strings = { "lettuce", "jedis" })
-	void theLimitersOwnRedisUrlTrustsOnlyTheJvmsTrustStore(String client, CapturedOutput output) throws Exception {
+	void withoutAnSslBundleTheLimitersOwnRedisUrlTrustsOnlyTheJvmsTrustStore(String client, CapturedOutput output) throws Exception {
 		try (ConfigurableApplicationContext application = start(client,
 				"--ratelimit.redis.url=rediss://127.0.0.1:" + tlsPort)) {
 			assertFailsOpen(application);

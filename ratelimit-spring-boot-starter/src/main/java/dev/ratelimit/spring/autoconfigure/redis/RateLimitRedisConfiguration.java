@@ -26,6 +26,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.MethodMetadata;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
 
@@ -60,11 +61,12 @@ public class RateLimitRedisConfiguration {
 	@Bean
 	@ConditionalOnMissingBean({ ScriptExecutor.class, RateLimiter.class })
 	ScriptExecutor rateLimitScriptExecutor(RateLimitProperties properties, Environment environment,
-			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ObjectProvider<SslBundles> sslBundles,
+			ConfigurableListableBeanFactory beanFactory) {
 		RateLimitProperties.Redis redis = properties.getRedis();
 		Duration timeout = RateLimitProperties.requirePositive("ratelimit.redis.timeout", redis.getTimeout());
 		Duration connectTimeout = RateLimitProperties.requirePositive("ratelimit.redis.connect-timeout", redis.getConnectTimeout());
-		RedisTarget target = target(redis, environment, connectionDetails, beanFactory);
+		RedisTarget target = target(redis, environment, connectionDetails, sslBundles.getIfAvailable(), beanFactory);
 		ClassLoader classLoader = beanFactory.getBeanClassLoader();
 		if (client(redis.getClient(), classLoader) == ClientType.LETTUCE) {
 			LettuceScriptExecutor executor = LettuceClients.create(target, timeout, connectTimeout, SCRIPTS);
@@ -107,8 +109,9 @@ public class RateLimitRedisConfiguration {
 	 * its target: it must be told.
 	 */
 	private static RedisTarget target(RateLimitProperties.Redis redis, Environment environment,
-			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ConfigurableListableBeanFactory beanFactory) {
-		RedisTarget own = RedisTarget.ofOwn(redis);
+			ObjectProvider<DataRedisConnectionDetails> connectionDetails, SslBundles sslBundles,
+			ConfigurableListableBeanFactory beanFactory) {
+		RedisTarget own = RedisTarget.ofOwn(redis, sslBundles);
 		if (own != null) {
 			return own;
 		}

@@ -9,7 +9,9 @@ import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.util.StringUtils;
 
 /**
@@ -43,7 +45,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	 * {@code null} when none of them is set.
 	 * @throws InvalidConfigurationPropertyValueException naming the property when a value is invalid
 	 */
-	static RedisTarget ofOwn(RateLimitProperties.Redis redis) {
+	static RedisTarget ofOwn(RateLimitProperties.Redis redis, SslBundles bundles) {
 		RateLimitProperties.Redis.Sentinel sentinel = redis.getSentinel();
 		List<String> clusterNodes = redis.getCluster().getNodes();
 		int targets = ((redis.getUrl() != null) ? 1 : 0) + ((sentinel.getMaster() != null) ? 1 : 0)
@@ -60,6 +62,11 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 							+ "give the credentials in the URL (redis://user:password@host:port).");
 		}
 		if (targets == 0) {
+			if (redis.getSslBundle() != null) {
+				throw new InvalidConfigurationPropertyValueException("ratelimit.redis.ssl-bundle", redis.getSslBundle(),
+						"It applies to the limiter's own Redis: set ratelimit.redis.url, .sentinel.* or .cluster.nodes too "
+								+ "(the application's Redis takes its TLS from spring.data.redis.ssl.*).");
+			}
 			return null;
 		}
 		URI url = (redis.getUrl() != null) ? url(redis.getUrl()) : null;
@@ -101,8 +108,22 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 			}
 
 		};
-		SslBundle ssl = (url != null && "rediss".equals(url.getScheme())) ? SslBundle.systemDefault() : null;
+		SslBundle ssl = (redis.getSslBundle() != null) ? bundle(redis.getSslBundle(), bundles)
+				: (url != null && "rediss".equals(url.getScheme())) ? SslBundle.systemDefault() : null;
 		return new RedisTarget(details, ssl, "ratelimit.redis");
+	}
+
+	private static SslBundle bundle(String name, SslBundles bundles) {
+		try {
+			if (bundles == null) {
+				throw new NoSuchSslBundleException(name, "no SSL bundles are configured");
+			}
+			return bundles.getBundle(name);
+		}
+		catch (NoSuchSslBundleException ex) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.ssl-bundle", name,
+					"No SSL bundle of that name: define it under spring.ssl.bundle.* (" + ex.getMessage() + ").");
+		}
 	}
 
 	private static URI url(String value) {
