@@ -39,8 +39,10 @@ import org.springframework.expression.EvaluationContext;
  *
  * <p>
  * One request has one deadline, {@code ratelimit.redis.timeout} from its first decision: however many keys, and
- * whether a filter, the advisor or both decide, the request never waits longer in the limiter. Once it has passed,
- * the remaining limits follow their failure policy without asking Redis. Nothing here blocks: a decision is a
+ * whether a filter, the advisor or both decide, and for a call charged by outcome its read and its charge
+ * together. When it is due, the Redis client judges whether Redis or the busy application made it late
+ * ({@link Timeouts}: with Lettuce or Jedis, {@code FairDeadlines}). Once it has passed, the remaining limits follow
+ * their failure policy without asking Redis. Nothing here blocks: a decision is a
  * {@link CompletionStage} that completes when Redis answers or the deadline passes (Spring MVC waits for it, WebFlux
  * subscribes to it).
  *
@@ -336,7 +338,9 @@ public final class RateLimitEnforcer {
 			return runNow(() -> decideLocally(request, clientKey, limits, applied));
 		}
 		long sentAt = this.denials.now();
-		return bounded(() -> this.limiter.tryAcquireAsync(clientKey, definitions), deadline).handleAsync((decision, failure) -> {
+		CompletableFuture<RateLimitDecision> answer = bounded(() -> this.limiter.tryAcquireAsync(clientKey, definitions),
+				deadline);
+		return answer.handleAsync((decision, failure) -> {
 			if (failure != null) {
 				RuntimeException cause = unwrap(failure);
 				this.events.redisFailed(cause);
