@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.test.TestRedis;
@@ -78,6 +79,59 @@ class AheadOfTimeTests {
 	void applicationsOwnConnectionFactoryWithLimiterUrlStarts() {
 		run(OwnConnectionFactory.class, properties("ratelimit.redis.url=" + redis.url()),
 				(context) -> assertDecides(context.getBean(RateLimiter.class)));
+	}
+
+	// --- Condition properties, decided when processing
+
+	@Test
+	void storeChangedSinceProcessingStopsStartupNamingIt() {
+		Throwable failure = failure(BootsConnectionFactory.class, properties(), properties("ratelimit.store=in-memory"));
+		assertThat(RateLimitAutoConfigurationTests.failedProperty(failure)).as(messages(failure))
+			.isEqualTo("ratelimit.store");
+		assertThat(messages(failure)).contains("process-aot").contains("ratelimit.store=redis").contains("in-memory");
+	}
+
+	@Test
+	void disabledSinceProcessingStopsStartupNamingIt() {
+		Throwable failure = failure(BootsConnectionFactory.class, properties(), properties("ratelimit.enabled=false"));
+		assertThat(RateLimitAutoConfigurationTests.failedProperty(failure)).as(messages(failure))
+			.isEqualTo("ratelimit.enabled");
+	}
+
+	@Test
+	void enabledSinceProcessingDisabledStopsStartupNamingIt() {
+		Throwable failure = failure(BootsConnectionFactory.class, properties("ratelimit.enabled=false"), properties());
+		assertThat(RateLimitAutoConfigurationTests.failedProperty(failure)).as(messages(failure))
+			.isEqualTo("ratelimit.enabled");
+	}
+
+	@Test
+	void filterEnabledSinceProcessingWithoutFilterStopsStartupNamingIt() {
+		Throwable failure = failure(BootsConnectionFactory.class, properties("ratelimit.filter.enabled=false"),
+				properties());
+		assertThat(RateLimitAutoConfigurationTests.failedProperty(failure)).as(messages(failure))
+			.isEqualTo("ratelimit.filter.enabled");
+	}
+
+	@Test
+	void theSameOutcomesWrittenOtherwiseStart() {
+		run(BootsConnectionFactory.class, properties(),
+				properties("ratelimit.store=REDIS", "ratelimit.enabled=TRUE", "ratelimit.filter.enabled=true"),
+				(context) -> assertDecides(context.getBean(RateLimiter.class)));
+	}
+
+	@Test
+	void processedAndRunInMemoryCountsInMemory() {
+		run(BootsConnectionFactory.class, properties("ratelimit.store=in-memory"), (context) -> {
+			assertThat(context.getBean(RateLimiter.class)).isInstanceOf(InMemoryRateLimiter.class);
+			assertDecides(context.getBean(RateLimiter.class));
+		});
+	}
+
+	@Test
+	void processedAndRunDisabledHasNoLimiter() {
+		run(BootsConnectionFactory.class, properties("ratelimit.enabled=false"),
+				(context) -> assertThat(context.getBeanNamesForType(RateLimiter.class)).isEmpty());
 	}
 
 	// --- Helpers
