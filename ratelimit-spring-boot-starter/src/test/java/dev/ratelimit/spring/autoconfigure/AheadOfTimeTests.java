@@ -9,9 +9,15 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.TypeReference;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.aot.test.generate.TestGenerationContext;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -31,6 +37,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.javapoet.ClassName;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
@@ -134,6 +141,44 @@ class AheadOfTimeTests {
 				(context) -> assertThat(context.getBeanNamesForType(RateLimiter.class)).isEmpty());
 	}
 
+	// --- Hints for a native image, as processing an application registers them
+
+	@Test
+	void processingRegistersTheHintsOfTheLimitedBeansTheScriptsAndTheProperties() {
+		RuntimeHints hints = processedHints(LimitedService.class, properties());
+		assertThat(RuntimeHintsPredicates.resource().forResource("dev/ratelimit/core/scripts/rate_limit.lua"))
+			.as("the Lua scripts (the starter's registrar, from aot.factories)")
+			.accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(LimitedService.class, "call"))
+			.as("the @RateLimited method (@Reflective)")
+			.accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onType(Order.class)
+			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_METHODS)).as("its argument, for key expressions")
+			.accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(TypeReference.of(LimitedService.class.getName() + "$$SpringCGLIB$$0")))
+			.as("the CGLIB proxy that applies the limit, generated when processing (Spring's own)")
+			.accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(RateLimitProperties.class, "setStore"))
+			.as("the properties' binding (Spring Boot's)")
+			.accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onMethodInvocation(RateLimitProperties.Filter.class, "setEnabled")).as("nested properties too")
+			.accepts(hints);
+	}
+
+	@Test
+	void theLimitedBeanIsProxiedFromTheClassGeneratedWhenProcessing() {
+		run(LimitedService.class, properties(), (context) -> {
+			LimitedService service = context.getBean(LimitedService.class);
+			assertThat(service.getClass().getName()).isEqualTo(LimitedService.class.getName() + "$$SpringCGLIB$$0");
+			Order order = new Order("aot-" + System.nanoTime());
+			assertThat(service.call(order)).isEqualTo("called");
+			assertThat(catchThrowable(() -> service.call(order)))
+				.isInstanceOf(RateLimitExceededException.class);
+		});
+	}
+
 	// --- Helpers
 
 	/** The application's properties: Boot's Redis properties, and a timeout that a loaded machine cannot reach. */
@@ -171,6 +216,18 @@ class AheadOfTimeTests {
 				(context) -> fail("The application processed ahead of time started"));
 		assertThat(failure).as("the startup failure").isNotNull();
 		return failure;
+	}
+
+	/** The hints that processing {@code application} ahead of time registers. */
+	static RuntimeHints processedHints(Class<?> application, List<String> properties) {
+		TestGenerationContext generationContext = new TestGenerationContext();
+		try (GenericApplicationContext processed = new GenericApplicationContext()) {
+			AnnotationConfigUtils.registerAnnotationConfigProcessors(processed);
+			TestPropertyValues.of(properties).applyTo(processed);
+			processed.registerBean(application);
+			new ApplicationContextAotGenerator().processAheadOfTime(processed, generationContext);
+		}
+		return generationContext.getRuntimeHints();
 	}
 
 	private static Throwable start(Class<?> application, List<String> buildProperties, List<String> runProperties,
@@ -226,6 +283,24 @@ class AheadOfTimeTests {
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
 			AopAutoConfiguration.class })
 	static class BootsConnectionFactory {
+
+	}
+
+	/** A service of the application whose method is limited, outside HTTP requests: 1 per hour per order. */
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+			AopAutoConfiguration.class })
+	static class LimitedService {
+
+		@RateLimited(limit = 1, window = "1h", key = "#order.id()")
+		public String call(Order order) {
+			return "called";
+		}
+
+	}
+
+	/** An argument that a key expression reads. */
+	record Order(String id) {
 
 	}
 
