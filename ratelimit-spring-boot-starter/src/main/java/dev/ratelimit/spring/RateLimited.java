@@ -7,6 +7,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Limits calls of the annotated method, or of every method of the annotated class, per client.
  *
@@ -35,6 +37,7 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Repeatable(RateLimited.List.class)
+@Reflective(RateLimitedReflectiveProcessor.class)
 public @interface RateLimited {
 
 	/** Value of {@link #limit()}, {@link #capacity()} and {@link #cost()} when not set: take the default. */
@@ -130,6 +133,7 @@ public @interface RateLimited {
 	@Target({ ElementType.METHOD, ElementType.TYPE })
 	@Retention(RetentionPolicy.RUNTIME)
 	@Documented
+	@Reflective(RateLimitedReflectiveProcessor.class)
 	@interface List {
 
 		RateLimited[] value();

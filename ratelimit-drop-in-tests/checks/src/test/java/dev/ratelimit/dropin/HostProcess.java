@@ -74,6 +74,15 @@ final class HostProcess implements AutoCloseable {
 	 * {@code mainClass} on {@code classPath}. It gets the same arguments, which such an application may ignore.
 	 */
 	static HostProcess start(String name, String classPath, String mainClass, List<String> args) {
+		return start(name, classPath, mainClass, List.of(), args);
+	}
+
+	/**
+	 * As {@link #start(String, String, String, List)}, with {@code jvmOptions} (such as
+	 * {@code -Dspring.aot.enabled=true}, which Spring reads as a system property only) before the class path.
+	 */
+	static HostProcess start(String name, String classPath, String mainClass, List<String> jvmOptions,
+			List<String> args) {
 		try {
 			Path logs = Files.createDirectories(Path.of(System.getProperty("dropin.logs", "target/drop-in-logs"))
 				.toAbsolutePath());
@@ -86,7 +95,9 @@ final class HostProcess implements AutoCloseable {
 				.toString(),
 					// A quicker start on small machines: the processes live for seconds, peak performance does not
 					// matter. The same flags for every host.
-					"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath, mainClass));
+					"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+			command.addAll(jvmOptions);
+			command.addAll(List.of("-cp", classPath, mainClass));
 			command.addAll(args);
 			command.add("--drop-in.report=" + report);
 			command.add("--drop-in.exit-when-stdin-closes=true");

@@ -6,6 +6,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
@@ -24,9 +25,14 @@ public abstract class StoreCondition extends SpringBootCondition {
 
 	@Override
 	public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-		Store configured = Binder.get(context.getEnvironment()).bind("ratelimit.store", Store.class).orElse(Store.REDIS);
+		Store configured = configured(context.getEnvironment());
 		return (configured == this.store) ? ConditionOutcome.match("ratelimit.store is " + configured)
 				: ConditionOutcome.noMatch("ratelimit.store is " + configured);
+	}
+
+	/** The configured store, as the conditions bind it; also what an application processed ahead of time recorded. */
+	public static Store configured(Environment environment) {
+		return Binder.get(environment).bind("ratelimit.store", Store.class).orElse(Store.REDIS);
 	}
 
 	/** {@code ratelimit.store=redis}, the default. */

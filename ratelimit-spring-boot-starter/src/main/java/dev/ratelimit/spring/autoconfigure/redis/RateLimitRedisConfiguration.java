@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.autoconfigure.redis;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 
@@ -17,6 +18,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -54,6 +56,9 @@ public class RateLimitRedisConfiguration {
 	private static final String LETTUCE = "io.lettuce.core.RedisClient";
 
 	private static final String JEDIS = "redis.clients.jedis.UnifiedJedis";
+
+	/** The package of Spring Boot's Redis auto-configuration, and of the connection factories it creates. */
+	private static final String BOOT_REDIS_PACKAGE = "org.springframework.boot.data.redis.";
 
 	/** The scripts every new connection loads, so that the first decisions do not pay for NOSCRIPT. */
 	private static final List<LuaScript> SCRIPTS = List.of(LuaScript.rateLimit());
@@ -130,21 +135,46 @@ public class RateLimitRedisConfiguration {
 		return RedisTarget.ofApplication(details, environment.getProperty("spring.data.redis.url"));
 	}
 
-	/** The name of a RedisConnectionFactory bean that Spring Boot did not create, or {@code null}. */
+	/**
+	 * The name of a RedisConnectionFactory bean that Spring Boot did not create, or {@code null}.
+	 *
+	 * <p>
+	 * The rule: a factory is Boot's when the method that creates it is declared in Boot's Redis auto-configuration
+	 * ({@code org.springframework.boot.data.redis.*}: {@code LettuceConnectionConfiguration},
+	 * {@code JedisConnectionConfiguration}), which creates one only where the application has none
+	 * ({@code @ConditionalOnMissingBean}), from the connection details; anything else (a {@code @Bean} method of the
+	 * application, a registered singleton, a definition without a factory method) is the application's own.
+	 *
+	 * <p>
+	 * Why it holds in both modes: it asks for the factory method, which both keep, not for the annotation metadata of
+	 * the {@code @Bean} method, which only the JVM mode has. On the JVM the definition is the {@code @Bean} method's,
+	 * with its metadata. Processed ahead of time ({@code process-aot}, and every native image), the definition is
+	 * generated code, a plain {@code RootBeanDefinition} without metadata whose instance supplier names the factory
+	 * method ({@code BeanInstanceSupplier.forFactoryMethod(LettuceConnectionConfiguration.class,
+	 * "redisConnectionFactory", ...)}): {@link RootBeanDefinition#getResolvedFactoryMethod()} returns it.
+	 */
 	private static String applicationDefinedConnectionFactory(ConfigurableListableBeanFactory beanFactory) {
 		for (String name : beanFactory.getBeanNamesForType(RedisConnectionFactory.class, true, false)) {
 			if (!beanFactory.containsBeanDefinition(name)) {
 				return name;
 			}
-			BeanDefinition definition = beanFactory.getMergedBeanDefinition(name);
-			MethodMetadata factoryMethod = (definition instanceof AnnotatedBeanDefinition annotated)
-					? annotated.getFactoryMethodMetadata() : null;
-			if (factoryMethod == null
-					|| !factoryMethod.getDeclaringClassName().startsWith("org.springframework.boot.data.redis.")) {
+			String declaringClass = factoryMethodClass(beanFactory.getMergedBeanDefinition(name));
+			if (declaringClass == null || !declaringClass.startsWith(BOOT_REDIS_PACKAGE)) {
 				return name;
 			}
 		}
 		return null;
+	}
+
+	/** The class that declares the method creating the bean, or {@code null} for a bean no method creates. */
+	private static String factoryMethodClass(BeanDefinition definition) {
+		MethodMetadata metadata = (definition instanceof AnnotatedBeanDefinition annotated)
+				? annotated.getFactoryMethodMetadata() : null;
+		if (metadata != null) {
+			return metadata.getDeclaringClassName();
+		}
+		Method method = (definition instanceof RootBeanDefinition root) ? root.getResolvedFactoryMethod() : null;
+		return (method != null) ? method.getDeclaringClass().getName() : null;
 	}
 
 	private static boolean isBootProperties(DataRedisConnectionDetails details) {
