@@ -12,7 +12,6 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -54,11 +53,12 @@ final class LettuceClients {
 				.socketOptions(socket)
 				.timeoutOptions(timeouts)
 				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-				.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build());
+				.topologyRefreshOptions(LettuceClusterTopology.refreshOptions());
 			if (target.ssl() != null) {
 				options.sslOptions(sslOptions(target.ssl()));
 			}
 			client.setOptions(options.build());
+			LettuceClusterTopology.refreshOnFailures(client);
 			// connectAsync needs the topology loaded (connect() loads it, blocking); each new connection reloads it.
 			return new LettuceScriptExecutor(() -> client.refreshPartitionsAsync()
 				.toCompletableFuture()

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
@@ -162,7 +163,17 @@ final class LettuceScriptExecutor implements ScriptExecutor, AutoCloseable {
 		if (!connection.isDone()) {
 			return true;
 		}
-		return !connection.isCompletedExceptionally() && connection.join().stateful().isOpen();
+		if (connection.isCompletedExceptionally()) {
+			return false;
+		}
+		StatefulConnection<String, String> stateful = connection.join().stateful();
+		if (stateful instanceof StatefulRedisClusterConnection<?, ?> && stateful instanceof RedisChannelHandler<?, ?> handler) {
+			// A cluster connection reconnects to its nodes by itself (the topology refreshes tell it where). It is not
+			// "open" while the node of its default channel is down: replacing it then would load a topology from
+			// before the replica's promotion and reconnect to a dead node, request after request.
+			return !handler.isClosed();
+		}
+		return stateful.isOpen();
 	}
 
 	private void connect(CompletableFuture<Connection> attempt) {
