@@ -20,25 +20,24 @@ import redis.clients.jedis.providers.ClusterConnectionProvider;
  * for as long as it is down (106 in 4.5 s from two instances sending 100 requests a second each, in
  * {@code ClusterFailoverTests}). Renewals after failures are therefore made at most once per {@link #INTERVAL} (1 s),
  * so decisions resume within about a second of the promotion; those after {@code MOVED} (the cluster itself says the
- * map is wrong) are not limited. A periodic renewal every {@link #PERIOD} (30 s) bounds how stale the map can get when
- * nothing fails.
+ * map is wrong) are not limited. So a stale map lasts until the first command it misroutes: one to a node that no
+ * longer serves the slot gets {@code MOVED}, one to a dead or frozen node fails. Jedis' own periodic renewal is not
+ * used: it runs on a thread that is no daemon, which would keep an application that never closes the limiter (one
+ * that just returns from {@code main}) from exiting.
  *
  * <p>
- * The cost: one {@code CLUSTER SLOTS} per {@link #PERIOD} per application instance while the cluster is healthy, and
- * at most one more per second while a node fails.
+ * The cost: nothing while the cluster is healthy; at most one {@code CLUSTER SLOTS} per second per application
+ * instance while a node fails.
  */
 final class JedisClusterTopology extends ClusterConnectionProvider {
 
 	/** The least time between two renewals after connection failures. */
 	static final Duration INTERVAL = Duration.ofSeconds(1);
 
-	/** The time between two periodic renewals. */
-	static final Duration PERIOD = Duration.ofSeconds(30);
-
 	private final OncePerInterval renewals = new OncePerInterval(INTERVAL);
 
 	JedisClusterTopology(Set<HostAndPort> nodes, JedisClientConfig config, GenericObjectPoolConfig<Connection> pool) {
-		super(nodes, config, pool, PERIOD);
+		super(nodes, config, pool);
 	}
 
 	/** After connection failures: at most once per {@link #INTERVAL}. */

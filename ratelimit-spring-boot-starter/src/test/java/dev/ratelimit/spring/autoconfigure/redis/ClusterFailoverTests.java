@@ -120,7 +120,8 @@ class ClusterFailoverTests {
 		System.out.printf(Locale.ROOT, "  topology commands on the %d nodes left, over %.1f s: %s%n", survivors.size(),
 				seconds, topologyCommands(cost));
 		// Lettuce's refreshes (CLUSTER NODES on every node) and Jedis' renewals (CLUSTER SLOTS on one node): each
-		// instance at most one per second (failures) and one per 30 s (periodic), plus one either side of the window.
+		// instance at most one per second (failures), and Lettuce one per 30 s (periodic), plus one either side of the
+		// window.
 		long bound = 2 * (long) Math.ceil(seconds + seconds / 30 + 2);
 		assertThat(cost.getOrDefault("cluster|slots", 0L)).as("CLUSTER SLOTS of the two Jedis instances")
 			.isLessThanOrEqualTo(bound);
