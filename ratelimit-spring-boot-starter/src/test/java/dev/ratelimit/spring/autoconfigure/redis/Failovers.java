@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.autoconfigure.redis;
 
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -103,7 +104,8 @@ final class Failovers {
 	}
 
 	/**
-	 * Polls {@code done} every 5 ms until it holds.
+	 * Polls {@code done} every 5 ms until it holds. A poll that fails counts as false: a Sentinel closes the
+	 * connections of a replica it promotes, the poll's among them.
 	 * @return the earliest time it can have come true: when the last poll that found it false began
 	 */
 	static long awaitEvent(String what, BooleanSupplier done, Duration timeout) {
@@ -111,7 +113,7 @@ final class Failovers {
 		long lastFalse = System.nanoTime();
 		while (true) {
 			long polled = System.nanoTime();
-			if (done.getAsBoolean()) {
+			if (holds(done)) {
 				return lastFalse;
 			}
 			lastFalse = polled;
@@ -127,6 +129,15 @@ final class Failovers {
 				.anyMatch((answer) -> answer.instance().equals(name) && answer.sent() > failed
 						&& answer.kind() == Kind.FAILED_OPEN)),
 				Duration.ofSeconds(10));
+	}
+
+	private static boolean holds(BooleanSupplier condition) {
+		try {
+			return condition.getAsBoolean();
+		}
+		catch (UncheckedIOException | IllegalStateException ex) {
+			return false;
+		}
 	}
 
 	private static List<String> names(List<Instance> instances) {
