@@ -291,10 +291,15 @@ public final class TestRedis implements AutoCloseable {
 	}
 
 	private void signal(String name) {
+		signal(this.process, name);
+	}
+
+	/** Sends the signal {@code name} ({@code STOP}, {@code CONT}) to {@code process}. */
+	static void signal(Process process, String name) {
 		try {
-			Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(this.process.pid())).start();
+			Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start();
 			if (kill.waitFor() != 0) {
-				throw new IllegalStateException("kill -" + name + " failed for redis-server " + this.process.pid());
+				throw new IllegalStateException("kill -" + name + " failed for redis-server " + process.pid());
 			}
 		}
 		catch (IOException ex) {

@@ -14,9 +14,10 @@ import java.util.stream.Stream;
 
 /**
  * A real Redis Sentinel deployment for tests: a master and a replica {@code redis-server} process and one Sentinel
- * ({@code redis-server <config> --sentinel}) monitoring them as {@value #MASTER_NAME} with a quorum of 1, all on
- * free loopback ports, started for the caller and stopped by {@link #close()} (and, as a last resort, when the JVM
- * exits), which also deletes their configuration, data and log files.
+ * ({@code redis-server <config> --sentinel}), or {@link #start(int) several}, monitoring them as
+ * {@value #MASTER_NAME} with a quorum of 1, all on free loopback ports, started for the caller and stopped by
+ * {@link #close()} (and, as a last resort, when the JVM exits), which also deletes their configuration, data and log
+ * files.
  *
  * <p>
  * The binary is chosen as for {@link TestRedis}'s processes: the {@code redis-server} on the {@code PATH}, or else
@@ -28,7 +29,8 @@ import java.util.stream.Stream;
  * <p>
  * {@link #failover()} promotes the replica through {@code SENTINEL FAILOVER} and returns once the Sentinel reports
  * it as the master. The Sentinel turns the old master into a replica of the new one only some 10 s later;
- * {@link #awaitReplicaInSync()} waits for that.
+ * {@link #awaitReplicaInSync()} waits for that. {@link #killMaster()} kills the master's process instead, which the
+ * Sentinels find down after 1 s ({@code down-after-milliseconds}) and then fail over.
  */
 public final class TestRedisSentinel implements AutoCloseable {
 
@@ -53,13 +55,16 @@ public final class TestRedisSentinel implements AutoCloseable {
 
 	private final List<Process> processes = new ArrayList<>();
 
-	private final Thread shutdownHook = new Thread(this::close);
+	private final List<Integer> sentinelPorts = new ArrayList<>();
 
-	private int sentinelPort;
+	/** The Sentinels' processes, in the order of {@link #sentinelPorts}; a stopped one stays until restarted. */
+	private final List<Process> sentinels = new ArrayList<>();
+
+	private final Thread shutdownHook = new Thread(this::close);
 
 	private boolean closed;
 
-	private TestRedisSentinel(Path binary) {
+	private TestRedisSentinel(Path binary, int sentinels) {
 		this.binary = binary;
 		try {
 			this.directory = Files.createTempDirectory("redis-sentinel-");
@@ -72,8 +77,12 @@ public final class TestRedisSentinel implements AutoCloseable {
 			int master = startServer(List.of());
 			int replica = startServer(List.of("--replicaof", HOST, Integer.toString(master)));
 			awaitInSync(master, replica, READY_TIMEOUT);
-			startSentinel(master);
-			awaitSentinelReady(master, replica);
+			for (int sentinel = 0; sentinel < sentinels; sentinel++) {
+				startSentinel(master);
+			}
+			for (int port : this.sentinelPorts) {
+				awaitSentinelReady(port, master, replica);
+			}
 		}
 		catch (RuntimeException ex) {
 			String logs = ServerDirectory.logs(this.directory);
@@ -84,7 +93,16 @@ public final class TestRedisSentinel implements AutoCloseable {
 
 	/** A new master, replica and Sentinel, owned by the caller. */
 	public static TestRedisSentinel start() {
-		return new TestRedisSentinel(TestRedis.localBinary(TestRedis.choice()));
+		return start(1);
+	}
+
+	/**
+	 * A new master, replica and {@code sentinels} Sentinels (each with a quorum of 1), owned by the caller. Two
+	 * Sentinels fail a master over on their own only when both are up (a majority of two must elect the leader);
+	 * {@link #failover(int)} needs just one.
+	 */
+	public static TestRedisSentinel start(int sentinels) {
+		return new TestRedisSentinel(TestRedis.localBinary(TestRedis.choice()), sentinels);
 	}
 
 	/** {@value #MASTER_NAME}, for {@code spring.data.redis.sentinel.master}. */
@@ -96,13 +114,19 @@ public final class TestRedisSentinel implements AutoCloseable {
 		return HOST;
 	}
 
+	/** The first Sentinel's port. */
 	public int sentinelPort() {
-		return this.sentinelPort;
+		return this.sentinelPorts.get(0);
 	}
 
-	/** {@code 127.0.0.1:<sentinel port>}, for {@code spring.data.redis.sentinel.nodes}. */
+	/** The Sentinels' ports, in the order of {@link #sentinelNodes()}. */
+	public List<Integer> sentinelPorts() {
+		return List.copyOf(this.sentinelPorts);
+	}
+
+	/** {@code 127.0.0.1:<sentinel port>,...}, every Sentinel, for {@code spring.data.redis.sentinel.nodes}. */
 	public String sentinelNodes() {
-		return HOST + ":" + this.sentinelPort;
+		return String.join(",", this.sentinelPorts.stream().map((port) -> HOST + ":" + port).toList());
 	}
 
 	/** The ports of the two data servers, the first master first. */
@@ -138,9 +162,44 @@ public final class TestRedisSentinel implements AutoCloseable {
 		return TestRedis.call(HOST, port, words);
 	}
 
-	/** {@link #call(int, String...)} on the Sentinel. */
+	/** {@link #call(int, String...)} on the first Sentinel that runs. */
 	public Object sentinel(String... words) {
-		return call(this.sentinelPort, words);
+		for (int i = 0; i < this.sentinels.size(); i++) {
+			if (this.sentinels.get(i).isAlive()) {
+				return call(this.sentinelPorts.get(i), words);
+			}
+		}
+		throw new IllegalStateException("no Sentinel runs");
+	}
+
+	/** Kills Sentinel {@code index} (its process, {@code SIGKILL}) until {@link #restartSentinel}. */
+	public void stopSentinel(int index) {
+		Process sentinel = this.sentinels.get(index);
+		sentinel.destroyForcibly();
+		TestRedis.waitFor(sentinel);
+	}
+
+	/**
+	 * Starts Sentinel {@code index} again on its port, with the configuration it last wrote, and waits (at most 10 s)
+	 * until it answers {@code PING}.
+	 */
+	public void restartSentinel(int index) {
+		int port = this.sentinelPorts.get(index);
+		this.sentinels.set(index, launchSentinel(port, masterPort()));
+		this.processes.add(this.sentinels.get(index));
+	}
+
+	/**
+	 * Kills the master's process ({@code SIGKILL}) and waits until it is gone: its port refuses connections. The
+	 * Sentinels find it down 1 s later and promote the replica.
+	 * @return the killed master's port
+	 */
+	public int killMaster() {
+		int master = masterPort();
+		Process process = this.processes.get(this.ports.indexOf(master));
+		process.destroyForcibly();
+		TestRedis.waitFor(process);
+		return master;
 	}
 
 	/** The {@code role} line of {@code INFO replication} of the server on {@code port}: {@code master} or {@code slave}. */
@@ -155,12 +214,21 @@ public final class TestRedisSentinel implements AutoCloseable {
 	 * @throws IllegalStateException if the Sentinel does not fail over in time
 	 */
 	public int failover() {
+		return failover(-1);
+	}
+
+	/**
+	 * {@link #failover()} through Sentinel {@code index}, the one that promotes the replica and announces it
+	 * ({@code +switch-master}) first.
+	 */
+	public int failover(int index) {
 		int oldMaster = masterPort();
 		awaitReplicaInSync();
 		long deadline = System.nanoTime() + FAILOVER_TIMEOUT.toNanos();
 		while (true) {
 			try {
-				Object reply = sentinel("SENTINEL", "FAILOVER", MASTER_NAME);
+				Object reply = (index < 0) ? sentinel("SENTINEL", "FAILOVER", MASTER_NAME)
+						: call(this.sentinelPorts.get(index), "SENTINEL", "FAILOVER", MASTER_NAME);
 				if (!"OK".equals(reply)) {
 					throw new IllegalStateException("SENTINEL FAILOVER replied " + reply);
 				}
@@ -247,8 +315,10 @@ public final class TestRedisSentinel implements AutoCloseable {
 		for (int attempt = 0; attempt < 3; attempt++) {
 			int port = freePortNotOurs();
 			try {
-				this.processes.add(launchSentinel(port, masterPort));
-				this.sentinelPort = port;
+				Process sentinel = launchSentinel(port, masterPort);
+				this.processes.add(sentinel);
+				this.sentinels.add(sentinel);
+				this.sentinelPorts.add(port);
 				return;
 			}
 			catch (IllegalStateException ex) {
@@ -260,7 +330,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 
 	/**
 	 * Starts {@code redis-server <config> --sentinel} on {@code port} (the Sentinel rewrites its configuration file,
-	 * so it must be a file of its own) and waits (at most 10 s) until it answers {@code PING}.
+	 * so it must be a file of its own, which a restart reuses) and waits (at most 10 s) until it answers {@code PING}.
 	 */
 	private Process launchSentinel(int port, int masterPort) {
 		Path config = this.directory.resolve("sentinel-" + port + ".conf");
@@ -270,11 +340,14 @@ public final class TestRedisSentinel implements AutoCloseable {
 				"sentinel failover-timeout " + MASTER_NAME + " 5000", "");
 		List<String> command = List.of(this.binary.toString(), config.toString(), "--sentinel", "--daemonize", "no",
 				"--loglevel", "notice");
+		ProcessBuilder.Redirect log = ProcessBuilder.Redirect.appendTo(this.directory.resolve("sentinel-" + port + ".log").toFile());
 		Process process;
 		try {
-			Files.writeString(config, text, StandardCharsets.UTF_8);
+			if (!Files.exists(config)) {
+				Files.writeString(config, text, StandardCharsets.UTF_8);
+			}
 			process = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect.to(this.directory.resolve("sentinel-" + port + ".log").toFile()))
+				.redirectOutput(log)
 				.start();
 		}
 		catch (IOException ex) {
@@ -303,23 +376,25 @@ public final class TestRedisSentinel implements AutoCloseable {
 	 * Waits until the Sentinel reports {@code master} as {@value #MASTER_NAME}'s master and knows {@code replica} as
 	 * its replica with the link to the master up, so that {@code SENTINEL FAILOVER} finds it fit to promote.
 	 */
-	private void awaitSentinelReady(int master, int replica) {
+	private void awaitSentinelReady(int sentinel, int master, int replica) {
 		long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-		while (!sentinelReady(master, replica)) {
+		while (!sentinelReady(sentinel, master, replica)) {
 			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("the Sentinel did not report master " + master + " with replica "
-						+ replica + " within " + READY_TIMEOUT + ": " + sentinel("SENTINEL", "REPLICAS", MASTER_NAME));
+				throw new IllegalStateException("the Sentinel on port " + sentinel + " did not report master " + master
+						+ " with replica " + replica + " within " + READY_TIMEOUT + ": "
+						+ call(sentinel, "SENTINEL", "REPLICAS", MASTER_NAME));
 			}
 			TestRedis.sleepBriefly();
 		}
 	}
 
-	private boolean sentinelReady(int master, int replica) {
+	private boolean sentinelReady(int sentinel, int master, int replica) {
 		try {
-			if (masterPort() != master) {
+			Object address = call(sentinel, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
+			if (!(address instanceof List<?> hostAndPort) || !Integer.toString(master).equals(hostAndPort.get(1))) {
 				return false;
 			}
-			Object replicas = sentinel("SENTINEL", "REPLICAS", MASTER_NAME);
+			Object replicas = call(sentinel, "SENTINEL", "REPLICAS", MASTER_NAME);
 			if (!(replicas instanceof List<?> list)) {
 				return false;
 			}
@@ -400,7 +475,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 	private int freePortNotOurs() {
 		for (int attempt = 0; attempt < 100; attempt++) {
 			int port = TestRedis.freePort();
-			if (!this.ports.contains(port) && port != this.sentinelPort) {
+			if (!this.ports.contains(port) && !this.sentinelPorts.contains(port)) {
 				return port;
 			}
 		}

@@ -24,6 +24,13 @@ import dev.ratelimit.core.RateLimiter;
  * one request asks Redis (the probe) while the others stay local; an answer closes the breaker, a failure opens it
  * again. Any Redis answer or failure,
  * whatever the limits' policies, moves it: it follows the health of Redis, not of one limit.
+ *
+ * <p>
+ * It is one breaker per instance, not per Redis node: exact for a standalone Redis or Sentinel (one master), coarse
+ * for a cluster with one master of several down. There, a client of the failed master opens it, so the instance
+ * decides the fail-local limits of every client locally, those of the healthy masters too, until a probe's client
+ * lives on a healthy master; the next client of the failed master opens it again. A breaker per node would need the
+ * cluster's map of slots, which only the Redis client has (README, "Failover").
  */
 final class LocalFallback {
 

@@ -50,6 +50,19 @@ final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress, Netty
 		this.eventLoop = channel.eventLoop();
 	}
 
+	private volatile Runnable whenSilent = () -> {
+	};
+
+	/** Runs {@code action} whenever a request's deadline passes with Redis silent (a cluster refreshes its topology). */
+	void whenSilent(Runnable action) {
+		this.whenSilent = action;
+	}
+
+	/** A request's deadline passed with Redis silent. */
+	void silent() {
+		this.whenSilent.run();
+	}
+
 	@Override
 	public Runnable schedule(Runnable task, long delayNanos) {
 		EventLoop loop = this.eventLoop;

@@ -43,9 +43,11 @@ final class JedisClients {
 			GenericObjectPoolConfig<Connection> pool) {
 		DataRedisConnectionDetails details = target.details();
 		if (details.getCluster() != null) {
-			return new JedisCluster(hosts(details.getCluster().getNodes()),
-					config(target, details.getUsername(), details.getPassword(), 0, timeout, connectTimeout),
-					JedisCluster.DEFAULT_MAX_ATTEMPTS, pool);
+			JedisClusterTopology nodes = new JedisClusterTopology(hosts(details.getCluster().getNodes()),
+					config(target, details.getUsername(), details.getPassword(), 0, timeout, connectTimeout), pool);
+			// Jedis' own bound on a command's retries: one socket timeout per attempt.
+			return new JedisCluster(nodes, JedisCluster.DEFAULT_MAX_ATTEMPTS,
+					timeout.multipliedBy(JedisCluster.DEFAULT_MAX_ATTEMPTS));
 		}
 		if (details.getSentinel() != null) {
 			DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();

@@ -13,10 +13,8 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -62,11 +60,12 @@ final class LettuceClients {
 				.socketOptions(socket)
 				.timeoutOptions(timeouts)
 				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-				.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build());
+				.topologyRefreshOptions(LettuceClusterTopology.refreshOptions());
 			if (target.ssl() != null) {
 				options.sslOptions(sslOptions(target.ssl()));
 			}
 			client.setOptions(options.build());
+			deadlines.whenSilent(LettuceClusterTopology.refreshOnFailures(client)::deadlinePassed);
 			// connectAsync needs the topology loaded (connect() loads it, blocking); each new connection reloads it.
 			return new LettuceScriptExecutor(() -> client.refreshPartitionsAsync()
 				.toCompletableFuture()
@@ -98,33 +97,9 @@ final class LettuceClients {
 					shutdown.run();
 				});
 		if (sentinelEvents != null) {
-			followFailovers(sentinelEvents, uri, details.getSentinel().getMaster(), executor);
+			SentinelFailovers.follow(sentinelEvents, uri, details.getSentinel().getMaster(), executor);
 		}
 		return executor;
-	}
-
-	/**
-	 * Listens to every Sentinel for {@code +switch-master} of the limiter's master: a failover whose old master
-	 * still runs keeps accepting the limiter's writes (lost to the new master) until the Sentinel reconfigures it, so
-	 * the limiter reconnects, to the new master, as soon as a Sentinel announces it.
-	 */
-	private static void followFailovers(RedisClient sentinelEvents, RedisURI uri, String master,
-			LettuceScriptExecutor executor) {
-		for (RedisURI sentinel : uri.getSentinels()) {
-			sentinelEvents.connectPubSubAsync(StringCodec.UTF8, sentinel).thenAccept((connection) -> {
-				connection.addListener(new RedisPubSubAdapter<>() {
-
-					@Override
-					public void message(String channel, String message) {
-						if (message.startsWith(master + " ")) {
-							executor.reconnect();
-						}
-					}
-
-				});
-				connection.async().subscribe("+switch-master");
-			});
-		}
 	}
 
 	private static RedisURI standalone(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {

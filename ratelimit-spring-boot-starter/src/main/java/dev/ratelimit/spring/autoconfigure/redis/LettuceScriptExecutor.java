@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.autoconfigure.Timeouts;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.codec.StringCodec;
@@ -77,7 +78,10 @@ final class LettuceScriptExecutor implements ScriptExecutor, Timeouts, AutoClose
 	/** The requests' deadlines, judged on the I/O thread that reads this executor's replies ({@link FairDeadlines}). */
 	@Override
 	public Runnable schedule(Runnable onTimeout, long delayNanos) {
-		return this.deadlines.schedule(onTimeout, delayNanos);
+		return this.deadlines.schedule(() -> {
+			this.written.silent();
+			onTimeout.run();
+		}, delayNanos);
 	}
 
 	/**
@@ -199,7 +203,17 @@ final class LettuceScriptExecutor implements ScriptExecutor, Timeouts, AutoClose
 		if (!connection.isDone()) {
 			return true;
 		}
-		return !connection.isCompletedExceptionally() && connection.join().stateful().isOpen();
+		if (connection.isCompletedExceptionally()) {
+			return false;
+		}
+		StatefulConnection<String, String> stateful = connection.join().stateful();
+		if (stateful instanceof StatefulRedisClusterConnection<?, ?> && stateful instanceof RedisChannelHandler<?, ?> handler) {
+			// A cluster connection reconnects to its nodes by itself (the topology refreshes tell it where). It is not
+			// "open" while the node of its default channel is down: replacing it then would load a topology from
+			// before the replica's promotion and reconnect to a dead node, request after request.
+			return !handler.isClosed();
+		}
+		return stateful.isOpen();
 	}
 
 	private void connect(CompletableFuture<Connection> attempt) {
