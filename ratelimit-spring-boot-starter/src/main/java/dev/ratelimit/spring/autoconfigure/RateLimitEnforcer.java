@@ -5,15 +5,16 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import dev.ratelimit.core.LimitDecision;
@@ -484,20 +485,33 @@ public final class RateLimitEnforcer {
 	 */
 	private static final class WaitingThread implements Executor {
 
-		private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+		/** Handed over without a lock: the I/O thread that hands them over must never park (BlockHound). */
+		private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+		private final Thread waiting = Thread.currentThread();
 
 		@Override
 		public void execute(Runnable task) {
 			this.tasks.add(task);
+			LockSupport.unpark(this.waiting);
 		}
 
-		/** Runs the tasks given to this executor until {@code done} completes. */
+		/** Runs the tasks given to this executor until {@code done} completes; to be called by the waiting thread. */
 		void runUntil(CompletableFuture<?> done) throws InterruptedException {
 			// wakes this thread when done completes without a task of its own (decided already, or on no thread)
-			done.whenComplete((result, failure) -> this.tasks.add(() -> {
-			}));
-			while (!done.isDone()) {
-				this.tasks.take().run();
+			done.whenComplete((result, failure) -> LockSupport.unpark(this.waiting));
+			while (true) {
+				for (Runnable task = this.tasks.poll(); task != null; task = this.tasks.poll()) {
+					task.run();
+				}
+				if (done.isDone()) {
+					return;
+				}
+				// an unpark that came before this park makes it return at once: no wake-up is lost
+				LockSupport.park(this);
+				if (Thread.interrupted()) {
+					throw new InterruptedException();
+				}
 			}
 		}
 
