@@ -239,8 +239,21 @@ class BurstTests {
 	@EnableAutoConfiguration
 	static class BurstApplication {
 
-		/** An instance in a JVM of its own. */
+		/** An instance in a JVM of its own; it ends when the test's JVM does (its standard input closes). */
 		public static void main(String[] args) {
+			Thread parent = new Thread(() -> {
+				try {
+					while (System.in.read() != -1) {
+						// nothing is sent: the stream ends when the test's JVM exits, however it ends
+					}
+				}
+				catch (java.io.IOException ex) {
+					// the same
+				}
+				System.exit(0);
+			});
+			parent.setDaemon(true);
+			parent.start();
 			new SpringApplicationBuilder(BurstApplication.class).run(args);
 		}
 
