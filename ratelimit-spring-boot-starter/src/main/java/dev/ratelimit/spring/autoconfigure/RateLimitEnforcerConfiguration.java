@@ -89,7 +89,7 @@ class RateLimitEnforcerConfiguration {
 	 * I/O thread, so that a busy application is not taken for a slow Redis), else by the web stack's timer.
 	 */
 	private static Timeouts deadlines(ScriptExecutor executor, ObjectProvider<Timeouts> timeouts) {
-		return (executor instanceof Timeouts judgedByTheClient) ? judgedByTheClient
+		return (executor instanceof Timeouts.Judged client) ? client.deadlines()
 				: timeouts.getIfAvailable(ThreadTimeouts::new);
 	}
 

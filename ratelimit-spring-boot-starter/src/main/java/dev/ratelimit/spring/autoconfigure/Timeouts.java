@@ -15,4 +15,12 @@ public interface Timeouts {
 	 */
 	Runnable schedule(Runnable onTimeout, long delayNanos);
 
+	/** A Redis client of the limiter's that judges the requests' deadlines itself (Lettuce's, Jedis'). */
+	interface Judged {
+
+		/** The deadlines, judged with what Redis does with the client's calls. */
+		Timeouts deadlines();
+
+	}
+
 }

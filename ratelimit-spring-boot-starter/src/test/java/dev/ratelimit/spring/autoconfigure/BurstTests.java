@@ -70,21 +70,12 @@ class BurstTests {
 				ConfigurableApplicationContext second = start(webApplicationType, failurePolicy, client, prefix)) {
 			List<ConfigurableApplicationContext> instances = List.of(first, second);
 			for (String algorithm : ALGORITHMS) {
-				// Warm-up: each instance has decided once for another client (JIT, first connection, pools).
-				for (ConfigurableApplicationContext instance : instances) {
-					assertThat(send(instance, algorithm, "warm-up-" + UUID.randomUUID()).get(60, TimeUnit.SECONDS)
-						.statusCode()).isEqualTo(200);
-				}
+				List<Integer> ports = instances.stream()
+					.map((instance) -> ((WebServerApplicationContext) instance).getWebServer().getPort())
+					.toList();
+				warmUp(ports, algorithm);
 				instances.forEach((instance) -> instance.getBean(InFlightProbe.class).reset());
-				String clientKey = UUID.randomUUID().toString();
-				List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
-				for (int i = 0; i < REQUESTS; i++) {
-					burst.add(send(instances.get(i % 2), algorithm, clientKey));
-				}
-				List<HttpResponse<String>> responses = new ArrayList<>();
-				for (CompletableFuture<HttpResponse<String>> response : burst) {
-					responses.add(response.get(120, TimeUnit.SECONDS));
-				}
+				List<HttpResponse<String>> responses = burst(ports, algorithm);
 				String what = webApplicationType + " " + failurePolicy + " " + client + " " + algorithm;
 				assertExactlyTheLimit(responses, what, algorithm);
 				for (ConfigurableApplicationContext instance : instances) {
@@ -134,20 +125,8 @@ class BurstTests {
 				awaitStarted(port);
 			}
 			for (String algorithm : ALGORITHMS) {
-				for (int port : ports) {
-					assertThat(send(port, algorithm, "warm-up-" + UUID.randomUUID()).get(60, TimeUnit.SECONDS).statusCode())
-						.isEqualTo(200);
-				}
-				String clientKey = UUID.randomUUID().toString();
-				List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
-				for (int i = 0; i < REQUESTS; i++) {
-					burst.add(send(ports.get(i % 2), algorithm, clientKey));
-				}
-				List<HttpResponse<String>> responses = new ArrayList<>();
-				for (CompletableFuture<HttpResponse<String>> response : burst) {
-					responses.add(response.get(120, TimeUnit.SECONDS));
-				}
-				assertExactlyTheLimit(responses, "two JVMs " + algorithm, algorithm);
+				warmUp(ports, algorithm);
+				assertExactlyTheLimit(burst(ports, algorithm), "two JVMs " + algorithm, algorithm);
 			}
 			for (int port : ports) {
 				for (String outcome : List.of("timeout", "failure")) {
@@ -200,9 +179,26 @@ class BurstTests {
 				.hasValueSatisfying((value) -> assertThat(value).startsWith("\"" + algorithm + "\";r=0")));
 	}
 
-	private CompletableFuture<HttpResponse<String>> send(ConfigurableApplicationContext instance, String algorithm,
-			String clientKey) {
-		return send(((WebServerApplicationContext) instance).getWebServer().getPort(), algorithm, clientKey);
+	/** Each instance has decided once for another client (JIT, first connection, pools). */
+	private void warmUp(List<Integer> ports, String algorithm) throws Exception {
+		for (int port : ports) {
+			assertThat(send(port, algorithm, "warm-up-" + UUID.randomUUID()).get(60, TimeUnit.SECONDS).statusCode())
+				.isEqualTo(200);
+		}
+	}
+
+	/** {@link #REQUESTS} requests of one new client at once, spread over the instances. */
+	private List<HttpResponse<String>> burst(List<Integer> ports, String algorithm) throws Exception {
+		String clientKey = UUID.randomUUID().toString();
+		List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+		for (int i = 0; i < REQUESTS; i++) {
+			burst.add(send(ports.get(i % ports.size()), algorithm, clientKey));
+		}
+		List<HttpResponse<String>> responses = new ArrayList<>();
+		for (CompletableFuture<HttpResponse<String>> response : burst) {
+			responses.add(response.get(120, TimeUnit.SECONDS));
+		}
+		return responses;
 	}
 
 	private CompletableFuture<HttpResponse<String>> send(int port, String algorithm, String clientKey) {

@@ -39,7 +39,7 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
  * restart do not pay for {@code NOSCRIPT}; a {@code NOSCRIPT} that still happens ({@code SCRIPT FLUSH}) is answered
  * on the same call with {@code EVAL}.
  */
-final class LettuceScriptExecutor implements ScriptExecutor, Timeouts, AutoCloseable {
+final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Judged, AutoCloseable {
 
 	private final Supplier<CompletableFuture<? extends StatefulConnection<String, String>>> connector;
 
@@ -77,8 +77,8 @@ final class LettuceScriptExecutor implements ScriptExecutor, Timeouts, AutoClose
 
 	/** The requests' deadlines, judged on the I/O thread that reads this executor's replies ({@link FairDeadlines}). */
 	@Override
-	public Runnable schedule(Runnable onTimeout, long delayNanos) {
-		return this.deadlines.schedule(() -> {
+	public Timeouts deadlines() {
+		return (onTimeout, delayNanos) -> this.deadlines.schedule(() -> {
 			this.written.silent();
 			onTimeout.run();
 		}, delayNanos);

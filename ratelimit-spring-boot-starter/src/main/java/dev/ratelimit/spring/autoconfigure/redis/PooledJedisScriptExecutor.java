@@ -41,7 +41,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * request. Timeouts are never retried. A connection closed by a live server after it ran the script (rare:
  * {@code CLIENT KILL}) makes the retry charge the request twice; that errs on the side of limiting.
  */
-final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts, FairDeadlines.Progress, AutoCloseable {
+final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts.Judged, FairDeadlines.Progress, AutoCloseable {
 
 	private final Supplier<UnifiedJedis> client;
 
@@ -160,8 +160,8 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts, FairD
 
 	/** The requests' deadlines, judged with what Redis does with the calls ({@link FairDeadlines}). */
 	@Override
-	public Runnable schedule(Runnable onTimeout, long delayNanos) {
-		return this.deadlines.schedule(onTimeout, delayNanos);
+	public Timeouts deadlines() {
+		return this.deadlines;
 	}
 
 	@Override
