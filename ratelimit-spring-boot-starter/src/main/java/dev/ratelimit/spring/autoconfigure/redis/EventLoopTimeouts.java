@@ -33,7 +33,8 @@ final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress, Netty
 	/** The limiter's commands in the order written, answered ones dropped from the head as they are met. */
 	private final Deque<Timed<?>> written = new ConcurrentLinkedDeque<>();
 
-	private volatile long lastAnsweredAt;
+	/** Long before any deadline while Redis has answered nothing: {@link System#nanoTime()} may be negative. */
+	private volatile long lastAnsweredAt = System.nanoTime() - (1L << 62);
 
 	/** When the oldest command that ended without an answer since Redis last answered was written, or 0. */
 	private volatile long unansweredSince;

@@ -71,7 +71,7 @@ final class FairDeadlines implements Timeouts {
 		 */
 		Long oldestUnansweredSentAt();
 
-		/** When Redis last answered a call of this client (0 before the first answer). */
+		/** When Redis last answered a call of this client (long before any deadline before the first answer). */
 		long lastAnsweredAt();
 
 	}

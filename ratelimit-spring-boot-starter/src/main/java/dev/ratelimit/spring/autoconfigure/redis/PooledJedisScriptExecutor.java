@@ -58,7 +58,8 @@ final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts.Judged
 	/** When each call on the limiter's threads was sent ({@link System#nanoTime()}), oldest first. */
 	private final Deque<long[]> unanswered = new ConcurrentLinkedDeque<>();
 
-	private volatile long lastAnsweredAt;
+	/** Long before any deadline while Redis has answered nothing: {@link System#nanoTime()} may be negative. */
+	private volatile long lastAnsweredAt = System.nanoTime() - (1L << 62);
 
 	/** When the oldest call that ended without an answer since Redis last answered was sent, or 0. */
 	private volatile long unansweredSince;
