@@ -168,13 +168,23 @@ final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Judged, Au
 	}
 
 	/**
-	 * Closes the connection, so that the next call opens a new one: for when Redis Sentinel reports a new master
-	 * while the old one still accepts writes.
+	 * Opens a new connection for the next calls, to the master the Sentinels name now: for when Redis Sentinel reports
+	 * a new master while the old one still accepts writes. The connection it replaces closes a moment later, once the
+	 * calls in flight on it are answered: it may already be the new master's (opened after the promotion, before the
+	 * announcement), and closing it at once failed those calls open.
 	 */
 	void reconnect() {
 		CompletableFuture<Connection> current = this.connection.get();
-		if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
-			current.join().stateful().closeAsync();
+		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
+			return;
+		}
+		CompletableFuture<Connection> attempt = new CompletableFuture<>();
+		if (this.connection.compareAndSet(current, attempt)) {
+			connect(attempt);
+			StatefulConnection<String, String> old = current.join().stateful();
+			// a second (or the timeout, if shorter) is long enough for the answers of a healthy master
+			CompletableFuture.delayedExecutor(Math.min(this.timeout.toMillis(), 1000), TimeUnit.MILLISECONDS)
+				.execute(old::closeAsync);
 		}
 	}
 
