@@ -1,7 +1,6 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.autoconfigure.redis.RateLimitRedisConfiguration;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;

@@ -1,11 +1,8 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.limits.LimitFactory;
+
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.autoconfigure.actuate.RateLimitEndpointConfiguration;
-import dev.ratelimit.spring.autoconfigure.calls.RateLimitBackgroundConfiguration;
-import dev.ratelimit.spring.autoconfigure.reactive.RateLimitWebFluxConfiguration;
-import dev.ratelimit.spring.autoconfigure.redis.RateLimitRedisConfiguration;
-import dev.ratelimit.spring.autoconfigure.servlet.RateLimitWebMvcConfiguration;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;

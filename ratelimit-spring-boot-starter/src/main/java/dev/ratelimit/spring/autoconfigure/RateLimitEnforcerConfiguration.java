@@ -1,10 +1,24 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.enforce.ClientKeys;
+import dev.ratelimit.spring.enforce.LocalFallback;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.enforce.RateLimitEvents;
+import dev.ratelimit.spring.enforce.RateLimitHeaders;
+import dev.ratelimit.spring.enforce.RateLimitResponses;
+import dev.ratelimit.spring.enforce.RememberedDenials;
+import dev.ratelimit.spring.enforce.ShadowDenials;
+import dev.ratelimit.spring.enforce.ThreadTimeouts;
+import dev.ratelimit.spring.enforce.Timeouts;
+import dev.ratelimit.spring.limits.LimitFactory;
+import dev.ratelimit.spring.limits.LimitNames;
+
 import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
-import dev.ratelimit.spring.autoconfigure.calls.PermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaits;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

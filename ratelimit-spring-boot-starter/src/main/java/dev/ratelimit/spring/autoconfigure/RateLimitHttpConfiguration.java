@@ -1,5 +1,10 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.limits.LimitFactory;
+import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.web.RateLimitExceptionHandler;
+
 import dev.ratelimit.core.RateLimiter;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -22,7 +27,7 @@ class RateLimitHttpConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FilterRules rateLimitFilterRules(RateLimitProperties properties, LimitFactory factory, LimitNames names) {
-		return properties.getFilter().isEnabled() ? FilterRules.of(properties, factory, names) : FilterRules.none();
+		return properties.getFilter().isEnabled() ? FilterRules.of(properties.getFilter().getRules(), factory, names) : FilterRules.none();
 	}
 
 	@Bean

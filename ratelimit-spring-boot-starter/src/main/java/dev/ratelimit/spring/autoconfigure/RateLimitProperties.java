@@ -1,5 +1,11 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.HeaderStyle;
+import dev.ratelimit.spring.LimitMode;
+import dev.ratelimit.spring.MissingKeyPolicy;
+import dev.ratelimit.spring.limits.LimitSettings;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,7 +23,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  * leaving the default in force unnoticed.
  */
 @ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
-public class RateLimitProperties {
+public class RateLimitProperties implements LimitSettings {
 
 	/**
 	 * Whether rate limiting is enabled.
@@ -155,7 +161,7 @@ public class RateLimitProperties {
 	/**
 	 * Values for attributes that an annotation or a filter rule leaves unset.
 	 */
-	public static class Defaults {
+	public static class Defaults implements LimitSettings.Defaults {
 
 		/**
 		 * Algorithm: 'fixed-window', 'sliding-log', 'sliding-window-counter' or 'token-bucket'.
@@ -593,7 +599,7 @@ public class RateLimitProperties {
 	/**
 	 * One filter rule. Unset attributes take the values under 'ratelimit.defaults'.
 	 */
-	public static class Rule {
+	public static class Rule implements LimitSettings.Rule {
 
 		/**
 		 * Name of the limit, shown in the RateLimit-Policy header and part of the Redis key. Defaults to the first
@@ -746,7 +752,7 @@ public class RateLimitProperties {
 	/**
 	 * How a request's plan is chosen, for limits whose shape depends on the plan (ratelimit.plans).
 	 */
-	public static class Plan {
+	public static class Plan implements LimitSettings.Plan {
 
 		/**
 		 * SpEL expression that yields the request's plan name, with #request, #principal, #exchange (WebFlux), bean
@@ -784,7 +790,7 @@ public class RateLimitProperties {
 	 * The shape of one limit in one plan. Unset values are the limit's own (from its annotation or rule, then
 	 * ratelimit.defaults).
 	 */
-	public static class PlanLimit {
+	public static class PlanLimit implements LimitSettings.Shape {
 
 		/**
 		 * Algorithm: 'fixed-window', 'sliding-log', 'sliding-window-counter' or 'token-bucket'.

@@ -1,5 +1,10 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitFactory;
+import dev.ratelimit.spring.limits.Plans;
+import dev.ratelimit.spring.web.FilterRules;
+
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimited;

@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.limits.Plans;
+
 import java.net.http.HttpResponse;
 import java.time.Duration;
 

@@ -1,9 +1,13 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.HeaderStyle;
+import dev.ratelimit.spring.enforce.RateLimitHeaders;
+import dev.ratelimit.spring.enforce.RateLimitResponses;
+
 import java.time.Duration;
 import java.util.List;
 
-import dev.ratelimit.spring.autoconfigure.servlet.ServletLimitedRequest;
+import dev.ratelimit.spring.web.servlet.ServletLimitedRequest;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;

@@ -1,5 +1,11 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.FilterRules;
+
 import java.time.Duration;
 import java.util.List;
 

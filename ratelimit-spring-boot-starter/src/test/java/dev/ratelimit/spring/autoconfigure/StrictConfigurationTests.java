@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+
 import java.util.ArrayList;
 import java.util.List;
 

@@ -62,9 +62,9 @@ class RateLimitRuntimeHints implements RuntimeHintsRegistrar {
 	 * (one client's state, a reset, an error), which Boot cannot see from the operations' signatures.
 	 */
 	static final List<String> ENDPOINT_BODIES = List.of(
-			"dev.ratelimit.spring.autoconfigure.actuate.RateLimitsEndpoint$ClientState",
-			"dev.ratelimit.spring.autoconfigure.actuate.RateLimitsEndpoint$Reset",
-			"dev.ratelimit.spring.autoconfigure.actuate.RateLimitsEndpoint$Error");
+			"dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint$ClientState",
+			"dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint$Reset",
+			"dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint$Error");
 
 	private static final String ENDPOINT = "org.springframework.boot.actuate.endpoint.annotation.Endpoint";
 

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.autoconfigure.actuate.RateLimitsEndpoint;
+import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
 import jakarta.servlet.http.HttpServletRequest;
 import org.junit.jupiter.api.Test;
 

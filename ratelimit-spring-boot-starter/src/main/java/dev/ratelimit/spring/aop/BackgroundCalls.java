@@ -1,0 +1,126 @@
+package dev.ratelimit.spring.aop;
+
+import dev.ratelimit.spring.enforce.BackgroundCall;
+import dev.ratelimit.spring.enforce.PermitWaits;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Limited calls made outside an HTTP request: a scheduled job, a message listener, any thread of the application,
+ * in any application (web or not). The key reads the method's arguments and beans ({@code #request} and
+ * {@code #principal} are null); a limit without a key is one budget for all such calls. A denied call waits for a
+ * permit up to its max wait ({@link PermitWaits}): a method returning {@code Mono} or {@code Flux} with a delay, one
+ * returning a {@code CompletionStage} or {@code CompletableFuture} with a delayed stage, anything else by sleeping
+ * on the calling thread. Internal to the starter.
+ */
+public final class BackgroundCalls implements LimitedCalls {
+
+	private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			BackgroundCalls.class.getClassLoader());
+
+	private static final boolean NETTY = ClassUtils.isPresent("io.netty.util.concurrent.FastThreadLocalThread",
+			BackgroundCalls.class.getClassLoader());
+
+	private final ObjectProvider<PermitWaits> waits;
+
+	public BackgroundCalls(ObjectProvider<PermitWaits> waits) {
+		this.waits = waits;
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
+		PermitWaits waits = this.waits.getObject();
+		Duration maxWait = waits.maxWait(limits, false);
+		EvaluationContext context = waits.enforcer()
+			.clientKeys()
+			.context(null, null, null, method, invocation.getArguments());
+		Class<?> returnType = method.getReturnType();
+		if (REACTOR && Publisher.class.isAssignableFrom(returnType)) {
+			Object reactive = Reactive.invoke(invocation, method, returnType, waits, limits, context, maxWait);
+			if (reactive != null) {
+				return reactive;
+			}
+		}
+		if (returnType != Object.class && returnType.isAssignableFrom(CompletableFuture.class)) {
+			// async: the decision completes on the Redis client's I/O thread, which must never run (or wait in) the
+			// method; the common pool runs it, as CompletableFuture's own async methods do
+			return waits.enforceAsync(new BackgroundCall(), limits, context, maxWait)
+				.thenComposeAsync((admitted) -> proceedToStage(invocation));
+		}
+		if ((REACTOR && Schedulers.isInNonBlockingThread()) || (NETTY && Netty.inEventLoop())) {
+			throw new IllegalStateException("@RateLimited " + method.getDeclaringClass().getSimpleName() + "."
+					+ method.getName() + " was called outside an HTTP request on a non-blocking thread ("
+					+ Thread.currentThread().getName() + "), where it cannot wait for Redis; return a Mono, Flux or"
+					+ " CompletionStage, or call it from another thread");
+		}
+		if (OutcomeCharges.any(limits)) {
+			return OutcomeCharges.invoke(waits, invocation, method, new BackgroundCall(), limits, context, maxWait);
+		}
+		waits.enforce(new BackgroundCall(), limits, context, maxWait);
+		return invocation.proceed();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static CompletionStage<Object> proceedToStage(MethodInvocation invocation) {
+		try {
+			Object result = invocation.proceed();
+			return (result != null) ? (CompletionStage<Object>) result : CompletableFuture.completedFuture(null);
+		}
+		catch (Throwable ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/** Kept apart so that this class loads without Netty. */
+	private static final class Netty {
+
+		/**
+		 * Whether this is a Netty thread: an event loop of Reactor Netty or of Lettuce (which Reactor does not mark
+		 * non-blocking), where waiting for Redis could hold up the very thread that reads Redis' answer.
+		 */
+		static boolean inEventLoop() {
+			return Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread;
+		}
+
+	}
+
+	/** Kept apart so that this class loads without Reactor. */
+	private static final class Reactive {
+
+		/** The limited publisher, or {@code null} when the return type is neither a Mono nor what a Flux is. */
+		static Object invoke(MethodInvocation invocation, Method method, Class<?> returnType, PermitWaits waits,
+				List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait) {
+			if (Mono.class.isAssignableFrom(returnType) && OutcomeCharges.any(limits)) {
+				return Mono.defer(() -> ReactorPermitWaits.invokeChargedByOutcome(waits, invocation, method,
+						new BackgroundCall(), limits, context, maxWait, Schedulers::parallel));
+			}
+			// a call of its own for each subscription: a publisher subscribed again is decided again
+			Mono<Void> decision = Mono
+				.defer(() -> ReactorPermitWaits.enforce(waits, new BackgroundCall(), limits, context, maxWait));
+			if (Mono.class.isAssignableFrom(returnType)) {
+				return decision.then(Mono.defer(() -> Mono.from(ReactorPermitWaits.proceed(invocation))));
+			}
+			if (returnType.isAssignableFrom(Flux.class)) {
+				return decision.thenMany(Flux.defer(() -> ReactorPermitWaits.proceed(invocation)));
+			}
+			return null;
+		}
+
+	}
+
+}

@@ -1,0 +1,120 @@
+package dev.ratelimit.spring.aop;
+
+import dev.ratelimit.spring.enforce.PermitWaits;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.expression.EvaluationContext;
+
+/**
+ * A call with limits charged by outcome ({@code @RateLimited(chargeOn, chargeWhen, chargeOnStatus)}): admitted
+ * while those limits have room (read without consuming) and the call's other limits admit it (decided as usual),
+ * run, then charged to the limits whose condition its outcome matches, in one decision per client key. Calls in
+ * flight at once all read the room before any is charged, so they can overshoot a limit by at most their number.
+ * Internal to the starter.
+ */
+public final class OutcomeCharges {
+
+	private static final Log logger = LogFactory.getLog(OutcomeCharges.class);
+
+	private OutcomeCharges() {
+	}
+
+	/** Whether any of {@code limits} is charged by outcome. */
+	public static boolean any(List<ConfiguredLimit> limits) {
+		for (ConfiguredLimit limit : limits) {
+			if (limit.chargedByOutcome()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** The limits charged by outcome ({@code charged} true), or those charged before the call. */
+	public static List<ConfiguredLimit> byOutcome(List<ConfiguredLimit> limits, boolean charged) {
+		return limits.stream().filter((limit) -> limit.chargedByOutcome() == charged).toList();
+	}
+
+	/**
+	 * Admits, runs and charges the call, waiting for a permit up to {@code maxWait} as {@link PermitWaits} does.
+	 * @param context the call's evaluation context; {@code #result} and {@code #exception} are set on it after the
+	 * call
+	 * @return what the method returned
+	 * @throws Throwable what the method threw, or a {@link dev.ratelimit.spring.RateLimitException} when not admitted
+	 */
+	public static Object invoke(PermitWaits waits, MethodInvocation invocation, Method method, LimitedRequest request,
+			List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait) throws Throwable {
+		RateLimitEnforcer enforcer = waits.enforcer();
+		List<ConfiguredLimit> byOutcome = byOutcome(limits, true);
+		List<ConfiguredLimit> before = byOutcome(limits, false);
+		AtomicReference<List<LimitDecision>> admission = new AtomicReference<>(List.of());
+		waits.enforce(request, (attempt) -> {
+			// read first: a call without room is refused before the other limits consume anything
+			admission.set(enforcer.peekAdmission(attempt, byOutcome, context));
+			if (!before.isEmpty()) {
+				enforcer.enforceAndWait(attempt, before, context);
+			}
+			enforcer.admitted(attempt);
+		}, maxWait);
+		Object result = null;
+		Throwable thrown = null;
+		try {
+			result = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			thrown = ex;
+		}
+		charge(enforcer, request, byOutcome, method, result, thrown, context, admission.get());
+		if (thrown != null) {
+			throw thrown;
+		}
+		return result;
+	}
+
+	/**
+	 * After the call: the limits of {@code byOutcome} whose condition the outcome matches are charged, and the
+	 * response's fields are theirs after the charge and, for the others, the states {@code admission} read. Blocks
+	 * the calling thread.
+	 * @param context the call's evaluation context: {@code #result} and {@code #exception} are set on it
+	 */
+	public static void charge(RateLimitEnforcer enforcer, LimitedRequest request, List<ConfiguredLimit> byOutcome,
+			Method method, Object result, Throwable thrown, EvaluationContext context, List<LimitDecision> admission) {
+		context.setVariable("result", result);
+		context.setVariable("exception", thrown);
+		List<ConfiguredLimit> charged = new ArrayList<>();
+		for (ConfiguredLimit limit : byOutcome) {
+			if (matches(limit, method, result, thrown, context)) {
+				charged.add(limit);
+			}
+		}
+		List<LimitDecision> uncharged = admission.stream()
+			.filter((decision) -> charged.stream().noneMatch((limit) -> limit.name().equals(decision.limit().name())))
+			.toList();
+		enforcer.charge(request, charged, context, uncharged);
+	}
+
+	/** A condition that fails to evaluate charges: a limit must not be left unlimited by a broken expression. */
+	private static boolean matches(ConfiguredLimit limit, Method method, Object result, Throwable thrown,
+			EvaluationContext context) {
+		try {
+			return limit.charge().matches(method, result, thrown, context);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("chargeWhen of " + limit.source() + " failed; charging the call: " + ex);
+			return true;
+		}
+	}
+
+}

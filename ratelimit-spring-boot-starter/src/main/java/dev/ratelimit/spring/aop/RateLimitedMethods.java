@@ -1,0 +1,271 @@
+package dev.ratelimit.spring.aop;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.KeyVariables;
+import dev.ratelimit.spring.limits.LimitFactory;
+import dev.ratelimit.spring.limits.LimitNames;
+
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+
+import dev.ratelimit.spring.RateLimited;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+
+import org.springframework.aop.framework.Advised;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.RepeatableContainers;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.InitBinder;
+import org.springframework.web.bind.annotation.ModelAttribute;
+import org.springframework.web.bind.annotation.RequestMapping;
+
+/**
+ * The limits of {@link RateLimited} methods: resolved once per method and cached, and for every bean checked at
+ * startup, so that an invalid annotation, or one that the web stack could not apply, stops the application with a
+ * message naming the method. Internal to the starter.
+ */
+public final class RateLimitedMethods implements SmartInitializingSingleton {
+
+	/** The web stack whose requests the limits belong to. */
+	public enum Stack {
+
+		/** Spring MVC: any call made while a thread handles a request can be decided. */
+		SERVLET,
+
+		/**
+		 * WebFlux: handlers are decided on the request's arrival, and methods returning {@code Mono} or {@code Flux}
+		 * when subscribed; nothing can wait for Redis, so a method returning a plain value is limited only as a
+		 * handler, and then without keys that read its arguments.
+		 */
+		REACTIVE,
+
+		/** No web stack: every call is made outside an HTTP request. */
+		NONE
+
+	}
+
+	/** Whether Reactive Streams is on the class path (a servlet application may lack it). */
+	private static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
+			RateLimitedMethods.class.getClassLoader());
+
+	/** Whether Reactor is on the class path. */
+	private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			RateLimitedMethods.class.getClassLoader());
+
+	private final LimitFactory factory;
+
+	private final LimitNames names;
+
+	private final ConfigurableListableBeanFactory beanFactory;
+
+	private final Map<MethodClassKey, List<ConfiguredLimit>> cache = new ConcurrentHashMap<>();
+
+	private final Stack stack;
+
+	private volatile boolean anyAnnotated;
+
+	public RateLimitedMethods(LimitFactory factory, LimitNames names, ConfigurableListableBeanFactory beanFactory,
+			Stack stack) {
+		this.factory = factory;
+		this.names = names;
+		this.beanFactory = beanFactory;
+		this.stack = stack;
+	}
+
+	/** The limits of {@code method} invoked on {@code targetClass}: the class's annotations, then the method's. */
+	public List<ConfiguredLimit> limitsFor(Method method, Class<?> targetClass) {
+		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> resolve(method, targetClass));
+	}
+
+	/** Whether any bean has a {@code @RateLimited} method; known once the singletons are instantiated. */
+	public boolean anyAnnotated() {
+		return this.anyAnnotated;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		for (String name : this.beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = this.beanFactory.getType(name, false);
+			if (type == null) {
+				continue;
+			}
+			Class<?> userClass = ClassUtils.getUserClass(type);
+			boolean annotatedClass = !annotations(userClass).isEmpty();
+			ReflectionUtils.doWithMethods(userClass, (method) -> {
+				List<ConfiguredLimit> limits = limitsFor(method, userClass);
+				if (limits.isEmpty()) {
+					return;
+				}
+				this.anyAnnotated = true;
+				if (!advised(name)) {
+					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
+							+ " would not be applied: the bean is not proxied by Spring AOP (spring.aop.auto=false?"
+							+ " a final class?)");
+				}
+				if (!proxyable(method)) {
+					throw new IllegalStateException("@RateLimited on " + userClass.getName() + "." + method.getName()
+							+ " would not be applied: Spring AOP can only limit methods that are not private, final or static");
+				}
+				if (limits.stream().anyMatch(ConfiguredLimit::chargedByOutcome)) {
+					checkChargedByOutcome(userClass, method, limits);
+				}
+				if (this.stack == Stack.REACTIVE) {
+					checkReactive(userClass, method, limits);
+				}
+			}, (method) -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class
+					&& (annotatedClass || !annotations(method).isEmpty()));
+		}
+	}
+
+	/**
+	 * Charge by outcome needs the call's outcome: a returned value, or on WebFlux and outside requests a
+	 * {@code Mono}'s; not a {@code Flux}, a {@code CompletionStage} or a {@code Future} yet.
+	 */
+	private void checkChargedByOutcome(Class<?> userClass, Method method, List<ConfiguredLimit> limits) {
+		String name = userClass.getName() + "." + method.getName();
+		boolean byStatus = limits.stream().anyMatch((limit) -> limit.charge() != null && !limit.charge().statuses().isEmpty());
+		if (byStatus && !AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
+			// elsewhere a returned value stands for 200: the limit would never be charged
+			throw new IllegalStateException("@RateLimited on " + name + " has chargeOnStatus, which applies to HTTP"
+					+ " handler methods (@RequestMapping, @PostMapping, ...); charge a service method with chargeOn"
+					+ " (exception types) or chargeWhen");
+		}
+		Class<?> returnType = method.getReturnType();
+		boolean mono = REACTOR && Mono.class.isAssignableFrom(returnType);
+		boolean publisher = REACTIVE_STREAMS && Publisher.class.isAssignableFrom(returnType);
+		if (this.stack == Stack.REACTIVE && !mono) {
+			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
+					+ " chargeOnStatus), which on WebFlux needs a method that returns a Mono, not a "
+					+ returnType.getSimpleName());
+		}
+		if (this.stack == Stack.SERVLET && publisher) {
+			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
+					+ " chargeOnStatus), which on Spring MVC needs a method that returns its result, not a "
+					+ returnType.getSimpleName());
+		}
+		if ((publisher && !mono) || Future.class.isAssignableFrom(returnType)
+				|| CompletionStage.class.isAssignableFrom(returnType)) {
+			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
+					+ " chargeOnStatus), which needs a method that returns its result or a Mono, not a "
+					+ returnType.getSimpleName());
+		}
+	}
+
+	/**
+	 * On WebFlux, nothing may wait for Redis: a method is limited when its {@code Mono} or {@code Flux} is
+	 * subscribed, or, returning anything else, as a request's handler before it runs, which is too early to read its
+	 * arguments.
+	 */
+	private static void checkReactive(Class<?> userClass, Method method, List<ConfiguredLimit> limits) {
+		Class<?> returnType = method.getReturnType();
+		if (Publisher.class.isAssignableFrom(returnType)) {
+			return;
+		}
+		String name = userClass.getName() + "." + method.getName();
+		if (!AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
+			throw new IllegalStateException("@RateLimited on " + name + " would not be applied: on WebFlux it limits"
+					+ " request handler methods (@RequestMapping, @GetMapping, ...) and methods that return Mono or Flux,"
+					+ " and this one returns " + returnType.getSimpleName() + "; return a Mono or Flux, or limit the handler"
+					+ " that calls it");
+		}
+		for (ConfiguredLimit limit : limits) {
+			if (limit.readsArguments()) {
+				throw new IllegalStateException("@RateLimited on " + name + " has the key '"
+						+ limit.key().getExpressionString() + "', which reads the method's arguments; on WebFlux a handler"
+						+ " that returns " + returnType.getSimpleName() + " is decided before it runs, when its arguments do"
+						+ " not exist yet: return a Mono or Flux, or key the limit on #request, #exchange, #principal or a"
+						+ " bean");
+			}
+		}
+	}
+
+	/** Whether {@link RateLimited} appears on the class, a superclass, an interface or any of their methods. */
+	static boolean mentionsRateLimited(Class<?> type) {
+		Class<?> userClass = ClassUtils.getUserClass(type);
+		if (!annotations(userClass).isEmpty()) {
+			return true;
+		}
+		boolean[] found = new boolean[1];
+		ReflectionUtils.doWithMethods(userClass, (method) -> found[0] = true,
+				(method) -> !found[0] && !annotations(method).isEmpty());
+		return found[0];
+	}
+
+	/** Whether the singleton {@code name}, where it exists already, goes through {@link RateLimitedAdvisor}. */
+	private boolean advised(String name) {
+		if (!this.beanFactory.containsSingleton(name)) {
+			return true;
+		}
+		return this.beanFactory.getSingleton(name) instanceof Advised advised
+				&& Arrays.stream(advised.getAdvisors()).anyMatch(RateLimitedAdvisor.class::isInstance);
+	}
+
+	private List<ConfiguredLimit> resolve(Method method, Class<?> targetClass) {
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
+		String methodName = userClass.getSimpleName() + "." + specific.getName();
+		String source = "@RateLimited on " + userClass.getName() + "." + specific.getName() + "("
+				+ String.join(", ", Arrays.stream(specific.getParameterTypes()).map(Class::getSimpleName).toList())
+				+ ")";
+		KeyVariables variables = KeyVariables.of(specific);
+		List<ConfiguredLimit> limits = new ArrayList<>();
+		if (appliesClassLimits(specific)) {
+			for (RateLimited annotation : annotations(userClass)) {
+				limits.add(this.names.register(this.factory.fromAnnotation(annotation, userClass.getSimpleName(),
+						"@RateLimited on class " + userClass.getName(), variables)));
+			}
+		}
+		for (RateLimited annotation : annotations(specific)) {
+			limits.add(this.names.register(this.factory.fromAnnotation(annotation, methodName, source, variables)));
+		}
+		return List.copyOf(limits);
+	}
+
+	/**
+	 * A class's limits apply to the methods that handle calls: handler methods ({@code @RequestMapping} and its
+	 * variants) and any other method Spring AOP can advise, but not the controller's helpers that Spring MVC calls
+	 * around a handler ({@code @InitBinder}, {@code @ModelAttribute}, {@code @ExceptionHandler}), which would charge
+	 * one request several times. A handler the proxy cannot advise gets them too, so that startup fails on it.
+	 */
+	private static boolean appliesClassLimits(Method method) {
+		return method.getDeclaringClass() != Object.class
+				&& !AnnotatedElementUtils.hasAnnotation(method, InitBinder.class)
+				&& !AnnotatedElementUtils.hasAnnotation(method, ModelAttribute.class)
+				&& !AnnotatedElementUtils.hasAnnotation(method, ExceptionHandler.class)
+				&& (proxyable(method) || AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class));
+	}
+
+	private static boolean proxyable(Method method) {
+		int modifiers = method.getModifiers();
+		return !Modifier.isPrivate(modifiers) && !Modifier.isFinal(modifiers) && !Modifier.isStatic(modifiers);
+	}
+
+	/**
+	 * Every {@link RateLimited} on the element, its superclasses and interfaces, repeated ones each counted (a set
+	 * would fold two identical annotations into one).
+	 */
+	private static List<RateLimited> annotations(AnnotatedElement element) {
+		return MergedAnnotations.from(element, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.standardRepeatables())
+			.stream(RateLimited.class)
+			.map(MergedAnnotation::synthesize)
+			.toList();
+	}
+
+}

@@ -1,0 +1,118 @@
+package dev.ratelimit.spring.aop;
+
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.PermitWaits;
+
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.expression.EvaluationContext;
+
+/**
+ * {@link PermitWaits} for methods returning {@code Mono} or {@code Flux}: a wait is a {@link Mono#delay}, so no
+ * thread is held, and a subscriber that cancels while it waits cancels the next decision too. Also charge by
+ * outcome for a {@code Mono} ({@link OutcomeCharges}), whose reads and charge run on Reactor's bounded elastic
+ * threads, never on an event loop. Loaded only when Reactor is on the class path. Internal to the starter.
+ */
+public final class ReactorPermitWaits {
+
+	private ReactorPermitWaits() {
+	}
+
+	/**
+	 * @return empty when the call may go ahead, or the error {@link PermitWaits#enforce} would throw
+	 */
+	public static Mono<Void> enforce(PermitWaits waits, LimitedRequest request, List<ConfiguredLimit> limits,
+			EvaluationContext context, Duration maxWait) {
+		return enforce(waits, request, limits, context, maxWait, Schedulers::parallel);
+	}
+
+	/**
+	 * {@link #enforce(PermitWaits, LimitedRequest, List, EvaluationContext, Duration)}, going on after an answer of
+	 * Redis on {@code continuation} (a request's own event loop), not on the Redis client's I/O thread; asked for
+	 * only when Redis had not answered at once.
+	 */
+	public static Mono<Void> enforce(PermitWaits waits, LimitedRequest request, List<ConfiguredLimit> limits,
+			EvaluationContext context, Duration maxWait, Supplier<Scheduler> continuation) {
+		return untilAdmitted(request, maxWait, (attempt) -> decided(waits, attempt, limits, context, continuation));
+	}
+
+	/**
+	 * A {@code Mono} method's call with limits charged by outcome: admitted as {@link OutcomeCharges} admits, the
+	 * method's {@code Mono} subscribed, then charged by its outcome before its value or error goes on.
+	 */
+	public static Mono<Object> invokeChargedByOutcome(PermitWaits waits, MethodInvocation invocation, Method method,
+			LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait,
+			Supplier<Scheduler> continuation) {
+		RateLimitEnforcer enforcer = waits.enforcer();
+		List<ConfiguredLimit> byOutcome = OutcomeCharges.byOutcome(limits, true);
+		List<ConfiguredLimit> before = OutcomeCharges.byOutcome(limits, false);
+		Mono<List<LimitDecision>> admission = untilAdmitted(request, maxWait, (attempt) -> Mono
+			// the reads block: off any event loop
+			.fromCallable(() -> enforcer.peekAdmission(attempt, byOutcome, context))
+			.subscribeOn(Schedulers.boundedElastic())
+			.flatMap((peeked) -> before.isEmpty() ? Mono.just(peeked)
+					: decided(waits, attempt, before, context, continuation).thenReturn(peeked))
+			.doOnNext((peeked) -> enforcer.admitted(attempt)));
+		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(proceed(invocation)))
+			.materialize()
+			.flatMap((signal) -> Mono.fromRunnable(() -> OutcomeCharges.charge(enforcer, request, byOutcome, method,
+					signal.get(), signal.getThrowable(), context, peeked))
+				.subscribeOn(Schedulers.boundedElastic()).publishOn(continuation.get()).then(signal.isOnError()
+					? Mono.error(signal.getThrowable()) : Mono.justOrEmpty(signal.get()))));
+	}
+
+	/** {@code attempt} until it admits, waiting each denial's retry-after with a delay, up to {@code maxWait}. */
+	private static <T> Mono<T> untilAdmitted(LimitedRequest request, Duration maxWait,
+			Function<LimitedRequest, Mono<T>> attempt) {
+		return Mono.defer(() -> attempt(request, request, System.nanoTime() + maxWait.toNanos(), attempt));
+	}
+
+	private static <T> Mono<T> attempt(LimitedRequest request, LimitedRequest current, long deadline,
+			Function<LimitedRequest, Mono<T>> attempt) {
+		return Mono.defer(() -> attempt.apply(current)).onErrorResume(RateLimitExceededException.class, (denied) -> {
+			long waitNanos = PermitWaits.waitNanos(denied, deadline);
+			if (waitNanos < 0) {
+				return Mono.error(denied);
+			}
+			return Mono.delay(Duration.ofNanos(waitNanos))
+				.then(attempt(request, RateLimitEnforcer.anotherAttempt(request), deadline, attempt));
+		});
+	}
+
+	private static Mono<Void> decided(PermitWaits waits, LimitedRequest attempt, List<ConfiguredLimit> limits,
+			EvaluationContext context, Supplier<Scheduler> continuation) {
+		return Mono.defer(() -> {
+			CompletableFuture<Void> decision = waits.enforcer().enforce(attempt, limits, context).toCompletableFuture();
+			Mono<Void> decided = Mono.fromFuture(decision, true);
+			return decision.isDone() ? decided : decided.publishOn(continuation.get());
+		});
+	}
+
+	/** The method's publisher; its error when the method throws. */
+	public static Publisher<?> proceed(MethodInvocation invocation) {
+		try {
+			Object result = invocation.proceed();
+			return (result != null) ? (Publisher<?>) result : Mono.empty();
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+	}
+
+}

@@ -1,0 +1,182 @@
+package dev.ratelimit.spring.autoconfigure;
+
+
+import dev.ratelimit.spring.redis.EventLoopTimeouts;
+import dev.ratelimit.spring.redis.FairDeadlines;
+import dev.ratelimit.spring.redis.LettuceClusterTopology;
+import dev.ratelimit.spring.redis.LettuceScriptExecutor;
+import dev.ratelimit.spring.redis.SentinelFailovers;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.ratelimit.core.LuaScript;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
+import org.springframework.boot.ssl.SslBundle;
+
+/**
+ * Builds the limiter's Lettuce client for a {@link RedisTarget}: standalone, Sentinel or Cluster, with the target's
+ * credentials and TLS, and the limiter's own threads and timeouts (nothing is shared with an application's Lettuce
+ * client, so neither sees the other's commands, metrics or settings).
+ */
+final class LettuceClients {
+
+	private LettuceClients() {
+	}
+
+	static LettuceScriptExecutor create(RedisTarget target, Duration timeout, Duration connectTimeout,
+			List<LuaScript> preloaded) {
+		AtomicReference<ClientResources> built = new AtomicReference<>();
+		EventLoopTimeouts deadlines = new EventLoopTimeouts(() -> built.get().eventExecutorGroup());
+		ClientResources resources = DefaultClientResources.builder()
+			// One I/O thread, on which the deadlines run (EventLoopTimeouts): it reads every reply of the limiter.
+			.ioThreadPoolSize(1)
+			.computationThreadPoolSize(2)
+			.nettyCustomizer(deadlines)
+			// Only the cluster client reconnects by itself (its node connections); keep its back-off short.
+			.reconnectDelay(Delay.exponential(Duration.ofMillis(1), Duration.ofMillis(200), 2, TimeUnit.MILLISECONDS))
+			.build();
+		built.set(resources);
+		DataRedisConnectionDetails details = target.details();
+		SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
+		// Requests' deadlines are judged on the I/O thread (EventLoopTimeouts). Lettuce's own command timeout, on a
+		// timer thread of its own, would race the I/O thread as the old deadline did (it failed requests in a burst
+		// whose replies had arrived); it stays only as a backstop that drops commands a hung Redis never answers.
+		TimeoutOptions timeouts = TimeoutOptions.enabled(timeout.multipliedBy(FairDeadlines.BACKSTOP));
+		Runnable shutdown = () -> resources.shutdown(0, 2, TimeUnit.SECONDS);
+		if (details.getCluster() != null) {
+			List<RedisURI> nodes = details.getCluster().getNodes().stream().map((node) -> node(node, target, connectTimeout)).toList();
+			RedisClusterClient client = RedisClusterClient.create(resources, nodes);
+			ClusterClientOptions.Builder options = ClusterClientOptions.builder()
+				.socketOptions(socket)
+				.timeoutOptions(timeouts)
+				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+				.topologyRefreshOptions(LettuceClusterTopology.refreshOptions());
+			if (target.ssl() != null) {
+				options.sslOptions(sslOptions(target.ssl()));
+			}
+			client.setOptions(options.build());
+			deadlines.whenSilent(LettuceClusterTopology.refreshOnFailures(client)::deadlinePassed);
+			// connectAsync needs the topology loaded (connect() loads it, blocking); each new connection reloads it.
+			return new LettuceScriptExecutor(() -> client.refreshPartitionsAsync()
+				.toCompletableFuture()
+				.thenCompose((loaded) -> client.connectAsync(StringCodec.UTF8)), preloaded, timeout, deadlines, () -> {
+				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+				shutdown.run();
+			});
+		}
+		RedisURI uri = (details.getSentinel() != null) ? sentinel(details, target, connectTimeout)
+				: standalone(details, target, connectTimeout);
+		RedisClient client = RedisClient.create(resources);
+		ClientOptions.Builder options = ClientOptions.builder()
+			.socketOptions(socket)
+			.timeoutOptions(timeouts)
+			// LettuceScriptExecutor opens a new connection when it finds one closed: no back-off, no command buffer.
+			.autoReconnect(false);
+		if (target.ssl() != null) {
+			options.sslOptions(sslOptions(target.ssl()));
+		}
+		client.setOptions(options.build());
+		RedisClient sentinelEvents = (details.getSentinel() != null) ? RedisClient.create(resources) : null;
+		LettuceScriptExecutor executor = new LettuceScriptExecutor(
+				() -> client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), preloaded, timeout, deadlines,
+				() -> {
+					if (sentinelEvents != null) {
+						sentinelEvents.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+					}
+					client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+					shutdown.run();
+				});
+		if (sentinelEvents != null) {
+			SentinelFailovers.follow(sentinelEvents, uri, details.getSentinel().getMaster(), executor);
+		}
+		return executor;
+	}
+
+	private static RedisURI standalone(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {
+		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+		return uri(target, timeout, details.getUsername(), details.getPassword())
+			.withHost(standalone.getHost())
+			.withPort(standalone.getPort())
+			.withDatabase(standalone.getDatabase())
+			.build();
+	}
+
+	private static RedisURI sentinel(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {
+		DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
+		RedisURI.Builder uri = uri(target, timeout, details.getUsername(), details.getPassword())
+			.withSentinelMasterId(sentinel.getMaster())
+			.withDatabase(sentinel.getDatabase());
+		for (Node node : sentinel.getNodes()) {
+			uri.withSentinel(uri(target, timeout, sentinel.getUsername(), sentinel.getPassword()).withHost(node.host())
+				.withPort(node.port())
+				.build());
+		}
+		return uri.build();
+	}
+
+	private static RedisURI node(Node node, RedisTarget target, Duration timeout) {
+		return uri(target, timeout, target.details().getUsername(), target.details().getPassword())
+			.withHost(node.host())
+			.withPort(node.port())
+			.build();
+	}
+
+	/**
+	 * What every URI of the limiter has: TLS, its name in CLIENT LIST, credentials, and {@code timeout} for what
+	 * Lettuce bounds by the URI's timeout: the handshake of a new connection (AUTH, HELLO, SELECT) and Sentinel
+	 * lookups. It is the connect timeout: a handshake that outlives a request's deadline still opens the connection
+	 * for the next request, instead of failing again and again on a loaded machine. Commands have their own timeout
+	 * ({@link TimeoutOptions}).
+	 */
+	private static RedisURI.Builder uri(RedisTarget target, Duration timeout, String username, String password) {
+		RedisURI.Builder uri = RedisURI.builder()
+			.withSsl(target.ssl() != null)
+			.withTimeout(timeout)
+			.withClientName(RedisTarget.CLIENT_NAME);
+		authenticate(uri, username, password);
+		return uri;
+	}
+
+	private static void authenticate(RedisURI.Builder uri, String username, String password) {
+		if (password == null) {
+			return;
+		}
+		if (username != null) {
+			uri.withAuthentication(username, password);
+		}
+		else {
+			uri.withPassword(password.toCharArray());
+		}
+	}
+
+	private static SslOptions sslOptions(SslBundle bundle) {
+		SslOptions.Builder ssl = SslOptions.builder()
+			.keyManager(bundle.getManagers().getKeyManagerFactory())
+			.trustManager(bundle.getManagers().getTrustManagerFactory());
+		if (bundle.getOptions().getCiphers() != null) {
+			ssl.cipherSuites(bundle.getOptions().getCiphers());
+		}
+		if (bundle.getOptions().getEnabledProtocols() != null) {
+			ssl.protocols(bundle.getOptions().getEnabledProtocols());
+		}
+		return ssl.build();
+	}
+
+}

@@ -1,0 +1,53 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.spring.aop.BackgroundCalls;
+import dev.ratelimit.spring.enforce.PermitWaits;
+
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.limits.LimitFactory;
+import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.spring.aop.RateLimitedAdvisor;
+import dev.ratelimit.spring.aop.RateLimitedMethods;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.web.ErrorResponseException;
+
+/**
+ * {@code @RateLimited} in an application that is not a web application (a batch job, a message consumer): every
+ * call is outside an HTTP request ({@link BackgroundCalls}). Web applications get theirs from their stack's
+ * configuration, which decides calls outside requests the same way. Internal to the starter: imported by
+ * {@code RateLimitAutoConfiguration}.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnNotWebApplication
+@ConditionalOnClass(ErrorResponseException.class)
+@ConditionalOnBean(RateLimiter.class)
+class RateLimitBackgroundConfiguration {
+
+	/** Checks every @RateLimited at startup. */
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
+			ConfigurableListableBeanFactory beanFactory) {
+		return new RateLimitedMethods(factory, names, beanFactory, RateLimitedMethods.Stack.NONE);
+	}
+
+	/** Static and infrastructure, as in the web stacks' configurations. */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
+			ObjectProvider<PermitWaits> waits) {
+		return new RateLimitedAdvisor(methods, new BackgroundCalls(waits));
+	}
+
+}

@@ -1,0 +1,42 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
+
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.limits.LimitFactory;
+import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.spring.enforce.RememberedDenials;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The {@link RateLimitsEndpoint}, in a web application with a limiter and Actuator, when the endpoint is available
+ * (enabled and exposed). Imported after the configuration that registers the limits' names.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication
+@ConditionalOnClass(name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
+class RateLimitEndpointConfiguration {
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
+	@ConditionalOnBean({ RateLimiter.class, LimitNames.class, RememberedDenials.class })
+	static class Available {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitNames names, LimitFactory factory,
+				RateLimitProperties properties, RememberedDenials denials) {
+			String store = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? "in-memory" : "redis";
+			return new RateLimitsEndpoint(rateLimiter, names, factory.plans(), store, denials);
+		}
+
+	}
+
+}

@@ -1,0 +1,164 @@
+package dev.ratelimit.spring.enforce;
+
+import dev.ratelimit.spring.MissingKeyPolicy;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+
+import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.security.Principal;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+import dev.ratelimit.spring.RateLimitKeyMissingException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+
+/**
+ * Resolves the client key of a limit for one request: its SpEL expression, with {@code #request} (the
+ * {@code HttpServletRequest}, or on WebFlux the {@code ServerHttpRequest}), {@code #exchange} (WebFlux's
+ * {@code ServerWebExchange}, null on Spring MVC), {@code #principal}, bean references ({@code @bean}) and, on
+ * annotated methods, the arguments by name; or the client's IP address as the server reports it (behind proxies:
+ * {@code server.forward-headers-strategy}). A null or empty result, or one that fails to evaluate, falls back to the
+ * IP address or is rejected, as {@link MissingKeyPolicy} says: never a shared "null" bucket. Internal to the starter.
+ */
+public final class ClientKeys {
+
+	private static final Log logger = LogFactory.getLog(ClientKeys.class);
+
+	/** Prefix of a client key that is the client's IP address: {@code ip:203.0.113.7}. */
+	public static final String IP_PREFIX = "ip:";
+
+	/** Prefix of a client key that a key expression yielded: {@code key:k-42}. */
+	public static final String KEY_PREFIX = "key:";
+
+	/**
+	 * The client key of a limit without a key expression, for calls made outside an HTTP request: all of them are
+	 * one client. Neither an {@code ip:} nor a {@code key:} key, so no request can spend this budget.
+	 */
+	public static final String ALL_CALLS = "calls:all";
+
+	private static final Pattern IPV6_LITERAL = Pattern.compile("[0-9A-Fa-f:.]+");
+
+	private final BeanFactoryResolver beanResolver;
+
+	private final MissingKeyPolicy missingKeyPolicy;
+
+	private final RateLimitResponses responses;
+
+	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+	/** The limits whose key expression has failed once already. */
+	private final Set<String> warned = ConcurrentHashMap.newKeySet();
+
+	public ClientKeys(BeanFactory beanFactory, MissingKeyPolicy missingKeyPolicy, RateLimitResponses responses) {
+		this.beanResolver = new BeanFactoryResolver(beanFactory);
+		this.missingKeyPolicy = missingKeyPolicy;
+		this.responses = responses;
+	}
+
+	/**
+	 * An evaluation context for a filter rule.
+	 * @param request {@code #request}
+	 * @param principal {@code #principal}, or null
+	 * @param exchange {@code #exchange} on WebFlux, null on Spring MVC
+	 */
+	public EvaluationContext context(Object request, Principal principal, Object exchange) {
+		return withRequest(new StandardEvaluationContext(), request, principal, exchange);
+	}
+
+	/** An evaluation context for an annotated method, with its arguments by name. */
+	public EvaluationContext context(Object request, Principal principal, Object exchange, Method method,
+			Object[] arguments) {
+		return withRequest(new MethodBasedEvaluationContext(null, method, arguments, this.parameterNames), request,
+				principal, exchange);
+	}
+
+	/**
+	 * @throws RateLimitKeyMissingException when the key is missing and {@link MissingKeyPolicy#REJECT} applies
+	 */
+	String resolve(ConfiguredLimit limit, LimitedRequest request, EvaluationContext context) {
+		if (limit.key() == null) {
+			// outside a request, a limit without a key has one budget for all its calls (a partner API's, say)
+			return (request.remoteAddress() != null) ? clientIp(request) : ALL_CALLS;
+		}
+		String key = null;
+		try {
+			Object value = limit.key().getValue(context);
+			key = (value != null) ? value.toString() : null;
+		}
+		catch (RuntimeException ex) {
+			// An EvaluationException, or whatever a bean called by the expression threw: the request must not fail
+			// because its key could not be computed. A WARN the first time for each limit, since an expression that
+			// always fails (a servlet method called on WebFlux's ServerHttpRequest, say) would silently limit by IP.
+			String message = "Key expression '" + limit.key().getExpressionString() + "' of " + limit.source()
+					+ " failed; treating the key as missing (ratelimit.missing-key)";
+			if (this.warned.add(limit.source() + "|" + limit.name())) {
+				logger.warn(message + ": " + ex + " (later failures of this expression are logged at DEBUG)");
+			}
+			else {
+				logger.debug(message, ex);
+			}
+		}
+		if (key != null && !key.isEmpty()) {
+			return KEY_PREFIX + key;
+		}
+		// Outside a request there is no IP address to fall back to, and one budget for every missing key would be the
+		// shared "null" bucket this class never makes.
+		if (this.missingKeyPolicy == MissingKeyPolicy.REJECT || request.remoteAddress() == null) {
+			throw this.responses.keyMissing(request, limit);
+		}
+		return clientIp(request);
+	}
+
+	/**
+	 * Keys from expressions and client IPs live in separate namespaces, so a client cannot send another client's IP
+	 * address as its API key and spend the budget of that address.
+	 */
+	private static String clientIp(LimitedRequest request) {
+		return IP_PREFIX + canonicalIp(request.remoteAddress());
+	}
+
+	/**
+	 * An IP address as the limiter keys it: an IPv6 address in Java's full form ({@code 0:0:0:0:0:0:0:1}, as Tomcat
+	 * and Netty report a client they are connected to) however a proxy's forwarded header wrote it ({@code ::1},
+	 * {@code [::1]}), so that one client has one key; an IPv4-mapped address as IPv4; anything else as given. Only
+	 * literals are parsed, never looked up.
+	 */
+	public static String canonicalIp(String address) {
+		if (address.indexOf(':') < 0) {
+			return address;
+		}
+		String literal = (address.startsWith("[") && address.endsWith("]"))
+				? address.substring(1, address.length() - 1) : address;
+		if (!IPV6_LITERAL.matcher(literal).matches()) {
+			return address;
+		}
+		try {
+			// with a colon, Java parses an IPv6 literal or fails; it never asks DNS
+			return InetAddress.getByName(literal).getHostAddress();
+		}
+		catch (UnknownHostException ex) {
+			return address;
+		}
+	}
+
+	private StandardEvaluationContext withRequest(StandardEvaluationContext context, Object request,
+			Principal principal, Object exchange) {
+		context.setBeanResolver(this.beanResolver);
+		context.setVariable("request", request);
+		context.setVariable("principal", principal);
+		context.setVariable("exchange", exchange);
+		return context;
+	}
+
+}

@@ -1,0 +1,33 @@
+package dev.ratelimit.spring.enforce;
+
+import java.util.List;
+
+/**
+ * One HTTP request as the limiter sees it, on Spring MVC or on WebFlux: what client keys and answers read of it, its
+ * attributes (the request's single deadline, the limits already decided for it), and the header fields of its
+ * response. Internal to the starter; not an API.
+ */
+public interface LimitedRequest {
+
+	/**
+	 * The client's IP address as the server reports it, after Spring Boot's forwarded-header support; the host
+	 * string when the address is unresolved.
+	 */
+	String remoteAddress();
+
+	/** The request's path, for the problem's {@code instance}. */
+	String path();
+
+	Object getAttribute(String name);
+
+	void setAttribute(String name, Object value);
+
+	void removeAttribute(String name);
+
+	/** The field lines of a response header already set, in order; empty when there are none. */
+	List<String> responseHeader(String name);
+
+	/** Sets a response header field, replacing its lines. */
+	void setResponseHeader(String name, String value);
+
+}

@@ -1,0 +1,125 @@
+package dev.ratelimit.spring.enforce;
+
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.ratelimit.core.InMemoryRateLimiter;
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimiter;
+
+/**
+ * The {@link FailurePolicy#FAIL_LOCAL} side of the enforcer: this instance's own {@link InMemoryRateLimiter}, which
+ * decides fail-local limits with their local share while Redis fails, and a circuit breaker that spares requests
+ * the wait for a Redis that has just failed.
+ *
+ * <p>
+ * The breaker: after a Redis failure it is open for {@code ratelimit.fail-local.probe-interval}, and limits of
+ * which some are fail-local and none fail-closed ({@link #spareRedisFor}) are decided without asking Redis. Then
+ * one request asks Redis (the probe) while the others stay local; an answer closes the breaker, a failure opens it
+ * again. Any Redis answer or failure,
+ * whatever the limits' policies, moves it: it follows the health of Redis, not of one limit.
+ *
+ * <p>
+ * It is one breaker per instance, not per Redis node: exact for a standalone Redis or Sentinel (one master), coarse
+ * for a cluster with one master of several down. There, a client of the failed master opens it, so the instance
+ * decides the fail-local limits of every client locally, those of the healthy masters too, until a probe's client
+ * lives on a healthy master; the next client of the failed master opens it again. A breaker per node would need the
+ * cluster's map of slots, which only the Redis client has (README, "Failover").
+ */
+public final class LocalFallback {
+
+	private static final long CLOSED = 0;
+
+	private final RateLimiter local = new InMemoryRateLimiter();
+
+	private final long probeIntervalNanos;
+
+	/** {@link #CLOSED}, or the {@link System#nanoTime()} until which Redis is not asked. */
+	private final AtomicLong openUntil = new AtomicLong(CLOSED);
+
+	private final AtomicBoolean probing = new AtomicBoolean();
+
+	public LocalFallback(Duration probeInterval) {
+		this.probeIntervalNanos = probeInterval.toNanos();
+	}
+
+	/**
+	 * Whether limits that {@link #spareRedisFor} should be decided without asking Redis: while the breaker is open,
+	 * except for the one request that probes Redis once the interval has passed.
+	 */
+	boolean skipRedis() {
+		long until = this.openUntil.get();
+		if (until == CLOSED) {
+			return false;
+		}
+		if (System.nanoTime() - until < 0) {
+			return true;
+		}
+		return !this.probing.compareAndSet(false, true);
+	}
+
+	/** @return whether the breaker was open, i.e. Redis answers again after local decisions */
+	boolean redisAnswered() {
+		if (this.openUntil.get() == CLOSED) {
+			return false;
+		}
+		this.probing.set(false);
+		return this.openUntil.getAndSet(CLOSED) != CLOSED;
+	}
+
+	void redisFailed() {
+		long until = System.nanoTime() + this.probeIntervalNanos;
+		this.openUntil.set((until == CLOSED) ? 1 : until);
+		this.probing.set(false);
+	}
+
+	/**
+	 * The local decision of the fail-local limits among {@code limits}, or {@code null} when there are none. Limits
+	 * with one name are one budget here too: the request takes the sum of their costs.
+	 */
+	RateLimitDecision decide(String clientKey, List<ConfiguredLimit> limits) {
+		Map<String, LimitDefinition> byName = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : limits) {
+			if (limit.localShare() != null) {
+				byName.merge(limit.name(), limit.localShare(),
+						(first, second) -> first.withCost(first.cost() + second.cost()));
+			}
+		}
+		return byName.isEmpty() ? null : this.local.tryAcquire(clientKey, List.copyOf(byName.values()));
+	}
+
+	/**
+	 * The local state of a fail-local limit, read without consuming (admission of a call charged by outcome), or
+	 * {@code null} for a limit of another policy.
+	 */
+	LimitDecision peek(String clientKey, ConfiguredLimit limit) {
+		return (limit.localShare() != null) ? this.local.peek(clientKey, limit.localShare()) : null;
+	}
+
+	/**
+	 * Whether the breaker may spare these limits the call: some are fail-local and none is fail-closed. Decided
+	 * without Redis, they end as they would after a failure (the fail-local ones locally, fail-open ones skipped);
+	 * a fail-closed limit, or limits of no fail-local policy, still ask Redis, so that they are limited again from
+	 * the first request Redis answers.
+	 */
+	static boolean spareRedisFor(List<ConfiguredLimit> limits) {
+		boolean local = false;
+		for (ConfiguredLimit limit : limits) {
+			if (limit.failurePolicy() == FailurePolicy.FAIL_CLOSED) {
+				return false;
+			}
+			local |= limit.failurePolicy() == FailurePolicy.FAIL_LOCAL;
+		}
+		return local;
+	}
+
+}

@@ -1,0 +1,136 @@
+package dev.ratelimit.spring.enforce;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+
+import org.springframework.expression.EvaluationContext;
+
+/**
+ * Waiting for a permit ({@code @RateLimited(maxWait)}, {@code ratelimit.defaults.max-wait}): a denied call waits
+ * exactly the denial's retry-after, is decided again (other callers may have taken the room meanwhile), and gives
+ * up with the denial's {@link RateLimitExceededException} once the next wait would take it past its max wait. It
+ * never polls: with nothing else competing, a permit after one wait costs two decisions. A cost that can never fit
+ * fails at once. Internal to the starter.
+ */
+public final class PermitWaits {
+
+	private final RateLimitEnforcer enforcer;
+
+	private final Duration defaultMaxWait;
+
+	public PermitWaits(RateLimitEnforcer enforcer, Duration defaultMaxWait) {
+		this.enforcer = enforcer;
+		this.defaultMaxWait = defaultMaxWait;
+	}
+
+	public RateLimitEnforcer enforcer() {
+		return this.enforcer;
+	}
+
+	/**
+	 * How long a call decided against {@code limits} may wait in all: the shortest max-wait among them. A limit
+	 * without one of its own takes {@code ratelimit.defaults.max-wait} outside a request, and within one does not
+	 * wait: a server answers 429 rather than hold its thread.
+	 */
+	public Duration maxWait(List<ConfiguredLimit> limits, boolean inRequest) {
+		Duration shortest = null;
+		for (ConfiguredLimit limit : limits) {
+			Duration wait = (limit.maxWait() != null) ? limit.maxWait() : inRequest ? Duration.ZERO : this.defaultMaxWait;
+			if (shortest == null || wait.compareTo(shortest) < 0) {
+				shortest = wait;
+			}
+		}
+		return (shortest != null) ? shortest : Duration.ZERO;
+	}
+
+	/**
+	 * Decides on this thread, sleeping between decisions.
+	 * @throws dev.ratelimit.spring.RateLimitException as {@link RateLimitEnforcer#enforceAndWait} throws it, the
+	 * 429 once waiting would pass {@code maxWait} (or when the thread is interrupted while it waits, its interrupt
+	 * flag set again)
+	 */
+	public void enforce(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
+			Duration maxWait) {
+		enforce(request, (attempt) -> this.enforcer.enforceAndWait(attempt, limits, context), maxWait);
+	}
+
+	/**
+	 * {@code decision} made on this thread until it admits, sleeping between attempts.
+	 * @param decision one attempt: returns when admitted, throws {@link RateLimitExceededException} when denied
+	 * @throws dev.ratelimit.spring.RateLimitException as {@link #enforce(LimitedRequest, List, EvaluationContext,
+	 * Duration)} throws it
+	 */
+	public void enforce(LimitedRequest request, Consumer<LimitedRequest> decision, Duration maxWait) {
+		long deadline = System.nanoTime() + maxWait.toNanos();
+		LimitedRequest attempt = request;
+		while (true) {
+			try {
+				decision.accept(attempt);
+				return;
+			}
+			catch (RateLimitExceededException ex) {
+				long waitNanos = waitNanos(ex, deadline);
+				if (waitNanos < 0) {
+					throw ex;
+				}
+				try {
+					TimeUnit.NANOSECONDS.sleep(waitNanos);
+				}
+				catch (InterruptedException interrupted) {
+					Thread.currentThread().interrupt();
+					throw ex;
+				}
+				attempt = RateLimitEnforcer.anotherAttempt(request);
+			}
+		}
+	}
+
+	/**
+	 * Decides without blocking a thread: a wait is a delay of {@link CompletableFuture#delayedExecutor}.
+	 * @return a stage that completes when the call may go ahead, or exceptionally as {@link #enforce} throws
+	 */
+	public CompletableFuture<Void> enforceAsync(LimitedRequest request, List<ConfiguredLimit> limits,
+			EvaluationContext context, Duration maxWait) {
+		return attempt(request, request, limits, context, System.nanoTime() + maxWait.toNanos());
+	}
+
+	private CompletableFuture<Void> attempt(LimitedRequest request, LimitedRequest attempt,
+			List<ConfiguredLimit> limits, EvaluationContext context, long deadline) {
+		return this.enforcer.enforce(attempt, limits, context).toCompletableFuture().handle((admitted, failure) -> {
+			if (failure == null) {
+				return CompletableFuture.<Void>completedFuture(null);
+			}
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			long waitNanos = (cause instanceof RateLimitExceededException denied) ? waitNanos(denied, deadline) : -1;
+			if (waitNanos < 0) {
+				return CompletableFuture.<Void>failedFuture(cause);
+			}
+			return CompletableFuture
+				.runAsync(() -> {
+				}, CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS))
+				.thenCompose((waited) -> attempt(request, RateLimitEnforcer.anotherAttempt(request), limits, context,
+						deadline));
+		}).thenCompose((next) -> next);
+	}
+
+	/**
+	 * The wait before deciding again after {@code denied}, in ns: its retry-after; -1 when it never fits or the wait
+	 * would end after {@code deadline} ({@link System#nanoTime()}).
+	 */
+	public static long waitNanos(RateLimitExceededException denied, long deadline) {
+		if (denied.isNever()) {
+			return -1;
+		}
+		long waitNanos = TimeUnit.MILLISECONDS.toNanos(denied.getRetryAfterMs());
+		return (System.nanoTime() + waitNanos - deadline > 0) ? -1 : waitNanos;
+	}
+
+}

@@ -1,0 +1,592 @@
+package dev.ratelimit.spring.enforce;
+
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.spring.limits.Plans;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.RateLimitException;
+
+import org.springframework.expression.EvaluationContext;
+
+/**
+ * Decides one request against the limits that apply to it, for the filters and the advisor alike, on Spring MVC and
+ * WebFlux. Internal to the starter.
+ *
+ * <p>
+ * Limits whose client keys are equal share a Redis hash tag and are decided in one script call, all or nothing.
+ * Limits with different keys (say one by IP, one by user) are decided one key after the other; a denial stops the
+ * sequence, but limits already decided for an earlier key keep their consumption. When Redis fails, the failure
+ * policy of the limits concerned applies: any {@code fail-closed} limit makes it a 503; otherwise {@code fail-local}
+ * limits are decided by this instance's {@link LocalFallback} and {@code fail-open} limits are skipped. While the
+ * fallback's circuit breaker is open, key groups with a {@code fail-local} limit and no {@code fail-closed} one are
+ * decided so without asking Redis.
+ *
+ * <p>
+ * One request has one deadline, {@code ratelimit.redis.timeout} from its first decision: however many keys, and
+ * whether a filter, the advisor or both decide, and for a call charged by outcome its read and its charge
+ * together. When it is due, the Redis client judges whether Redis or the busy application made it late
+ * ({@link Timeouts}: with Lettuce or Jedis, {@code FairDeadlines}). Once it has passed, the remaining limits follow
+ * their failure policy without asking Redis. Nothing here blocks: a decision is a
+ * {@link CompletionStage} that completes when Redis answers or the deadline passes (Spring MVC waits for it, WebFlux
+ * subscribes to it).
+ *
+ * <p>
+ * A key group that this instance saw denied a moment ago is denied again without Redis while that denial stands
+ * ({@link RememberedDenials}).
+ */
+public final class RateLimitEnforcer {
+
+	/** Request attribute: the {@link System#nanoTime()} at which the request's time in the limiter is up. */
+	private static final String DEADLINE = RateLimitEnforcer.class.getName() + ".deadline";
+
+	/** Request attribute: the nanoseconds that the admission of a call charged by outcome left for its charge. */
+	private static final String LEFT_FOR_CHARGE = RateLimitEnforcer.class.getName() + ".leftForCharge";
+
+	private final RateLimiter limiter;
+
+	private final long timeoutNanos;
+
+	private final ClientKeys clientKeys;
+
+	private final RateLimitResponses responses;
+
+	private final RateLimitEvents events;
+
+	private final Timeouts timeouts;
+
+	private final LocalFallback fallback;
+
+	private final Plans plans;
+
+	private final ShadowDenials shadowDenials;
+
+	private final RememberedDenials denials;
+
+	public RateLimitEnforcer(RateLimiter limiter, Duration timeout, ClientKeys clientKeys, RateLimitResponses responses,
+			RateLimitEvents events, Timeouts timeouts, LocalFallback fallback, Plans plans,
+			ShadowDenials shadowDenials, RememberedDenials denials) {
+		this.limiter = limiter;
+		this.denials = denials;
+		this.plans = plans;
+		this.shadowDenials = shadowDenials;
+		this.fallback = fallback;
+		this.timeoutNanos = timeout.toNanos();
+		this.clientKeys = clientKeys;
+		this.responses = responses;
+		this.events = events;
+		this.timeouts = timeouts;
+	}
+
+	public ClientKeys clientKeys() {
+		return this.clientKeys;
+	}
+
+	/**
+	 * Limits with one name are one budget (their shapes agree: {@link LimitNames}); when several apply to one request
+	 * (a rule and an annotation, a class and its method), the request takes the sum of their costs from it once.
+	 */
+	private static List<LimitDefinition> sharedBudgetsMerged(List<ConfiguredLimit> limits) {
+		Map<String, LimitDefinition> byName = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : limits) {
+			byName.merge(limit.name(), limit.definition(),
+					(first, second) -> first.withCost(first.cost() + second.cost()));
+		}
+		return List.copyOf(byName.values());
+	}
+
+	/**
+	 * Decides the request and, when it goes ahead, adds the rate-limit fields to its response. Never blocks.
+	 * @return a stage that completes when the request may go ahead, or completes exceptionally with a
+	 * {@link RateLimitException} when it is denied (429), Redis fails a fail-closed limit (503), or a key is missing
+	 * and rejected (400)
+	 */
+	public CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
+			EvaluationContext context) {
+		return enforce(request, configured, context, Runnable::run);
+	}
+
+	/**
+	 * {@link #enforce}, with what follows Redis' answer (the decision applied, the 429 built, the fields added) run
+	 * by {@code continuation}.
+	 */
+	private CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
+			EvaluationContext context, Executor continuation) {
+		List<ConfiguredLimit> limits = shapedByPlan(configured, context);
+		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
+		try {
+			for (ConfiguredLimit limit : limits) {
+				byKey.computeIfAbsent(this.clientKeys.resolve(limit, request, context), (key) -> new ArrayList<>())
+					.add(limit);
+			}
+		}
+		catch (RateLimitException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		long deadline = deadline(request);
+		List<LimitDecision> applied = new ArrayList<>();
+		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
+		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
+			sequence = sequence.thenCompose((previous) -> decide(request, group.getKey(), group.getValue(), deadline,
+					applied, continuation));
+		}
+		return sequence.thenRun(() -> {
+			if (!applied.isEmpty()) {
+				this.responses.headers().addTo(request, applied);
+			}
+		});
+	}
+
+	/** The limits as the request's plan shapes them (unchanged when none is planned). */
+	private List<ConfiguredLimit> shapedByPlan(List<ConfiguredLimit> limits, EvaluationContext context) {
+		if (limits.stream().noneMatch(ConfiguredLimit::planned)) {
+			return limits;
+		}
+		String plan = this.plans.select(context);
+		return limits.stream().map((limit) -> limit.forPlan(plan)).toList();
+	}
+
+	/**
+	 * The decisions whose fields the response carries: not those of shadow limits, which a client would slow down
+	 * for although they refuse nothing.
+	 */
+	private static List<LimitDecision> enforced(RateLimitDecision decision) {
+		return decision.decisions().stream().filter((limit) -> !limit.limit().shadow()).toList();
+	}
+
+	/**
+	 * {@link #enforce} for a thread that may wait (Spring MVC's): returns when the request may go ahead.
+	 * @throws RateLimitException as {@link #enforce} completes
+	 */
+	public void enforceAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context) {
+		WaitingThread waiting = new WaitingThread();
+		CompletableFuture<Void> decision = enforce(request, limits, context, waiting).toCompletableFuture();
+		try {
+			// The stage completes by the deadline on its own; waiting has no timeout of its own to add.
+			waiting.runUntil(decision);
+			decision.get();
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException(ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
+		}
+	}
+
+	/**
+	 * Admission of a call charged by outcome: each limit must have room for the call's cost now, read without
+	 * consuming ({@link RateLimiter#peek}, one read per limit). Blocks the calling thread for the reads. When Redis
+	 * fails (or the fail-local breaker is open), the failure policy applies as for any request: a fail-closed limit
+	 * refuses the call, a fail-local one is read from this instance's local state, a fail-open one admits it.
+	 * @return the enforced limits' states as read, for the response's fields when the call is not charged
+	 * @throws RateLimitException the 429 when a limit has no room, the 503 of a fail-closed limit, the 400 of a
+	 * missing key
+	 */
+	public List<LimitDecision> peekAdmission(LimitedRequest request, List<ConfiguredLimit> configured,
+			EvaluationContext context) {
+		List<LimitDecision> peeked = new ArrayList<>();
+		long deadline = deadline(request);
+		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
+			String clientKey = this.clientKeys.resolve(limit, request, context);
+			LimitDecision state = null;
+			boolean local = LocalFallback.spareRedisFor(List.of(limit)) && this.fallback.skipRedis();
+			if (!local) {
+				state = askRedis(() -> this.limiter.peekAsync(clientKey, limit.definition()), deadline);
+				if (state == null && limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow()) {
+					this.events.failedClosed(List.of(limit));
+					throw this.responses.unavailable(request);
+				}
+				local = state == null;
+			}
+			if (local) {
+				state = this.fallback.peek(clientKey, limit);
+				if (state == null) {
+					this.events.failedOpen(List.of(limit));
+				}
+			}
+			if (state != null) {
+				peeked.add(state);
+			}
+		}
+		if (peeked.isEmpty()) {
+			return List.of();
+		}
+		RateLimitDecision admission = new RateLimitDecision(peeked);
+		List<LimitDecision> fields = enforced(admission);
+		if (!admission.allowed()) {
+			this.events.decided(admission);
+			throw this.responses.exceeded(request, fields, admission);
+		}
+		return fields;
+	}
+
+	/**
+	 * Ends the admission of a call charged by outcome ({@code attempt} admitted): what is left of the request's
+	 * deadline is kept for the charge after the call, so that admission and charge together wait at most one
+	 * {@code ratelimit.redis.timeout} for Redis, while the time the call itself takes uses none of it.
+	 */
+	public void admitted(LimitedRequest attempt) {
+		attempt.setAttribute(LEFT_FOR_CHARGE, Math.max(0, deadline(attempt) - System.nanoTime()));
+	}
+
+	/**
+	 * The charge of a call charged by outcome, after it ran: one decision per client key, as for any request, that
+	 * consumes when the limits still have room and records nothing otherwise (other calls in flight took it); never
+	 * an error, the call has run. It waits for Redis at most what {@link #admitted admission} left of the request's
+	 * deadline; once that is spent (or while Redis fails), fail-local limits are charged locally and the others not
+	 * at all. Its fields, and {@code uncharged}'s (the states admission read), go on the response. Blocks the calling
+	 * thread.
+	 */
+	public void charge(LimitedRequest request, List<ConfiguredLimit> configured, EvaluationContext context,
+			List<LimitDecision> uncharged) {
+		long deadline = System.nanoTime()
+				+ ((request.getAttribute(LEFT_FOR_CHARGE) instanceof Long left) ? left : this.timeoutNanos);
+		List<LimitDecision> fields = new ArrayList<>(uncharged);
+		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
+			try {
+				byKey.computeIfAbsent(this.clientKeys.resolve(limit, request, context), (key) -> new ArrayList<>())
+					.add(limit);
+			}
+			catch (RateLimitException ex) {
+				// admission resolved the same key a moment ago; an expression that changed its mind charges nothing
+			}
+		}
+		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
+			RateLimitDecision decision = null;
+			boolean local = LocalFallback.spareRedisFor(group.getValue()) && this.fallback.skipRedis();
+			if (!local) {
+				decision = askRedis(
+						() -> this.limiter.tryAcquireAsync(group.getKey(), sharedBudgetsMerged(group.getValue())),
+						deadline);
+				if (decision != null) {
+					this.events.decided(decision);
+				}
+				local = decision == null;
+			}
+			if (local) {
+				decision = this.fallback.decide(group.getKey(), group.getValue());
+				if (decision != null) {
+					this.events.decidedLocally(decision);
+				}
+			}
+			if (decision != null) {
+				fields.addAll(enforced(decision));
+			}
+		}
+		if (!fields.isEmpty()) {
+			this.responses.headers().addTo(request, fields);
+		}
+	}
+
+	/**
+	 * A call to Redis for {@link #peekAdmission} and {@link #charge}, waited for on this thread until
+	 * {@code deadline} at most: timed and counted as {@link #bounded} counts its calls, moving the fail-local breaker
+	 * either way.
+	 * @return the answer, or {@code null} when Redis failed or the deadline passed (the caller applies the failure
+	 * policy)
+	 */
+	private <T> T askRedis(Supplier<CompletionStage<T>> call, long deadline) {
+		try {
+			// completes by the deadline on its own: no timeout of this thread's to add
+			T answer = bounded(call, deadline).get();
+			if (this.fallback.redisAnswered()) {
+				this.events.redisAnsweredAgain();
+			}
+			return answer;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
+		}
+		catch (ExecutionException ex) {
+			RuntimeException cause = unwrap(ex.getCause());
+			this.events.redisFailed(cause);
+			this.fallback.redisFailed();
+			return null;
+		}
+	}
+
+	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
+	private CompletableFuture<Void> decide(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
+			long deadline, List<LimitDecision> applied, Executor continuation) {
+		List<LimitDefinition> definitions = sharedBudgetsMerged(limits);
+		RateLimitDecision remembered = this.denials.recall(clientKey, definitions);
+		if (remembered != null) {
+			this.events.deniedFromMemory();
+			return runNow(() -> apply(request, remembered, applied));
+		}
+		if (LocalFallback.spareRedisFor(limits) && this.fallback.skipRedis()) {
+			return runNow(() -> decideLocally(request, clientKey, limits, applied));
+		}
+		long sentAt = this.denials.now();
+		CompletableFuture<RateLimitDecision> answer = bounded(() -> this.limiter.tryAcquireAsync(clientKey, definitions),
+				deadline);
+		return answer.handleAsync((decision, failure) -> {
+			if (failure != null) {
+				RuntimeException cause = unwrap(failure);
+				this.events.redisFailed(cause);
+				this.fallback.redisFailed();
+				// A shadow limit never refuses a request, not even when Redis fails.
+				if (limits.stream()
+					.anyMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow())) {
+					this.events.failedClosed(limits);
+					throw this.responses.unavailable(request);
+				}
+				decideLocally(request, clientKey, limits, applied);
+				return null;
+			}
+			if (this.fallback.redisAnswered()) {
+				this.events.redisAnsweredAgain();
+			}
+			if (decision.allowed()) {
+				this.denials.forget(clientKey);
+			}
+			else {
+				this.denials.remember(clientKey, definitions, decision, sentAt);
+			}
+			apply(request, decision, applied);
+			return null;
+		}, continuation);
+	}
+
+	/** {@code action} run on this thread, as a stage: completed, or failed with what it throws. */
+	private static CompletableFuture<Void> runNow(Runnable action) {
+		return CompletableFuture.runAsync(action, Runnable::run);
+	}
+
+	/**
+	 * A decision of Redis, or remembered from it: its fields for the response, its metrics and shadow denials.
+	 * @throws RateLimitException the 429 when it denies
+	 */
+	private void apply(LimitedRequest request, RateLimitDecision decision, List<LimitDecision> applied) {
+		applied.addAll(enforced(decision));
+		this.events.decided(decision);
+		this.shadowDenials.record(decision);
+		if (!decision.allowed()) {
+			throw this.responses.exceeded(request, applied, decision);
+		}
+	}
+
+	/** The fail-local limits among {@code limits}, decided by this instance alone; fail-open limits are skipped. */
+	private void decideLocally(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
+			List<LimitDecision> applied) {
+		List<ConfiguredLimit> skipped = limits.stream().filter((limit) -> limit.localShare() == null).toList();
+		if (!skipped.isEmpty()) {
+			this.events.failedOpen(skipped);
+		}
+		RateLimitDecision local = this.fallback.decide(clientKey, limits);
+		if (local == null) {
+			return;
+		}
+		applied.addAll(enforced(local));
+		this.events.decidedLocally(local);
+		this.shadowDenials.record(local);
+		if (!local.allowed()) {
+			throw this.responses.exceeded(request, applied, local);
+		}
+	}
+
+	private long deadline(LimitedRequest request) {
+		if (request.getAttribute(DEADLINE) instanceof Long deadline) {
+			return deadline;
+		}
+		long deadline = System.nanoTime() + this.timeoutNanos;
+		request.setAttribute(DEADLINE, deadline);
+		return deadline;
+	}
+
+	/**
+	 * The answer of a call to Redis (a decision, a read), or a failure when Redis fails or has not answered by
+	 * {@code deadline}. The limiter's own stage is cancelled on timeout, so a client that has not sent it yet can drop
+	 * it.
+	 */
+	private <T> CompletableFuture<T> bounded(Supplier<CompletionStage<T>> call, long deadline) {
+		long remaining = deadline - System.nanoTime();
+		if (remaining <= 0) {
+			return CompletableFuture
+				.failedFuture(new DeadlineExceededException("no time left of ratelimit.redis.timeout for this request"));
+		}
+		long start = System.nanoTime();
+		CompletableFuture<T> decision;
+		try {
+			decision = call.get().toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			this.events.redisCall(System.nanoTime() - start, "failure");
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (decision.isDone()) {
+			// decided already (the in-memory store decides on the calling thread, and a fast Redis may have answered
+			// already): no deadline to watch
+			this.events.redisCall(System.nanoTime() - start,
+					decision.isCompletedExceptionally() ? "failure" : "success");
+			return decision;
+		}
+		CompletableFuture<T> bounded = new CompletableFuture<>();
+		// The first of the answer and the timeout settles the call; it is timed before the request goes on, so that
+		// the metrics have counted a call by the time its response leaves.
+		AtomicBoolean settled = new AtomicBoolean();
+		Runnable cancelTimeout = this.timeouts.schedule(() -> {
+			if (settled.compareAndSet(false, true)) {
+				this.events.redisCall(System.nanoTime() - start, "timeout");
+				bounded.completeExceptionally(new TimeoutException());
+				decision.cancel(false);
+			}
+		}, remaining);
+		decision.whenComplete((result, failure) -> {
+			cancelTimeout.run();
+			if (settled.compareAndSet(false, true)) {
+				this.events.redisCall(System.nanoTime() - start, (failure != null) ? "failure" : "success");
+				if (failure != null) {
+					bounded.completeExceptionally(failure);
+				}
+				else {
+					bounded.complete(result);
+				}
+			}
+		});
+		return bounded;
+	}
+
+	private static RuntimeException unwrap(Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		if (cause instanceof TimeoutException) {
+			return new DeadlineExceededException("Redis did not decide within ratelimit.redis.timeout");
+		}
+		return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
+	}
+
+	/**
+	 * Runs what follows Redis' answer on the thread that waits for it (Spring MVC's request thread). Left to the
+	 * thread that completes the answer, it would run on the Redis client's I/O thread, which every request shares:
+	 * building the responses of all requests one after the other there halved a limited endpoint's throughput
+	 * (docs/BENCHMARKS.md).
+	 */
+	private static final class WaitingThread implements Executor {
+
+		/** Handed over without a lock: the I/O thread that hands them over must never park (BlockHound). */
+		private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+		private final Thread waiting = Thread.currentThread();
+
+		@Override
+		public void execute(Runnable task) {
+			this.tasks.add(task);
+			LockSupport.unpark(this.waiting);
+		}
+
+		/** Runs the tasks given to this executor until {@code done} completes; to be called by the waiting thread. */
+		void runUntil(CompletableFuture<?> done) throws InterruptedException {
+			// wakes this thread when done completes without a task of its own (decided already, or on no thread)
+			done.whenComplete((result, failure) -> LockSupport.unpark(this.waiting));
+			while (true) {
+				for (Runnable task = this.tasks.poll(); task != null; task = this.tasks.poll()) {
+					task.run();
+				}
+				if (done.isDone()) {
+					return;
+				}
+				// an unpark that came before this park makes it return at once: no wake-up is lost
+				LockSupport.park(this);
+				if (Thread.interrupted()) {
+					throw new InterruptedException();
+				}
+			}
+		}
+
+	}
+
+	/**
+	 * {@code request} for another decision after a wait for a permit: its own deadline, a full
+	 * {@code ratelimit.redis.timeout} (the request's would have passed while it waited, and with it every limit would
+	 * follow its failure policy without asking Redis); every other attribute is the request's.
+	 */
+	public static LimitedRequest anotherAttempt(LimitedRequest request) {
+		return new LimitedRequest() {
+
+			private volatile Object deadline;
+
+			@Override
+			public String remoteAddress() {
+				return request.remoteAddress();
+			}
+
+			@Override
+			public String path() {
+				return request.path();
+			}
+
+			@Override
+			public Object getAttribute(String name) {
+				return DEADLINE.equals(name) ? this.deadline : request.getAttribute(name);
+			}
+
+			@Override
+			public void setAttribute(String name, Object value) {
+				if (DEADLINE.equals(name)) {
+					this.deadline = value;
+				}
+				else {
+					request.setAttribute(name, value);
+				}
+			}
+
+			@Override
+			public void removeAttribute(String name) {
+				if (DEADLINE.equals(name)) {
+					this.deadline = null;
+				}
+				else {
+					request.removeAttribute(name);
+				}
+			}
+
+			@Override
+			public List<String> responseHeader(String name) {
+				return request.responseHeader(name);
+			}
+
+			@Override
+			public void setResponseHeader(String name, String value) {
+				request.setResponseHeader(name, value);
+			}
+
+		};
+	}
+
+	/** The request's time in the limiter ran out. */
+	static final class DeadlineExceededException extends RuntimeException {
+
+		DeadlineExceededException(String message) {
+			super(message, null, false, false);
+		}
+
+	}
+
+}

@@ -1,0 +1,214 @@
+package dev.ratelimit.spring.enforce;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.RateLimitDecision;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Records decisions and Redis failures: a WARN log at most once per interval (a Redis outage would otherwise log
+ * once per request), and Micrometer meters when a {@link MeterRegistry} is present:
+ * <ul>
+ * <li>{@code ratelimit.decisions}, a counter per limit and outcome (tags {@code limit}, the limit's name, never a
+ * client id, and {@code outcome}): each limit's own verdict, {@code allowed} or {@code denied}; {@code shadow-denied}
+ * for a shadow limit's denial; {@code local-allowed} and {@code local-denied} for a fail-local limit decided on this
+ * instance while Redis fails; {@code fail-open} for a limit skipped because Redis failed; {@code fail-closed} for a
+ * limit whose Redis failure answered 503. Created at startup for every limit, so that dashboards show zeros;</li>
+ * <li>{@code ratelimit.redis.calls}, a timer of the decision calls to Redis (tag {@code outcome}: {@code success},
+ * {@code failure}, {@code timeout}); not with the in-memory store;</li>
+ * <li>{@code ratelimit.redis.failures}, a counter of Redis calls that failed or timed out;</li>
+ * <li>{@code ratelimit.denials.remembered}, a counter of requests denied from a denial this instance remembers,
+ * without a Redis call ({@link RememberedDenials}); their limits are counted in {@code ratelimit.decisions} as
+ * well.</li>
+ * </ul>
+ */
+public class RateLimitEvents {
+
+	private static final Log logger = LogFactory.getLog(RateLimitEvents.class);
+
+	private final long logIntervalNanos;
+
+	private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - Long.MAX_VALUE / 2);
+
+	private final AtomicLong unlogged = new AtomicLong();
+
+	public RateLimitEvents(Duration logInterval) {
+		this.logIntervalNanos = logInterval.toNanos();
+	}
+
+	void redisFailed(RuntimeException ex) {
+		long now = System.nanoTime();
+		long last = this.lastLogged.get();
+		if (now - last >= this.logIntervalNanos && this.lastLogged.compareAndSet(last, now)) {
+			long suppressed = this.unlogged.getAndSet(0);
+			logger.warn("Redis could not decide a rate-limited request; applying the limits' failure policy (fail-local"
+					+ " limits are decided on this instance until Redis answers)"
+					+ ((suppressed > 0) ? " (" + suppressed + " similar " + ((suppressed == 1) ? "failure" : "failures")
+							+ " not logged)" : "") + ": "
+					+ describe(ex));
+		}
+		else {
+			this.unlogged.incrementAndGet();
+		}
+	}
+
+	void decided(RateLimitDecision decision) {
+	}
+
+	/** A fail-local decision made by this instance alone while Redis fails. */
+	void decidedLocally(RateLimitDecision decision) {
+	}
+
+	/** Limits skipped because Redis failed ({@code fail-open}, or a shadow limit, which never refuses). */
+	void failedOpen(List<ConfiguredLimit> limits) {
+	}
+
+	/** Limits whose Redis failure answered the request 503. */
+	void failedClosed(List<ConfiguredLimit> limits) {
+	}
+
+	/** A request denied from a remembered denial, without asking Redis. */
+	void deniedFromMemory() {
+	}
+
+	/** A decision call to Redis that took {@code nanos}: {@code success}, {@code failure} or {@code timeout}. */
+	void redisCall(long nanos, String outcome) {
+	}
+
+	/** Creates the meters of these limits before any traffic. */
+	public void register(Collection<String> limitNames) {
+	}
+
+	/** Redis answered after failing: fail-local limits are decided by Redis again. */
+	void redisAnsweredAgain() {
+		logger.info("Redis answers again: fail-local limits are decided by Redis from now on");
+	}
+
+	/**
+	 * The exception and its root cause: a client's "Unable to connect" hides the reason (a wrong password, an
+	 * unknown database) in its causes.
+	 */
+	static String describe(Throwable ex) {
+		Throwable root = ex;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return (root == ex) ? ex.toString() : ex + " (cause: " + root + ")";
+	}
+
+	/** Adds the Micrometer meters. */
+	public static final class Metered extends RateLimitEvents {
+
+		private static final List<String> OUTCOMES = List.of("allowed", "denied", "shadow-denied", "local-allowed",
+				"local-denied", "fail-open", "fail-closed");
+
+		private final MeterRegistry registry;
+
+		/** Whether the limiter calls Redis: not with the in-memory store, which has no calls to time. */
+		private final boolean redis;
+
+		public Metered(Duration logInterval, MeterRegistry registry, boolean redis) {
+			super(logInterval);
+			this.registry = registry;
+			this.redis = redis;
+		}
+
+		@Override
+		void redisFailed(RuntimeException ex) {
+			super.redisFailed(ex);
+			this.registry.counter("ratelimit.redis.failures").increment();
+		}
+
+		@Override
+		void decided(RateLimitDecision decision) {
+			for (LimitDecision limit : decision.decisions()) {
+				decision(limit.limit().name(), outcome(limit, "allowed", "denied")).increment();
+			}
+		}
+
+		@Override
+		void decidedLocally(RateLimitDecision decision) {
+			for (LimitDecision limit : decision.decisions()) {
+				decision(limit.limit().name(), outcome(limit, "local-allowed", "local-denied")).increment();
+			}
+		}
+
+		@Override
+		void failedOpen(List<ConfiguredLimit> limits) {
+			limits.forEach((limit) -> decision(limit.name(), "fail-open").increment());
+		}
+
+		@Override
+		void failedClosed(List<ConfiguredLimit> limits) {
+			limits.forEach((limit) -> decision(limit.name(), "fail-closed").increment());
+		}
+
+		@Override
+		void redisCall(long nanos, String outcome) {
+			if (!this.redis) {
+				return;
+			}
+			Timer.builder("ratelimit.redis.calls")
+				.description("Decision calls of the rate limiter to Redis")
+				.tag("outcome", outcome)
+				.register(this.registry)
+				.record(nanos, TimeUnit.NANOSECONDS);
+		}
+
+		@Override
+		public void register(Collection<String> limitNames) {
+			for (String name : limitNames) {
+				for (String outcome : OUTCOMES) {
+					decision(name, outcome);
+				}
+			}
+			for (String outcome : this.redis ? List.of("success", "failure", "timeout") : List.<String>of()) {
+				Timer.builder("ratelimit.redis.calls")
+					.description("Decision calls of the rate limiter to Redis")
+					.tag("outcome", outcome)
+					.register(this.registry);
+			}
+			this.registry.counter("ratelimit.redis.failures");
+			remembered();
+		}
+
+		@Override
+		void deniedFromMemory() {
+			remembered().increment();
+		}
+
+		private Counter remembered() {
+			return Counter.builder("ratelimit.denials.remembered")
+				.description("Requests denied from a denial this instance remembers, without a Redis call")
+				.register(this.registry);
+		}
+
+		private static String outcome(LimitDecision limit, String allowed, String denied) {
+			if (limit.allowed()) {
+				return allowed;
+			}
+			return limit.limit().shadow() ? "shadow-denied" : denied;
+		}
+
+		private Counter decision(String limit, String outcome) {
+			return Counter.builder("ratelimit.decisions")
+				.description("Rate-limit decisions per limit and outcome")
+				.tag("limit", limit)
+				.tag("outcome", outcome)
+				.register(this.registry);
+		}
+
+	}
+
+}

@@ -1,0 +1,187 @@
+package dev.ratelimit.spring.enforce;
+
+import dev.ratelimit.spring.HeaderStyle;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.StringJoiner;
+
+import dev.ratelimit.core.LimitDecision;
+
+import org.springframework.http.HttpHeaders;
+
+/**
+ * Owns the rate-limit header fields and their formats.
+ *
+ * <p>
+ * {@code ietf}: {@code RateLimit-Policy: "name";q=<limit>;w=<window s>} and
+ * {@code RateLimit: "name";r=<remaining>;t=<s>}, one list item per limit (draft-ietf-httpapi-ratelimit-headers-10;
+ * structured-field lists, RFC 9651). {@code w} is the window in whole seconds, rounded up when it is shorter than
+ * 1 s or not whole (a 500 ms window shows {@code w=1}). {@code t} is, for a limit that denied the request, the
+ * {@code Retry-After} value; otherwise the seconds until more quota is available ({@code r} grows), rounded up, 0
+ * when the allowance is full.
+ *
+ * <p>
+ * {@code legacy} and {@code x-ratelimit}: {@code [X-]RateLimit-Limit}, {@code -Remaining} and {@code -Reset}
+ * (seconds until the full allowance is back, as the early drafts define it; {@code Retry-After} for a denying
+ * limit) of the most restrictive limit only, since these fields hold one value.
+ *
+ * <p>
+ * {@code Retry-After} (RFC 9110 §10.2.3) is delay-seconds: {@code ceil(retryAfterMs / 1000)}, at least 1, so a client
+ * that waits that long is admitted if nothing else arrived.
+ *
+ * <p>
+ * Internal to the starter: the Actuator endpoint shows a client's state as these fields would.
+ */
+public final class RateLimitHeaders {
+
+	static final String RATE_LIMIT = "RateLimit";
+
+	static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
+
+	private final HeaderStyle style;
+
+	public RateLimitHeaders(HeaderStyle style) {
+		this.style = style;
+	}
+
+	/** {@code Retry-After} in delay-seconds for a wait in ms: rounded up, at least 1. */
+	public static long retryAfterSeconds(long retryAfterMs) {
+		return Math.max(1, ceilSeconds(retryAfterMs));
+	}
+
+	/**
+	 * Adds the fields of {@code decisions} to a response that goes ahead. Limits decided earlier for the same request
+	 * (a filter rule, then an annotation) keep their list items; single-valued fields keep the most restrictive.
+	 */
+	void addTo(LimitedRequest request, List<LimitDecision> decisions) {
+		if (this.style == HeaderStyle.IETF) {
+			request.setResponseHeader(RATE_LIMIT_POLICY,
+					join(request.responseHeader(RATE_LIMIT_POLICY), policies(decisions)));
+			request.setResponseHeader(RATE_LIMIT, join(request.responseHeader(RATE_LIMIT), states(decisions)));
+			return;
+		}
+		if (this.style != HeaderStyle.NONE) {
+			LimitDecision mostRestrictive = mostRestrictive(decisions);
+			List<String> present = request.responseHeader(prefix() + "RateLimit-Remaining");
+			if (present.isEmpty() || Long.parseLong(present.get(0)) > mostRestrictive.remaining()) {
+				HttpHeaders headers = new HttpHeaders();
+				single(headers, mostRestrictive);
+				headers.forEach((name, values) -> request.setResponseHeader(name, values.get(0)));
+			}
+		}
+	}
+
+	/**
+	 * The fields of a denied request: {@code Retry-After} unless it can never be admitted, and the rate-limit fields
+	 * of every limit decided for it, including list items already on its response.
+	 */
+	HttpHeaders denied(LimitedRequest request, List<LimitDecision> decisions, LimitDecision governing) {
+		HttpHeaders headers = new HttpHeaders();
+		if (!governing.never()) {
+			headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(governing.retryAfterMs())));
+		}
+		if (this.style == HeaderStyle.IETF) {
+			headers.set(RATE_LIMIT_POLICY, join(request.responseHeader(RATE_LIMIT_POLICY), policies(decisions)));
+			headers.set(RATE_LIMIT, join(request.responseHeader(RATE_LIMIT), states(decisions)));
+		}
+		else if (this.style != HeaderStyle.NONE) {
+			single(headers, governing);
+		}
+		return headers;
+	}
+
+	private void single(HttpHeaders headers, LimitDecision decision) {
+		headers.set(prefix() + "RateLimit-Limit", Long.toString(decision.limit().limit()));
+		headers.set(prefix() + "RateLimit-Remaining", Long.toString(decision.remaining()));
+		headers.set(prefix() + "RateLimit-Reset", Long.toString(resetSeconds(decision)));
+	}
+
+	private String prefix() {
+		return (this.style == HeaderStyle.X_RATELIMIT) ? "X-" : "";
+	}
+
+	// Loops rather than streams: these run on every limited request.
+	private static String policies(List<LimitDecision> decisions) {
+		if (decisions.size() == 1) {
+			return policyItem(decisions.get(0));
+		}
+		StringJoiner items = new StringJoiner(", ");
+		for (LimitDecision decision : decisions) {
+			items.add(policyItem(decision));
+		}
+		return items.toString();
+	}
+
+	private static String states(List<LimitDecision> decisions) {
+		if (decisions.size() == 1) {
+			return stateItem(decisions.get(0));
+		}
+		StringJoiner items = new StringJoiner(", ");
+		for (LimitDecision decision : decisions) {
+			items.add(stateItem(decision));
+		}
+		return items.toString();
+	}
+
+	/** The decision's list item of {@code RateLimit-Policy}: {@code "name";q=<limit>;w=<window s>}. */
+	public static String policyItem(LimitDecision decision) {
+		return quoted(decision.limit().name()) + ";q=" + decision.limit().limit() + ";w="
+				+ Math.max(1, ceilSeconds(decision.limit().windowMs()));
+	}
+
+	/** The decision's list item of {@code RateLimit}: {@code "name";r=<remaining>;t=<s>}. */
+	public static String stateItem(LimitDecision decision) {
+		long t = denying(decision) ? retryAfterSeconds(decision.retryAfterMs()) : ceilSeconds(decision.moreAfterMs());
+		return quoted(decision.limit().name()) + ";r=" + decision.remaining() + ";t=" + t;
+	}
+
+	/** {@code -Reset}: Retry-After for a denying limit, else the seconds until the full allowance is back. */
+	private static long resetSeconds(LimitDecision decision) {
+		return denying(decision) ? retryAfterSeconds(decision.retryAfterMs()) : ceilSeconds(decision.resetAfterMs());
+	}
+
+	/** Denied, and admissible after a wait (a request that can never fit has no wait to announce). */
+	private static boolean denying(LimitDecision decision) {
+		return !decision.allowed() && !decision.never();
+	}
+
+	private static LimitDecision mostRestrictive(List<LimitDecision> decisions) {
+		LimitDecision result = decisions.get(0);
+		for (LimitDecision decision : decisions) {
+			if (decision.remaining() < result.remaining()) {
+				result = decision;
+			}
+		}
+		return result;
+	}
+
+	/** An sf-string (RFC 9651 §3.3.3): printable ASCII with {@code "} and {@code \} escaped. */
+	private static String quoted(String name) {
+		StringBuilder quoted = new StringBuilder("\"");
+		for (char ch : name.toCharArray()) {
+			if (ch == '"' || ch == '\\') {
+				quoted.append('\\').append(ch);
+			}
+			else {
+				quoted.append((ch >= 0x20 && ch < 0x7f) ? ch : '?');
+			}
+		}
+		return quoted.append('"').toString();
+	}
+
+	private static String join(Collection<String> present, String items) {
+		if (present.isEmpty()) {
+			return items;
+		}
+		List<String> all = new ArrayList<>(present);
+		all.add(items);
+		return String.join(", ", all);
+	}
+
+	private static long ceilSeconds(long ms) {
+		return Math.floorDiv(ms + 999, 1000);
+	}
+
+}

@@ -1,0 +1,99 @@
+package dev.ratelimit.spring.enforce;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.RateLimitKeyMissingException;
+import dev.ratelimit.spring.RateLimitUnavailableException;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+
+/**
+ * Builds the answers of the limiter, the same for the advisor and the filter: RFC 9457 problem details with
+ * {@link ProblemDetail}, and their header fields through {@link RateLimitHeaders}.
+ */
+public final class RateLimitResponses {
+
+	/** The problem type of the IETF rate-limit headers draft for a request over quota. */
+	static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
+
+	private final RateLimitHeaders headers;
+
+	private final Duration unavailableRetryAfter;
+
+	public RateLimitResponses(RateLimitHeaders headers, Duration unavailableRetryAfter) {
+		this.headers = headers;
+		this.unavailableRetryAfter = unavailableRetryAfter;
+	}
+
+	RateLimitHeaders headers() {
+		return this.headers;
+	}
+
+	/** 429 for {@code denied}; {@code applied} lists every limit decided for the request, including denied's. */
+	public RateLimitExceededException exceeded(LimitedRequest request, List<LimitDecision> applied,
+			RateLimitDecision denied) {
+		LimitDecision governing = denied.mostRestrictive();
+		List<String> violated = denied.violated().stream().map((decision) -> decision.limit().name()).toList();
+		String detail = governing.never()
+				? "Rate limit '" + governing.limit().name() + "' can never admit this request: its cost "
+						+ governing.limit().cost() + " exceeds what the limit allows (" + bound(governing) + ")"
+				: "Rate limit '" + governing.limit().name() + "' exceeded: retry in "
+						+ RateLimitHeaders.retryAfterSeconds(governing.retryAfterMs()) + " s";
+		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
+		body.setType(QUOTA_EXCEEDED);
+		body.setTitle("Too Many Requests");
+		body.setInstance(instance(request));
+		body.setProperty("violated-policies", violated);
+		return new RateLimitExceededException(body, this.headers.denied(request, applied, governing), violated,
+				governing.limit().name(), governing.retryAfterMs());
+	}
+
+	/** 503 for a fail-closed limit that Redis could not decide. */
+	RateLimitUnavailableException unavailable(LimitedRequest request) {
+		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+				"Rate limiting is unavailable; retry later");
+		body.setInstance(instance(request));
+		HttpHeaders fields = new HttpHeaders();
+		fields.set(HttpHeaders.RETRY_AFTER,
+				Long.toString(RateLimitHeaders.retryAfterSeconds(this.unavailableRetryAfter.toMillis())));
+		return new RateLimitUnavailableException(body, fields);
+	}
+
+	/** 400 for a request without the client key that {@code limit} needs. */
+	RateLimitKeyMissingException keyMissing(LimitedRequest request, ConfiguredLimit limit) {
+		String detail = (request instanceof BackgroundCall)
+				? "The key expression '" + limit.key().getExpressionString() + "' of rate limit '" + limit.name()
+						+ "' yielded no key for a call made outside an HTTP request, where there is no IP address to fall"
+						+ " back to"
+				: "The request lacks the client key of rate limit '" + limit.name() + "'";
+		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
+		body.setInstance(instance(request));
+		return new RateLimitKeyMissingException(body);
+	}
+
+	private static long bound(LimitDecision decision) {
+		return Math.max(decision.limit().limit(), decision.limit().capacity());
+	}
+
+	private static URI instance(LimitedRequest request) {
+		if (request.path() == null) {
+			return null;
+		}
+		try {
+			return URI.create(request.path());
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
+	}
+
+}

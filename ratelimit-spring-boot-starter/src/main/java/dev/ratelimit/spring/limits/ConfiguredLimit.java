@@ -1,0 +1,77 @@
+package dev.ratelimit.spring.limits;
+
+import dev.ratelimit.spring.FailurePolicy;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.ratelimit.core.LimitDefinition;
+
+import org.springframework.expression.Expression;
+
+/**
+ * A limit as configured by an annotation or a filter rule, checked at startup.
+ *
+ * @param definition the limit with every default applied; in shadow mode, {@link LimitDefinition#shadow()}
+ * @param key the parsed client key expression, or {@code null} for the client's IP address
+ * @param failurePolicy what to do when Redis fails
+ * @param source where it was configured, for messages: {@code "@RateLimited on Foo.bar(String)"} or
+ * {@code "ratelimit.filter.rules[0]"}
+ * @param explicitName whether the name was given rather than derived from the source
+ * @param readsArguments whether the key reads the annotated method's arguments ({@code #username}, {@code #p0}), so
+ * it can be decided only when the method is called, not when the request arrives
+ * @param localShare for {@link FailurePolicy#FAIL_LOCAL}, the limit this instance applies alone while Redis fails
+ * ({@code ratelimit.fail-local.instances}); {@code null} for the other policies
+ * @param plan the plan whose shape {@code definition} has, or {@code null} when it is the limit's own
+ * @param byPlan when {@code ratelimit.plans} names this limit: this limit as each configured plan shapes it, by plan
+ * name; otherwise empty
+ * @param maxWait the annotation's {@code maxWait}: how long a denied call may wait for a permit; {@code null} when
+ * not given (then {@code ratelimit.defaults.max-wait} outside a request, no wait within one), and for filter rules
+ * @param charge for a limit charged by outcome, when a call is charged; {@code null} for a limit charged before the
+ * call
+ */
+public record ConfiguredLimit(LimitDefinition definition, Expression key, FailurePolicy failurePolicy, String source,
+		boolean explicitName, boolean readsArguments, LimitDefinition localShare, String plan,
+		Map<String, ConfiguredLimit> byPlan, Duration maxWait, ChargeCondition charge) {
+
+	public ConfiguredLimit {
+		byPlan = Map.copyOf(byPlan);
+	}
+
+	public String name() {
+		return this.definition.name();
+	}
+
+	/** Whether this limit is in shadow mode: decided and counted, never refusing. */
+	public boolean shadow() {
+		return this.definition.shadow();
+	}
+
+	/**
+	 * Whether this limit can be decided only when its method is called, not on the request's arrival: its key reads
+	 * the arguments, or it is charged by the call's outcome.
+	 */
+	public boolean decidedOnCall() {
+		return this.readsArguments || this.charge != null;
+	}
+
+	/** Whether the call is charged after it ran, by its outcome, rather than before. */
+	public boolean chargedByOutcome() {
+		return this.charge != null;
+	}
+
+	/** Whether the shape of this limit depends on the client's plan. */
+	public boolean planned() {
+		return !this.byPlan.isEmpty();
+	}
+
+	/**
+	 * This limit as {@code plan} shapes it: {@code plan} is a configured plan name ({@link Plans#select} never yields
+	 * another); this limit itself when it is not planned.
+	 */
+	public ConfiguredLimit forPlan(String plan) {
+		ConfiguredLimit shaped = this.byPlan.get(plan);
+		return (shaped != null) ? shaped : this;
+	}
+
+}

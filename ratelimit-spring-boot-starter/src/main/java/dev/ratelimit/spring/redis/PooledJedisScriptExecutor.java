@@ -1,0 +1,223 @@
+package dev.ratelimit.spring.redis;
+
+
+import java.net.SocketException;
+import java.time.Duration;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import dev.ratelimit.core.JedisScriptExecutor;
+import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.spring.enforce.Timeouts;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+/**
+ * The limiter's {@link ScriptExecutor} on a Jedis client of its own, with its own pool of connections.
+ *
+ * <p>
+ * Jedis blocks the calling thread for as long as a command takes, so {@link #executeAsync} runs each call on one of
+ * the limiter's threads (one per pooled connection) and lets the request wait only as long as its deadline, which
+ * this executor judges ({@link FairDeadlines}: the time a call waits for one of these threads in a busy application
+ * is not Redis's). A call that waited for a thread longer than any deadline waits ({@link FairDeadlines#BACKSTOP}
+ * timeouts) is not sent at all: its caller has given up.
+ *
+ * <p>
+ * After Redis restarts or fails over, every idle pooled connection is dead, and each fails the first call that
+ * borrows it, at once. Such a call is tried again, up to the pool's size plus one, so limiting resumes with the first
+ * request. Timeouts are never retried. A connection closed by a live server after it ran the script (rare:
+ * {@code CLIENT KILL}) makes the retry charge the request twice; that errs on the side of limiting.
+ */
+public final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts.Judged, FairDeadlines.Progress, AutoCloseable {
+
+	private final Supplier<UnifiedJedis> client;
+
+	private volatile UnifiedJedis jedis;
+
+	private volatile JedisScriptExecutor delegate;
+
+	private final int attempts;
+
+	private final ExecutorService threads;
+
+	private final long notSentAfterNanos;
+
+	/** When each call on the limiter's threads was sent ({@link System#nanoTime()}), oldest first. */
+	private final Deque<long[]> unanswered = new ConcurrentLinkedDeque<>();
+
+	/** Long before any deadline while Redis has answered nothing: {@link System#nanoTime()} may be negative. */
+	private volatile long lastAnsweredAt = System.nanoTime() - (1L << 62);
+
+	/** When the oldest call that ended without an answer since Redis last answered was sent, or 0. */
+	private volatile long unansweredSince;
+
+	private final ScheduledThreadPoolExecutor timer;
+
+	private final FairDeadlines deadlines;
+
+	/**
+	 * @param client creates the client; called on the limiter's threads until it succeeds, since Jedis' Sentinel and
+	 * Cluster clients ask the servers as they are created, and a Redis that is down must not stop the application
+	 */
+	public PooledJedisScriptExecutor(Supplier<UnifiedJedis> client, int poolSize, Duration timeout,
+			List<LuaScript> preloaded) {
+		this.client = client;
+		this.notSentAfterNanos = timeout.toNanos() * FairDeadlines.BACKSTOP;
+		this.timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "ratelimit-jedis-deadlines");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.deadlines = new FairDeadlines((task, delayNanos) -> {
+			ScheduledFuture<?> scheduled = this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+			return () -> scheduled.cancel(false);
+		}, this, timeout);
+		this.attempts = poolSize + 1;
+		AtomicInteger count = new AtomicInteger();
+		ThreadPoolExecutor executor = new ThreadPoolExecutor(poolSize, poolSize, 60, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), (task) -> {
+					Thread thread = new Thread(task, "ratelimit-jedis-" + count.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				});
+		executor.allowCoreThreadTimeOut(true);
+		this.threads = executor;
+		// Opens a first connection and fills the script cache before the first request needs them.
+		this.threads.execute(() -> preloaded.forEach((script) -> {
+			try {
+				delegate();
+				this.jedis.scriptLoad(script.source());
+			}
+			catch (RuntimeException ex) {
+				// Redis down at startup, or a cluster (no single node to load on): the first call loads it instead.
+			}
+		}));
+	}
+
+	@Override
+	public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
+		JedisScriptExecutor delegate = delegate();
+		for (int attempt = 1;; attempt++) {
+			try {
+				return delegate.execute(script, keys, args);
+			}
+			catch (JedisConnectionException ex) {
+				if (attempt >= this.attempts || !closedConnection(ex)) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	@Override
+	public CompletionStage<List<Long>> executeAsync(LuaScript script, List<String> keys, List<String> args) {
+		CompletableFuture<List<Long>> result = new CompletableFuture<>();
+		long submitted = System.nanoTime();
+		try {
+			this.threads.execute(() -> {
+				if (System.nanoTime() - submitted > this.notSentAfterNanos) {
+					result.completeExceptionally(new JedisConnectionException(
+							"Not sent: no connection was free within " + FairDeadlines.BACKSTOP + " x ratelimit.redis.timeout"));
+					return;
+				}
+				long[] sentAt = { System.nanoTime() };
+				this.unanswered.addLast(sentAt);
+				try {
+					List<Long> reply = execute(script, keys, args);
+					this.unansweredSince = 0;
+					this.lastAnsweredAt = System.nanoTime();
+					result.complete(reply);
+				}
+				catch (RuntimeException ex) {
+					if (ex instanceof JedisConnectionException && this.unansweredSince == 0) {
+						// timed out or lost its connection: unanswered, until Redis answers another call
+						this.unansweredSince = sentAt[0];
+					}
+					result.completeExceptionally(ex);
+				}
+				finally {
+					this.unanswered.remove(sentAt);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
+		return result;
+	}
+
+	/** The requests' deadlines, judged with what Redis does with the calls ({@link FairDeadlines}). */
+	@Override
+	public Timeouts deadlines() {
+		return this.deadlines;
+	}
+
+	@Override
+	public Long oldestUnansweredSentAt() {
+		long[] oldest = this.unanswered.peekFirst();
+		long ended = this.unansweredSince;
+		if (oldest == null) {
+			return (ended != 0) ? ended : null;
+		}
+		return (ended != 0 && ended - oldest[0] < 0) ? ended : oldest[0];
+	}
+
+	@Override
+	public long lastAnsweredAt() {
+		return this.lastAnsweredAt;
+	}
+
+	private JedisScriptExecutor delegate() {
+		JedisScriptExecutor delegate = this.delegate;
+		if (delegate == null) {
+			synchronized (this) {
+				if (this.delegate == null) {
+					this.jedis = this.client.get();
+					this.delegate = new JedisScriptExecutor(this.jedis);
+				}
+				delegate = this.delegate;
+			}
+		}
+		return delegate;
+	}
+
+	/** A connection found closed or refused, as opposed to a timeout or a pool with no connection to spare. */
+	static boolean closedConnection(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SocketTimeoutException || cause instanceof NoSuchElementException) {
+				return false;
+			}
+			if (cause instanceof SocketException) {
+				return true;
+			}
+		}
+		// Jedis reports a connection the server closed ("Unexpected end of stream") without a SocketException.
+		return ex.getMessage() != null && ex.getMessage().contains("end of stream");
+	}
+
+	@Override
+	public void close() {
+		this.threads.shutdownNow();
+		this.timer.shutdownNow();
+		synchronized (this) {
+			if (this.jedis != null) {
+				this.jedis.close();
+			}
+		}
+	}
+
+}

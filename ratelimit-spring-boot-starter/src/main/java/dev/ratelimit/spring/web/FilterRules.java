@@ -1,0 +1,100 @@
+package dev.ratelimit.spring.web;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitFactory;
+import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.spring.limits.LimitSettings;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+/**
+ * The rules of {@code ratelimit.filter.rules}, checked at startup (a bad path, method or limit stops it with the
+ * property's name) and matched per request, on Spring MVC and WebFlux alike. Internal to the starter.
+ */
+public final class FilterRules {
+
+	private static final List<String> STANDARD_METHODS = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
+			"OPTIONS", "TRACE");
+
+	private final List<FilterRule> rules;
+
+	private FilterRules(List<FilterRule> rules) {
+		this.rules = List.copyOf(rules);
+	}
+
+	/** The rules of {@code ratelimit.filter.rules}, in order, their limits registered in {@code names}. */
+	public static FilterRules of(List<? extends LimitSettings.Rule> configured, LimitFactory factory,
+			LimitNames names) {
+		List<FilterRule> rules = new ArrayList<>();
+		for (int i = 0; i < configured.size(); i++) {
+			String property = "ratelimit.filter.rules[" + i + "]";
+			LimitSettings.Rule rule = configured.get(i);
+			ConfiguredLimit limit = factory.fromRule(rule, property);
+			try {
+				names.register(limit);
+			}
+			catch (IllegalStateException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + ".name", limit.name(), ex.getMessage());
+			}
+			rules.add(new FilterRule(limit, patterns(rule.getPaths(), property), methods(rule.getMethods(), property)));
+		}
+		return new FilterRules(rules);
+	}
+
+	public static FilterRules none() {
+		return new FilterRules(List.of());
+	}
+
+	/** The limits of the rules that match a request, in the rules' order. */
+	public List<ConfiguredLimit> matching(String method, PathContainer pathWithinApplication) {
+		List<ConfiguredLimit> matched = new ArrayList<>();
+		for (FilterRule rule : this.rules) {
+			if (rule.matches(method, pathWithinApplication)) {
+				matched.add(rule.limit());
+			}
+		}
+		return matched;
+	}
+
+	public boolean isEmpty() {
+		return this.rules.isEmpty();
+	}
+
+	private static Set<String> methods(List<String> methods, String property) {
+		for (int i = 0; i < methods.size(); i++) {
+			if (!STANDARD_METHODS.contains(methods.get(i).toUpperCase(Locale.ROOT))) {
+				throw new InvalidConfigurationPropertyValueException(property + ".methods[" + i + "]", methods.get(i),
+						"Not an HTTP method; use one of " + STANDARD_METHODS + ".");
+			}
+		}
+		return Set.copyOf(methods);
+	}
+
+	private static List<PathPattern> patterns(List<String> paths, String property) {
+		List<PathPattern> patterns = new ArrayList<>();
+		for (int i = 0; i < paths.size(); i++) {
+			if (!paths.get(i).startsWith("/")) {
+				throw new InvalidConfigurationPropertyValueException(property + ".paths[" + i + "]", paths.get(i),
+						"A path pattern starts with '/', such as '/api/**'; without it, it would match nothing.");
+			}
+			try {
+				patterns.add(PathPatternParser.defaultInstance.parse(paths.get(i)));
+			}
+			catch (PatternParseException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + ".paths[" + i + "]", paths.get(i),
+						"Not a valid path pattern: " + ex.getMessage());
+			}
+		}
+		return patterns;
+	}
+
+}

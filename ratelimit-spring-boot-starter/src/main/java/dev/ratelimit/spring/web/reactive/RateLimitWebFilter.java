@@ -1,0 +1,85 @@
+package dev.ratelimit.spring.web.reactive;
+
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ratelimit.spring.RateLimitException;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.FilterRules;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.Ordered;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.cors.reactive.CorsUtils;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+/**
+ * Decides every request on its arrival, on WebFlux: the rules of {@code ratelimit.filter.rules} that match it
+ * (functional endpoints included), together with the {@code @RateLimited} limits of the handler method it goes to
+ * (except those whose key reads the method's arguments, which the advisor decides when the method's result is
+ * subscribed), in one decision. It also makes the exchange known to that advisor, through the Reactor context.
+ *
+ * <p>
+ * A denial is answered as WebFlux answers errors raised before a handler ({@link ExchangeErrors}); the rest of the
+ * chain and the handler do not run.
+ */
+public final class RateLimitWebFilter implements WebFilter, Ordered {
+
+	private final FilterRules rules;
+
+	private final ReactiveDecisions decisions;
+
+	private final ReactiveHandlerLimits handlerLimits;
+
+	private final ExchangeErrors errors;
+
+	private final int order;
+
+	public RateLimitWebFilter(FilterRules rules, ReactiveDecisions decisions, ReactiveHandlerLimits handlerLimits,
+			ExchangeErrors errors, int order) {
+		this.rules = rules;
+		this.decisions = decisions;
+		this.handlerLimits = handlerLimits;
+		this.errors = errors;
+		this.order = order;
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		ServerHttpRequest request = exchange.getRequest();
+		if (CorsUtils.isPreFlightRequest(request)) {
+			// A CORS preflight is the browser asking, not the client acting: charging it would halve the budget.
+			return chain.filter(exchange);
+		}
+		List<ConfiguredLimit> matched = this.rules.matching(request.getMethod().name(),
+				request.getPath().pathWithinApplication());
+		return this.handlerLimits.decideOnArrival(exchange)
+			.flatMap((handlerLimits) -> admitted(exchange, matched, handlerLimits))
+			.flatMap((admitted) -> admitted ? chain.filter(exchange) : Mono.<Void>empty())
+			.contextWrite((context) -> context.put(ReactiveCalls.EXCHANGE, exchange));
+	}
+
+	private Mono<Boolean> admitted(ServerWebExchange exchange, List<ConfiguredLimit> rules,
+			List<ConfiguredLimit> handlerLimits) {
+		if (rules.isEmpty() && handlerLimits.isEmpty()) {
+			return Mono.just(true);
+		}
+		List<ConfiguredLimit> limits = new ArrayList<>(rules);
+		limits.addAll(handlerLimits);
+		return this.decisions.decide(new ExchangeLimitedRequest(exchange), limits)
+			.thenReturn(true)
+			.onErrorResume(RateLimitException.class, (ex) -> {
+				ReactiveHandlerLimits.addCorsFields(exchange);
+				return this.errors.render(exchange, ex).thenReturn(false);
+			});
+	}
+
+}

@@ -1,0 +1,81 @@
+package dev.ratelimit.spring.web.reactive;
+
+
+import java.lang.reflect.Method;
+import java.security.Principal;
+import java.util.List;
+import java.util.Optional;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.aop.ReactorPermitWaits;
+import org.aopalliance.intercept.MethodInvocation;
+import reactor.core.publisher.Mono;
+
+import org.springframework.expression.EvaluationContext;
+
+/**
+ * The enforcer's decisions as {@link Mono}s, for the WebFilter and the advisor: the principal is read from the
+ * exchange (the reactive security context) when a key may need it, and nothing blocks.
+ *
+ * <p>
+ * A decision that waited for Redis completes on the limiter's client threads (or its timer's); the request then
+ * continues on its own connection's event loop ({@link RequestThreads}), so the application's handlers never run
+ * on (and never delay) the limiter's few Redis I/O threads.
+ */
+public final class ReactiveDecisions {
+
+	private final PermitWaits waits;
+
+	private final RateLimitEnforcer enforcer;
+
+	public ReactiveDecisions(PermitWaits waits) {
+		this.waits = waits;
+		this.enforcer = waits.enforcer();
+	}
+
+	/**
+	 * Decides the request's filter rules and handler limits.
+	 * @return empty when the request goes ahead, or a {@link dev.ratelimit.spring.RateLimitException}
+	 */
+	Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits) {
+		return decide(request, limits, (principal) -> this.enforcer.clientKeys()
+			.context(request.exchange().getRequest(), principal, request.exchange()));
+	}
+
+	/** Decides a call of an annotated method, with its arguments. */
+	Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits, Method method,
+			Object[] arguments) {
+		return decide(request, limits, (principal) -> this.enforcer.clientKeys()
+			.context(request.exchange().getRequest(), principal, request.exchange(), method, arguments));
+	}
+
+	private Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
+			java.util.function.Function<Principal, EvaluationContext> context) {
+		// waits for a permit only where every limit is an annotation's that sets maxWait
+		return principal(request, limits).flatMap((principal) -> ReactorPermitWaits.enforce(this.waits, request,
+				limits, context.apply(principal.orElse(null)), this.waits.maxWait(limits, true),
+				() -> RequestThreads.of(request.exchange())));
+	}
+
+	/** A {@code Mono} method's call with limits charged by outcome ({@link ReactorPermitWaits}). */
+	Mono<Object> invokeChargedByOutcome(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
+			MethodInvocation invocation, Method method) {
+		return principal(request, limits).flatMap((principal) -> ReactorPermitWaits.invokeChargedByOutcome(
+				this.waits, invocation, method, request, limits,
+				this.enforcer.clientKeys()
+					.context(request.exchange().getRequest(), principal.orElse(null), request.exchange(), method,
+							invocation.getArguments()),
+				this.waits.maxWait(limits, true), () -> RequestThreads.of(request.exchange())));
+	}
+
+	/** The principal, read only when a limit has a key expression (the default key is the client's address). */
+	private static Mono<Optional<Principal>> principal(ExchangeLimitedRequest request, List<ConfiguredLimit> limits) {
+		if (limits.stream().allMatch((limit) -> limit.key() == null)) {
+			return Mono.just(Optional.empty());
+		}
+		return request.exchange().getPrincipal().map(Optional::of).defaultIfEmpty(Optional.empty());
+	}
+
+}

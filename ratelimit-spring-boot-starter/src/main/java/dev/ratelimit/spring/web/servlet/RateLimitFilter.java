@@ -1,0 +1,91 @@
+package dev.ratelimit.spring.web.servlet;
+
+
+import java.io.IOException;
+import java.util.List;
+
+import dev.ratelimit.spring.RateLimitException;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.enforce.PermitWaits;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.util.function.SingletonSupplier;
+import org.springframework.web.cors.CorsUtils;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+
+/**
+ * Decides every request on its arrival: the rules of {@code ratelimit.filter.rules} that match it, together with the
+ * {@code @RateLimited} limits of the handler method it goes to (except those whose key reads the method's
+ * arguments, which RateLimitedAdvisor decides when the method is called), in one decision. A {@link OncePerRequestFilter}:
+ * the error, forward and async dispatches of one request are charged once.
+ *
+ * <p>
+ * A denial is rendered by Spring MVC's exception resolvers, exactly as the advisor's denial is, so the application
+ * customises both in one place. Without Spring MVC the container's error page answers, with the same status and
+ * header fields.
+ */
+public final class RateLimitFilter extends OncePerRequestFilter {
+
+	private final FilterRules rules;
+
+	private final PermitWaits waits;
+
+	private final HandlerLimits handlerLimits;
+
+	/** Looked up once it exists: a bean lookup per denial cost a denied flood a fifth of its throughput. */
+	private final SingletonSupplier<HandlerExceptionResolver> exceptionResolver;
+
+	public RateLimitFilter(FilterRules rules, PermitWaits waits, HandlerLimits handlerLimits,
+			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
+		this.rules = rules;
+		this.waits = waits;
+		this.handlerLimits = handlerLimits;
+		this.exceptionResolver = SingletonSupplier.of(exceptionResolver::getIfAvailable);
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		if (CorsUtils.isPreFlightRequest(request)) {
+			// A CORS preflight is the browser asking, not the client acting: charging it would halve the budget.
+			chain.doFilter(request, response);
+			return;
+		}
+		PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
+		List<ConfiguredLimit> matched = this.rules.matching(request.getMethod(), path);
+		matched.addAll(this.handlerLimits.decideOnArrival(request));
+		if (!matched.isEmpty()) {
+			try {
+				// waits for a permit only when every limit is a handler's that sets maxWait
+				this.waits.enforce(new ServletLimitedRequest(request, response), matched,
+						this.waits.enforcer().clientKeys().context(request, request.getUserPrincipal(), null),
+						this.waits.maxWait(matched, true));
+			}
+			catch (RateLimitException ex) {
+				render(request, response, ex);
+				return;
+			}
+		}
+		chain.doFilter(request, response);
+	}
+
+	private void render(HttpServletRequest request, HttpServletResponse response, RateLimitException ex)
+			throws IOException {
+		HandlerExceptionResolver resolver = this.exceptionResolver.get();
+		if (resolver != null && resolver.resolveException(request, response, null, ex) != null) {
+			return;
+		}
+		// No Spring MVC: the container's error page, with the status and header fields.
+		ex.getHeaders().forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
+		response.sendError(ex.getStatusCode().value(), ex.getBody().getDetail());
+	}
+
+}

@@ -1,0 +1,47 @@
+package dev.ratelimit.spring.web.servlet;
+
+import java.util.List;
+
+import dev.ratelimit.spring.enforce.LimitedRequest;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+/** A servlet request and its response, as the limiter sees them. Internal to the starter. */
+public record ServletLimitedRequest(HttpServletRequest request, HttpServletResponse response) implements LimitedRequest {
+
+	@Override
+	public String remoteAddress() {
+		return this.request.getRemoteAddr();
+	}
+
+	@Override
+	public String path() {
+		return this.request.getRequestURI();
+	}
+
+	@Override
+	public Object getAttribute(String name) {
+		return this.request.getAttribute(name);
+	}
+
+	@Override
+	public void setAttribute(String name, Object value) {
+		this.request.setAttribute(name, value);
+	}
+
+	@Override
+	public void removeAttribute(String name) {
+		this.request.removeAttribute(name);
+	}
+
+	@Override
+	public List<String> responseHeader(String name) {
+		return List.copyOf(this.response.getHeaders(name));
+	}
+
+	@Override
+	public void setResponseHeader(String name, String value) {
+		this.response.setHeader(name, value);
+	}
+
+}
