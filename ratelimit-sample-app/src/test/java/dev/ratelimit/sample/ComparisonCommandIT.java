@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code java -jar ratelimit-sample-app.jar --compare}, as the README runs it: the printed tables carry exactly the
+ * {@code java -jar ratelimit-sample-app.jar --compare}, as its README runs it: the printed tables carry exactly the
  * numbers of the reference results in {@code docs/ALGORITHMS.md}, whichever Redis it uses.
  */
 class ComparisonCommandIT {

@@ -33,7 +33,7 @@ import dev.ratelimit.core.RateLimiter;
  * for a cluster with one master of several down. There, a client of the failed master opens it, so the instance
  * decides the fail-local limits of every client locally, those of the healthy masters too, until a probe's client
  * lives on a healthy master; the next client of the failed master opens it again. A breaker per node would need the
- * cluster's map of slots, which only the Redis client has (README, "Failover").
+ * cluster's map of slots, which only the Redis client has (docs/FAILURES.md, "Failover").
  */
 public final class LocalFallback {
 

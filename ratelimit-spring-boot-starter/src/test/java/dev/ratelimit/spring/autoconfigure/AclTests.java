@@ -30,7 +30,7 @@ import org.springframework.web.bind.annotation.RestController;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The limiter as a Redis ACL user with the least it needs, as the README lists it: its keys ({@code ~rl:*}), the
+ * The limiter as a Redis ACL user with the least it needs, as docs/FAILURES.md lists it: its keys ({@code ~rl:*}), the
  * scripting commands, the commands the scripts run, and the handshakes of Lettuce and Jedis. With them, limits are
  * exact on both clients; without {@code SCRIPT LOAD} still exact (the first call sends the script with {@code EVAL});
  * without {@code EVALSHA} every decision fails and the failure policy applies (here fail-open), never a 500.

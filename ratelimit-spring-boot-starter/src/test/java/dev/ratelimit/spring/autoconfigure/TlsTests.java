@@ -51,7 +51,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The limiter over TLS, against a real {@code redis-server} that listens on a TLS port only ({@code --port 0}), with
- * a certificate of a throwaway CA made for the test: the README promises the application's Redis "with its TLS"
+ * a certificate of a throwaway CA made for the test: docs/FAILURES.md promises the application's Redis "with its TLS"
  * ({@code spring.data.redis.ssl.*} and an SSL bundle) and {@code rediss://} for {@code ratelimit.redis.url}.
  *
  * <p>

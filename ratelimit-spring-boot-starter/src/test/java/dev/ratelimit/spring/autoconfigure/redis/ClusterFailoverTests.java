@@ -152,7 +152,7 @@ class ClusterFailoverTests {
 
 	/**
 	 * A client whose keys live on {@code master}: their hash tag's slot is in its third. The client key of an
-	 * expression's value {@code c} is {@code key:c}, as the README documents.
+	 * expression's value {@code c} is {@code key:c}, as docs/OPERATIONS.md documents.
 	 */
 	private String clientOn(int master) {
 		for (int i = 0;; i++) {

@@ -51,7 +51,7 @@ record Outage(List<Answer> answers, long failed, long recovered, Set<Kind> decid
 			.count();
 	}
 
-	/** One line per instance, for the test's output and the README. */
+	/** One line per instance, for the test's output and docs/FAILURES.md. */
 	String report(String title, List<String> instances) {
 		StringBuilder report = new StringBuilder(title).append(String.format(Locale.ROOT,
 				": Redis could decide again %.2f s after the failure%n", seconds(this.recovered - this.failed)));
