@@ -1,0 +1,6 @@
+/**
+ * Distributed rate limiting without Spring: the four algorithms as Lua scripts run atomically in Redis
+ * ({@link dev.ratelimit.core.RedisRateLimiter}) or in memory ({@link dev.ratelimit.core.InMemoryRateLimiter}), behind
+ * {@link dev.ratelimit.core.RateLimiter}.
+ */
+package dev.ratelimit.core;

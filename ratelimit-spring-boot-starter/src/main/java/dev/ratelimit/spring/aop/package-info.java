@@ -1,0 +1,5 @@
+/**
+ * {@code @RateLimited} on any bean's methods: the advisor, the startup checks of the annotations, calls outside HTTP
+ * requests and charging by outcome.
+ */
+package dev.ratelimit.spring.aop;

@@ -1,0 +1,5 @@
+/**
+ * Ahead-of-time processing: the runtime hints of what the starter reads reflectively, and the check at run time of
+ * the condition properties decided when processing.
+ */
+package dev.ratelimit.spring.autoconfigure.aot;

@@ -1,0 +1,6 @@
+/**
+ * Auto-configuration: wiring only. {@code RateLimitAutoConfiguration} imports the package-private configurations of
+ * the store, the enforcement, each web stack, calls outside requests and the endpoint; {@code RateLimitProperties}
+ * binds {@code ratelimit.*}.
+ */
+package dev.ratelimit.spring.autoconfigure;

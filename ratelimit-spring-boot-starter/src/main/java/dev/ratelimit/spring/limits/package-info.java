@@ -1,0 +1,5 @@
+/**
+ * What a limit is: {@code @RateLimited} annotations, filter rules, plans and the defaults under {@code ratelimit.*}
+ * turned into checked limits, read through {@link dev.ratelimit.spring.limits.LimitSettings}. Knows no web stack.
+ */
+package dev.ratelimit.spring.limits;

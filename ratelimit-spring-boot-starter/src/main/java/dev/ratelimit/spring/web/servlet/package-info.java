@@ -1,0 +1,4 @@
+/**
+ * Spring MVC: the servlet filter that decides rules and handler limits, and annotated calls on the request's thread.
+ */
+package dev.ratelimit.spring.web.servlet;
