@@ -1,12 +1,12 @@
 package dev.ratelimit.spring.aop;
 
-import dev.ratelimit.spring.web.ArrivalDecisions;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.function.Supplier;
 
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.ArrivalDecisions;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -17,15 +17,16 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Applies {@link RateLimited} to method calls: those made while an HTTP request is handled where the filter has not
  * decided them already on the request's arrival ({@link ArrivalDecisions}): limits whose key reads the method's
  * arguments, and every limit of methods that are not the request's handler, or all when the filter is off. How a
- * call is tied to its request depends on the web stack ({@link LimitedCalls}). A denial throws
+ * call is tied to its request depends on the web stack ({@link CallLimiter}). A denial throws
  * {@link dev.ratelimit.spring.RateLimitExceededException} (on WebFlux, the returned publisher signals it), which the
  * framework's exception handling turns into the 429 response. Calls outside an HTTP request (jobs, listeners, other
- * threads) are limited too, and may wait for a permit ({@link BackgroundCalls}): no annotated method is left
+ * threads) are limited too, and may wait for a permit ({@link BackgroundCallLimiter}): no annotated method is left
  * unlimited.
  *
  * <p>
@@ -42,7 +43,11 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 
 	private final transient Advice advice;
 
-	public RateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, LimitedCalls calls) {
+	/**
+	 * @param methods the limits of annotated methods, looked up when a method is first matched
+	 * @param calls how the application's stack decides calls, looked up when a limited method is first called
+	 */
+	public RateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, ObjectProvider<CallLimiter> calls) {
 		this.methods = methods;
 		this.pointcut = new StaticMethodMatcherPointcut() {
 
@@ -68,7 +73,9 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 			}
 
 		};
-		this.advice = (MethodInterceptor) (invocation) -> limit(invocation, calls);
+		// Looked up once: a bean lookup per call would cost every limited call.
+		Supplier<CallLimiter> limiter = SingletonSupplier.of(calls::getObject);
+		this.advice = (MethodInterceptor) (invocation) -> limit(invocation, limiter.get());
 		setOrder(Ordered.HIGHEST_PRECEDENCE);
 	}
 
@@ -82,7 +89,7 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 		return this.advice;
 	}
 
-	private Object limit(MethodInvocation invocation, LimitedCalls calls) throws Throwable {
+	private Object limit(MethodInvocation invocation, CallLimiter calls) throws Throwable {
 		if (invocation.getThis() == null) {
 			return invocation.proceed();
 		}

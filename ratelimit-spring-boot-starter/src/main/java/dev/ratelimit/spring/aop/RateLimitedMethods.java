@@ -1,10 +1,5 @@
 package dev.ratelimit.spring.aop;
 
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.KeyVariables;
-import dev.ratelimit.spring.limits.LimitFactory;
-import dev.ratelimit.spring.limits.LimitNames;
-
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -17,6 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.KeyVariables;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitResolver;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
@@ -43,24 +42,6 @@ import org.springframework.web.bind.annotation.RequestMapping;
  */
 public final class RateLimitedMethods implements SmartInitializingSingleton {
 
-	/** The web stack whose requests the limits belong to. */
-	public enum Stack {
-
-		/** Spring MVC: any call made while a thread handles a request can be decided. */
-		SERVLET,
-
-		/**
-		 * WebFlux: handlers are decided on the request's arrival, and methods returning {@code Mono} or {@code Flux}
-		 * when subscribed; nothing can wait for Redis, so a method returning a plain value is limited only as a
-		 * handler, and then without keys that read its arguments.
-		 */
-		REACTIVE,
-
-		/** No web stack: every call is made outside an HTTP request. */
-		NONE
-
-	}
-
 	/** Whether Reactive Streams is on the class path (a servlet application may lack it). */
 	private static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
 			RateLimitedMethods.class.getClassLoader());
@@ -69,24 +50,27 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 	private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			RateLimitedMethods.class.getClassLoader());
 
-	private final LimitFactory factory;
+	private final LimitResolver factory;
 
-	private final LimitNames names;
+	private final LimitRegistry names;
 
 	private final ConfigurableListableBeanFactory beanFactory;
 
 	private final Map<MethodClassKey, List<ConfiguredLimit>> cache = new ConcurrentHashMap<>();
 
-	private final Stack stack;
+	private final CallLimiter calls;
 
 	private volatile boolean anyAnnotated;
 
-	public RateLimitedMethods(LimitFactory factory, LimitNames names, ConfigurableListableBeanFactory beanFactory,
-			Stack stack) {
+	/**
+	 * @param calls how the application's stack decides calls, whose rules every limited method is checked against
+	 */
+	public RateLimitedMethods(LimitResolver factory, LimitRegistry names, ConfigurableListableBeanFactory beanFactory,
+			CallLimiter calls) {
 		this.factory = factory;
 		this.names = names;
 		this.beanFactory = beanFactory;
-		this.stack = stack;
+		this.calls = calls;
 	}
 
 	/** The limits of {@code method} invoked on {@code targetClass}: the class's annotations, then the method's. */
@@ -126,9 +110,7 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 				if (limits.stream().anyMatch(ConfiguredLimit::chargedByOutcome)) {
 					checkChargedByOutcome(userClass, method, limits);
 				}
-				if (this.stack == Stack.REACTIVE) {
-					checkReactive(userClass, method, limits);
-				}
+				this.calls.check(userClass.getName() + "." + method.getName(), method, limits);
 			}, (method) -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class
 					&& (annotatedClass || !annotations(method).isEmpty()));
 		}
@@ -150,49 +132,12 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 		Class<?> returnType = method.getReturnType();
 		boolean mono = REACTOR && Mono.class.isAssignableFrom(returnType);
 		boolean publisher = REACTIVE_STREAMS && Publisher.class.isAssignableFrom(returnType);
-		if (this.stack == Stack.REACTIVE && !mono) {
-			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
-					+ " chargeOnStatus), which on WebFlux needs a method that returns a Mono, not a "
-					+ returnType.getSimpleName());
-		}
-		if (this.stack == Stack.SERVLET && publisher) {
-			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
-					+ " chargeOnStatus), which on Spring MVC needs a method that returns its result, not a "
-					+ returnType.getSimpleName());
-		}
+		this.calls.checkChargedByOutcome(name, returnType);
 		if ((publisher && !mono) || Future.class.isAssignableFrom(returnType)
 				|| CompletionStage.class.isAssignableFrom(returnType)) {
 			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
 					+ " chargeOnStatus), which needs a method that returns its result or a Mono, not a "
 					+ returnType.getSimpleName());
-		}
-	}
-
-	/**
-	 * On WebFlux, nothing may wait for Redis: a method is limited when its {@code Mono} or {@code Flux} is
-	 * subscribed, or, returning anything else, as a request's handler before it runs, which is too early to read its
-	 * arguments.
-	 */
-	private static void checkReactive(Class<?> userClass, Method method, List<ConfiguredLimit> limits) {
-		Class<?> returnType = method.getReturnType();
-		if (Publisher.class.isAssignableFrom(returnType)) {
-			return;
-		}
-		String name = userClass.getName() + "." + method.getName();
-		if (!AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
-			throw new IllegalStateException("@RateLimited on " + name + " would not be applied: on WebFlux it limits"
-					+ " request handler methods (@RequestMapping, @GetMapping, ...) and methods that return Mono or Flux,"
-					+ " and this one returns " + returnType.getSimpleName() + "; return a Mono or Flux, or limit the handler"
-					+ " that calls it");
-		}
-		for (ConfiguredLimit limit : limits) {
-			if (limit.readsArguments()) {
-				throw new IllegalStateException("@RateLimited on " + name + " has the key '"
-						+ limit.key().getExpressionString() + "', which reads the method's arguments; on WebFlux a handler"
-						+ " that returns " + returnType.getSimpleName() + " is decided before it runs, when its arguments do"
-						+ " not exist yet: return a Mono or Flux, or key the limit on #request, #exchange, #principal or a"
-						+ " bean");
-			}
 		}
 	}
 

@@ -1,10 +1,5 @@
 package dev.ratelimit.spring.aop;
 
-import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.enforce.LimitedRequest;
-import dev.ratelimit.spring.enforce.PermitWaits;
-
-
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
@@ -14,6 +9,9 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
@@ -26,7 +24,7 @@ import org.springframework.expression.EvaluationContext;
 /**
  * {@link PermitWaits} for methods returning {@code Mono} or {@code Flux}: a wait is a {@link Mono#delay}, so no
  * thread is held, and a subscriber that cancels while it waits cancels the next decision too. Also charge by
- * outcome for a {@code Mono} ({@link OutcomeCharges}), whose reads and charge run on Reactor's bounded elastic
+ * outcome for a {@code Mono} ({@link ChargeByOutcome}), whose reads and charge run on Reactor's bounded elastic
  * threads, never on an event loop. Loaded only when Reactor is on the class path. Internal to the starter.
  */
 public final class ReactorPermitWaits {
@@ -53,15 +51,15 @@ public final class ReactorPermitWaits {
 	}
 
 	/**
-	 * A {@code Mono} method's call with limits charged by outcome: admitted as {@link OutcomeCharges} admits, the
+	 * A {@code Mono} method's call with limits charged by outcome: admitted as {@link ChargeByOutcome} admits, the
 	 * method's {@code Mono} subscribed, then charged by its outcome before its value or error goes on.
 	 */
 	public static Mono<Object> invokeChargedByOutcome(PermitWaits waits, MethodInvocation invocation, Method method,
 			LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait,
 			Supplier<Scheduler> continuation) {
 		RateLimitEnforcer enforcer = waits.enforcer();
-		List<ConfiguredLimit> byOutcome = OutcomeCharges.byOutcome(limits, true);
-		List<ConfiguredLimit> before = OutcomeCharges.byOutcome(limits, false);
+		List<ConfiguredLimit> byOutcome = ChargeByOutcome.byOutcome(limits, true);
+		List<ConfiguredLimit> before = ChargeByOutcome.byOutcome(limits, false);
 		Mono<List<LimitDecision>> admission = untilAdmitted(request, maxWait, (attempt) -> Mono
 			// the reads block: off any event loop
 			.fromCallable(() -> enforcer.peekAdmission(attempt, byOutcome, context))
@@ -71,7 +69,7 @@ public final class ReactorPermitWaits {
 			.doOnNext((peeked) -> enforcer.admitted(attempt)));
 		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(proceed(invocation)))
 			.materialize()
-			.flatMap((signal) -> Mono.fromRunnable(() -> OutcomeCharges.charge(enforcer, request, byOutcome, method,
+			.flatMap((signal) -> Mono.fromRunnable(() -> ChargeByOutcome.charge(enforcer, request, byOutcome, method,
 					signal.get(), signal.getThrowable(), context, peeked))
 				.subscribeOn(Schedulers.boundedElastic()).publishOn(continuation.get()).then(signal.isOnError()
 					? Mono.error(signal.getThrowable()) : Mono.justOrEmpty(signal.get()))));

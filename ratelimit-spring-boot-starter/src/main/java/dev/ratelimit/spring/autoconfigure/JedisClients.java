@@ -1,15 +1,13 @@
 package dev.ratelimit.spring.autoconfigure;
 
-
-import dev.ratelimit.spring.redis.JedisClusterTopology;
-import dev.ratelimit.spring.redis.PooledJedisScriptExecutor;
-
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.spring.redis.JedisClusterTopology;
+import dev.ratelimit.spring.redis.PooledJedisScriptExecutor;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;

@@ -1,18 +1,16 @@
 package dev.ratelimit.spring.autoconfigure;
 
-
-import dev.ratelimit.spring.redis.EventLoopTimeouts;
-import dev.ratelimit.spring.redis.FairDeadlines;
-import dev.ratelimit.spring.redis.LettuceClusterTopology;
-import dev.ratelimit.spring.redis.LettuceScriptExecutor;
-import dev.ratelimit.spring.redis.SentinelFailovers;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.spring.redis.EventLoopTimeouts;
+import dev.ratelimit.spring.redis.FairDeadlines;
+import dev.ratelimit.spring.redis.LettuceClusterTopology;
+import dev.ratelimit.spring.redis.LettuceScriptExecutor;
+import dev.ratelimit.spring.redis.SentinelFailovers;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -26,8 +24,8 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 
 /**

@@ -1,8 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.limits.LimitFactory;
-
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.limits.LimitResolver;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -29,18 +28,19 @@ import org.springframework.core.env.Environment;
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitRedisConfiguration.class, NoRedisConfiguration.class, RateLimitInMemoryConfiguration.class,
 		RateLimitEnforcerConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
-		RateLimitWebFluxConfiguration.class, RateLimitBackgroundConfiguration.class, RateLimitEndpointConfiguration.class })
+		RateLimitWebFluxConfiguration.class, RateLimitBackgroundConfiguration.class,
+		RateLimitedMethodsConfiguration.class, RateLimitEndpointConfiguration.class })
 public class RateLimitAutoConfiguration {
 
 	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */
 	@Bean
 	@ConditionalOnMissingBean
-	LimitFactory rateLimitLimitFactory(RateLimitProperties properties, Environment environment,
+	LimitResolver rateLimitLimitFactory(RateLimitProperties properties, Environment environment,
 			BeanFactory beanFactory) {
 		// The in-memory store never fails: its limits have no local share to check.
 		Integer failLocalInstances = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? null
 				: properties.getFailLocal().getInstances();
-		return new LimitFactory(properties, failLocalInstances, environment, beanFactory);
+		return new LimitResolver(properties, failLocalInstances, environment, beanFactory);
 	}
 
 	/** Without spring-web no advisor can apply @RateLimited: startup stops rather than leave methods unlimited. */

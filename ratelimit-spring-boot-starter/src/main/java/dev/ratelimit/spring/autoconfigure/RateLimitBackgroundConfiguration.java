@@ -1,13 +1,13 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.aop.BackgroundCalls;
-import dev.ratelimit.spring.enforce.PermitWaits;
-
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.limits.LimitFactory;
-import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.spring.aop.BackgroundCallLimiter;
+import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitResolver;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -23,7 +23,7 @@ import org.springframework.web.ErrorResponseException;
 
 /**
  * {@code @RateLimited} in an application that is not a web application (a batch job, a message consumer): every
- * call is outside an HTTP request ({@link BackgroundCalls}). Web applications get theirs from their stack's
+ * call is outside an HTTP request ({@link BackgroundCallLimiter}). Web applications get theirs from their stack's
  * configuration, which decides calls outside requests the same way. Internal to the starter: imported by
  * {@code RateLimitAutoConfiguration}.
  */
@@ -33,21 +33,11 @@ import org.springframework.web.ErrorResponseException;
 @ConditionalOnBean(RateLimiter.class)
 class RateLimitBackgroundConfiguration {
 
-	/** Checks every @RateLimited at startup. */
+	/** Every call is outside an HTTP request. */
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
-			ConfigurableListableBeanFactory beanFactory) {
-		return new RateLimitedMethods(factory, names, beanFactory, RateLimitedMethods.Stack.NONE);
-	}
-
-	/** Static and infrastructure, as in the web stacks' configurations. */
-	@Bean
-	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	@ConditionalOnMissingBean
-	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
-			ObjectProvider<PermitWaits> waits) {
-		return new RateLimitedAdvisor(methods, new BackgroundCalls(waits));
+	CallLimiter rateLimitCallLimiter(ObjectProvider<PermitWaits> waits) {
+		return new BackgroundCallLimiter(waits);
 	}
 
 }

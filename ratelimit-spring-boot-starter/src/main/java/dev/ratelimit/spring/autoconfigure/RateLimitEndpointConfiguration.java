@@ -1,11 +1,10 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
-
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.limits.LimitFactory;
-import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
 import dev.ratelimit.spring.enforce.RememberedDenials;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitResolver;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -26,12 +25,12 @@ class RateLimitEndpointConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
-	@ConditionalOnBean({ RateLimiter.class, LimitNames.class, RememberedDenials.class })
+	@ConditionalOnBean({ RateLimiter.class, LimitRegistry.class, RememberedDenials.class })
 	static class Available {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitNames names, LimitFactory factory,
+		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitRegistry names, LimitResolver factory,
 				RateLimitProperties properties, RememberedDenials denials) {
 			String store = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? "in-memory" : "redis";
 			return new RateLimitsEndpoint(rateLimiter, names, factory.plans(), store, denials);

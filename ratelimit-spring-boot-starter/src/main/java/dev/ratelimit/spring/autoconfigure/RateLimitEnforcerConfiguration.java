@@ -1,8 +1,13 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.Duration;
+
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
-import dev.ratelimit.spring.enforce.ClientKeys;
+import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.LocalFallback;
+import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.enforce.RateLimitEvents;
 import dev.ratelimit.spring.enforce.RateLimitHeaders;
@@ -11,14 +16,8 @@ import dev.ratelimit.spring.enforce.RememberedDenials;
 import dev.ratelimit.spring.enforce.ShadowDenials;
 import dev.ratelimit.spring.enforce.ThreadTimeouts;
 import dev.ratelimit.spring.enforce.Timeouts;
-import dev.ratelimit.spring.limits.LimitFactory;
-import dev.ratelimit.spring.limits.LimitNames;
-
-import java.time.Duration;
-
-import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.core.ScriptExecutor;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitResolver;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -48,22 +47,22 @@ class RateLimitEnforcerConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LimitNames rateLimitNames() {
-		return new LimitNames();
+	LimitRegistry rateLimitNames() {
+		return new LimitRegistry();
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events,
-			ObjectProvider<Timeouts> timeouts, ObjectProvider<ScriptExecutor> executor, LimitFactory factory,
+			ObjectProvider<Timeouts> timeouts, ObjectProvider<ScriptExecutor> executor, LimitResolver factory,
 			RememberedDenials denials) {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
 		return new RateLimitEnforcer(rateLimiter,
 				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
-				new ClientKeys(beanFactory, properties.getMissingKey(), responses), responses,
+				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), responses,
 				events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties))),
 				deadlines(executor.getIfAvailable(), timeouts),
 				new LocalFallback(RateLimitProperties.requirePositive("ratelimit.fail-local.probe-interval",
@@ -87,7 +86,7 @@ class RateLimitEnforcerConfiguration {
 
 	/** Every limit that a plan names exists: checked once the annotations' limits are known too. */
 	@Bean
-	ApplicationListener<ContextRefreshedEvent> rateLimitPlansCheck(LimitFactory factory, LimitNames names) {
+	ApplicationListener<ContextRefreshedEvent> rateLimitPlansCheck(LimitResolver factory, LimitRegistry names) {
 		return (event) -> factory.plans().requireKnownLimits(names.names());
 	}
 
@@ -129,7 +128,7 @@ class RateLimitEnforcerConfiguration {
 		 * singleton is instantiated ({@code RateLimitedMethods}).
 		 */
 		@Bean
-		ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEvents events, LimitNames names) {
+		ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEvents events, LimitRegistry names) {
 			return (event) -> events.register(names.names());
 		}
 

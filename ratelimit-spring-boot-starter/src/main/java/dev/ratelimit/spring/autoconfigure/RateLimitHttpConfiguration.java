@@ -1,11 +1,10 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.limits.LimitFactory;
-import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitResolver;
 import dev.ratelimit.spring.web.FilterRules;
 import dev.ratelimit.spring.web.RateLimitExceptionHandler;
-
-import dev.ratelimit.core.RateLimiter;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -26,7 +25,7 @@ class RateLimitHttpConfiguration {
 	/** The rules, checked at startup; none when {@code ratelimit.filter.enabled=false}. */
 	@Bean
 	@ConditionalOnMissingBean
-	FilterRules rateLimitFilterRules(RateLimitProperties properties, LimitFactory factory, LimitNames names) {
+	FilterRules rateLimitFilterRules(RateLimitProperties properties, LimitResolver factory, LimitRegistry names) {
 		return properties.getFilter().isEnabled() ? FilterRules.of(properties.getFilter().getRules(), factory, names) : FilterRules.none();
 	}
 

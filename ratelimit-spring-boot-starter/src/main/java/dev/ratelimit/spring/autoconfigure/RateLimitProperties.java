@@ -1,11 +1,5 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.FailurePolicy;
-import dev.ratelimit.spring.HeaderStyle;
-import dev.ratelimit.spring.LimitMode;
-import dev.ratelimit.spring.MissingKeyPolicy;
-import dev.ratelimit.spring.limits.LimitSettings;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,6 +7,11 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.HeaderStyle;
+import dev.ratelimit.spring.LimitMode;
+import dev.ratelimit.spring.MissingKeyPolicy;
+import dev.ratelimit.spring.limits.LimitSettings;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;

@@ -1,21 +1,21 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.web.reactive.ExchangeErrors;
-import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
-import dev.ratelimit.spring.web.reactive.ReactiveCalls;
-import dev.ratelimit.spring.web.reactive.ReactiveDecisions;
-import dev.ratelimit.spring.web.reactive.ReactiveHandlerLimits;
-
 import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.web.FilterRules;
-import dev.ratelimit.spring.limits.LimitFactory;
-import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
-import dev.ratelimit.spring.enforce.Timeouts;
 import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.Timeouts;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitResolver;
+import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.web.reactive.ExchangeErrors;
+import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
+import dev.ratelimit.spring.web.reactive.ReactiveCallLimiter;
+import dev.ratelimit.spring.web.reactive.ReactiveDecisions;
+import dev.ratelimit.spring.web.reactive.ReactiveHandlerLimits;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,13 +44,6 @@ import org.springframework.web.reactive.HandlerResultHandler;
 @ConditionalOnBean(RateLimiter.class)
 class RateLimitWebFluxConfiguration {
 
-	/** Checks every @RateLimited at startup, and refuses to start where WebFlux would not apply one. */
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
-			ConfigurableListableBeanFactory beanFactory) {
-		return new RateLimitedMethods(factory, names, beanFactory, RateLimitedMethods.Stack.REACTIVE);
-	}
 
 	/** Deadlines on Reactor's parallel scheduler, whose timers never block an event loop. */
 	@Bean
@@ -76,16 +69,11 @@ class RateLimitWebFluxConfiguration {
 				new ExchangeErrors(handlerAdapters, resultHandlers), properties.getFilter().getOrder());
 	}
 
-	/**
-	 * Static and infrastructure, as Spring's own advisors are: the auto-proxy creator asks for advisors before most
-	 * beans exist, and the limiter behind it is looked up only when a limited method is first called.
-	 */
+	/** How WebFlux decides limited calls: when their publisher is subscribed, or outside requests. */
 	@Bean
-	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
-			ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
-		return new RateLimitedAdvisor(methods, new ReactiveCalls(decisions, waits));
+	CallLimiter rateLimitCallLimiter(ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
+		return new ReactiveCallLimiter(decisions, waits);
 	}
 
 }

@@ -1,16 +1,16 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.web.servlet.HandlerLimits;
-import dev.ratelimit.spring.web.servlet.RateLimitFilter;
-import dev.ratelimit.spring.web.servlet.ServletCalls;
-
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.web.FilterRules;
-import dev.ratelimit.spring.limits.LimitFactory;
-import dev.ratelimit.spring.limits.LimitNames;
+import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
 import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitResolver;
+import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.web.servlet.HandlerLimits;
+import dev.ratelimit.spring.web.servlet.RateLimitFilter;
+import dev.ratelimit.spring.web.servlet.ServletCallLimiter;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -39,13 +39,6 @@ import org.springframework.web.servlet.HandlerMapping;
 @ConditionalOnBean(RateLimiter.class)
 class RateLimitWebMvcConfiguration {
 
-	/** Checks every @RateLimited at startup, and refuses to start where no proxy would apply one. */
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimitedMethods rateLimitedMethods(LimitFactory factory, LimitNames names,
-			ConfigurableListableBeanFactory beanFactory) {
-		return new RateLimitedMethods(factory, names, beanFactory, RateLimitedMethods.Stack.SERVLET);
-	}
 
 	@Bean
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
@@ -60,16 +53,11 @@ class RateLimitWebMvcConfiguration {
 		return registration;
 	}
 
-	/**
-	 * Static and infrastructure, as Spring's own advisors are: the auto-proxy creator asks for advisors before most
-	 * beans exist, and the limiter behind it is looked up only when a limited method is first called.
-	 */
+	/** How Spring MVC decides limited calls: on the request's thread, or outside requests. */
 	@Bean
-	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
-			ObjectProvider<PermitWaits> waits) {
-		return new RateLimitedAdvisor(methods, new ServletCalls(waits));
+	CallLimiter rateLimitCallLimiter(ObjectProvider<PermitWaits> waits) {
+		return new ServletCallLimiter(waits);
 	}
 
 }

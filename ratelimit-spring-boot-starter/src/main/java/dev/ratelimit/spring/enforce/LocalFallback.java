@@ -1,8 +1,5 @@
 package dev.ratelimit.spring.enforce;
 
-import dev.ratelimit.spring.FailurePolicy;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +12,8 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
 
 /**
  * The {@link FailurePolicy#FAIL_LOCAL} side of the enforcer: this instance's own {@link InMemoryRateLimiter}, which

@@ -1,10 +1,5 @@
 package dev.ratelimit.spring.enforce;
 
-import dev.ratelimit.spring.FailurePolicy;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.LimitNames;
-import dev.ratelimit.spring.limits.Plans;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,7 +21,11 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.RateLimitException;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.Plans;
 
 import org.springframework.expression.EvaluationContext;
 
@@ -68,7 +67,7 @@ public final class RateLimitEnforcer {
 
 	private final long timeoutNanos;
 
-	private final ClientKeys clientKeys;
+	private final ClientKeyResolver clientKeys;
 
 	private final RateLimitResponses responses;
 
@@ -84,7 +83,7 @@ public final class RateLimitEnforcer {
 
 	private final RememberedDenials denials;
 
-	public RateLimitEnforcer(RateLimiter limiter, Duration timeout, ClientKeys clientKeys, RateLimitResponses responses,
+	public RateLimitEnforcer(RateLimiter limiter, Duration timeout, ClientKeyResolver clientKeys, RateLimitResponses responses,
 			RateLimitEvents events, Timeouts timeouts, LocalFallback fallback, Plans plans,
 			ShadowDenials shadowDenials, RememberedDenials denials) {
 		this.limiter = limiter;
@@ -99,12 +98,12 @@ public final class RateLimitEnforcer {
 		this.timeouts = timeouts;
 	}
 
-	public ClientKeys clientKeys() {
+	public ClientKeyResolver clientKeys() {
 		return this.clientKeys;
 	}
 
 	/**
-	 * Limits with one name are one budget (their shapes agree: {@link LimitNames}); when several apply to one request
+	 * Limits with one name are one budget (their shapes agree: {@link LimitRegistry}); when several apply to one request
 	 * (a rule and an annotation, a class and its method), the request takes the sum of their costs from it once.
 	 */
 	private static List<LimitDefinition> sharedBudgetsMerged(List<ConfiguredLimit> limits) {

@@ -1,7 +1,5 @@
 package dev.ratelimit.spring.enforce;
 
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -10,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

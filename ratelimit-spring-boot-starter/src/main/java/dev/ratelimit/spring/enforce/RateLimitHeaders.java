@@ -1,13 +1,12 @@
 package dev.ratelimit.spring.enforce;
 
-import dev.ratelimit.spring.HeaderStyle;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.StringJoiner;
 
 import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.spring.HeaderStyle;
 
 import org.springframework.http.HttpHeaders;
 

@@ -1,7 +1,5 @@
 package dev.ratelimit.spring.enforce;
 
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -11,6 +9,7 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimitKeyMissingException;
 import dev.ratelimit.spring.RateLimitUnavailableException;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;

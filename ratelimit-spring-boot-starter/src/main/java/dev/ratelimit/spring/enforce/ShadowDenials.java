@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

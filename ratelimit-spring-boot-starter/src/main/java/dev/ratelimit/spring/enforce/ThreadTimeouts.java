@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.enforce;
 
-
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;

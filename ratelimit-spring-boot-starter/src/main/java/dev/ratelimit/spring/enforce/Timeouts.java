@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.enforce;
 
-
 /**
  * Ends the waits of the limiter at the request's deadline, without blocking the thread that schedules or cancels
  * them: the thread that asks Redis may be an event loop, and the thread that cancels (when Redis answers first) is

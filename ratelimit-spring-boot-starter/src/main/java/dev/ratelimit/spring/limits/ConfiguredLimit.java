@@ -1,11 +1,10 @@
 package dev.ratelimit.spring.limits;
 
-import dev.ratelimit.spring.FailurePolicy;
-
 import java.time.Duration;
 import java.util.Map;
 
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.spring.FailurePolicy;
 
 import org.springframework.expression.Expression;
 

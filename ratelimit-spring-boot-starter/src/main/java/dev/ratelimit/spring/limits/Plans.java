@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.limits;
 
-
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -15,7 +14,7 @@ import org.springframework.expression.Expression;
 
 /**
  * Plans per client ({@code ratelimit.plans}, {@code ratelimit.plan.*}): which plan a request has. The shapes of the
- * limits per plan are applied by {@link LimitFactory}, which builds every planned limit for every plan at startup.
+ * limits per plan are applied by {@link LimitResolver}, which builds every planned limit for every plan at startup.
  * Internal to the starter.
  */
 public final class Plans {

@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.redis;
 
-
 import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;

@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.redis;
 
-
 import java.time.Duration;
 
 import dev.ratelimit.spring.enforce.Timeouts;

@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.redis;
 
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,18 +14,18 @@ import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.enforce.Timeouts;
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
-import io.lettuce.core.protocol.AsyncCommand;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 
 /**
  * The limiter's {@link ScriptExecutor} on a Lettuce connection of its own: one connection, thread-safe, on which

@@ -1,15 +1,14 @@
 package dev.ratelimit.spring.redis;
 
-
 import java.net.SocketException;
-import java.time.Duration;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Deque;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;

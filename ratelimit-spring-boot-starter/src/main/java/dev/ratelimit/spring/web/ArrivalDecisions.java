@@ -1,11 +1,11 @@
 package dev.ratelimit.spring.web;
 
-import dev.ratelimit.spring.aop.RateLimitedMethods;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.enforce.LimitedRequest;
-
 import java.lang.reflect.Method;
 import java.util.List;
+
+import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
 
 /**
  * Splits a handler's {@code @RateLimited} limits between the request's arrival and the handler's call, the same on

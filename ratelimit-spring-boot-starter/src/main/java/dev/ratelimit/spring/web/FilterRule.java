@@ -1,12 +1,12 @@
 package dev.ratelimit.spring.web;
 
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;

@@ -1,14 +1,14 @@
 package dev.ratelimit.spring.web;
 
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.LimitFactory;
-import dev.ratelimit.spring.limits.LimitNames;
-import dev.ratelimit.spring.limits.LimitSettings;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitResolver;
+import dev.ratelimit.spring.limits.LimitSettings;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.http.server.PathContainer;
@@ -32,8 +32,8 @@ public final class FilterRules {
 	}
 
 	/** The rules of {@code ratelimit.filter.rules}, in order, their limits registered in {@code names}. */
-	public static FilterRules of(List<? extends LimitSettings.Rule> configured, LimitFactory factory,
-			LimitNames names) {
+	public static FilterRules of(List<? extends LimitSettings.Rule> configured, LimitResolver factory,
+			LimitRegistry names) {
 		List<FilterRule> rules = new ArrayList<>();
 		for (int i = 0; i < configured.size(); i++) {
 			String property = "ratelimit.filter.rules[" + i + "]";

@@ -1,13 +1,12 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.LimitFactory;
-import dev.ratelimit.spring.limits.Plans;
-import dev.ratelimit.spring.web.FilterRules;
-
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitResolver;
+import dev.ratelimit.spring.limits.Plans;
+import dev.ratelimit.spring.web.FilterRules;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -45,7 +44,7 @@ class PlanAndModeConfigurationTests {
 					"ratelimit.plan.default-plan=free", "ratelimit.plan.expression=#request.getHeader('X-Plan')")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				Plans plans = context.getBean(LimitFactory.class).plans();
+				Plans plans = context.getBean(LimitResolver.class).plans();
 				assertThat(plans.names()).containsExactly("free", "pro");
 				ConfiguredLimit rule = onlyRule(context.getBean(FilterRules.class));
 				assertThat(rule.forPlan("free").definition().limit()).isEqualTo(5);

@@ -1,7 +1,5 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.limits.Plans;
-
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
@@ -9,6 +7,7 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.app.ApiKeyPlans;
+import dev.ratelimit.spring.limits.Plans;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

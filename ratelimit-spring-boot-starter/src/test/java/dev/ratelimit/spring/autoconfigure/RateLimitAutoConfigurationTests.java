@@ -1,13 +1,5 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.aop.RateLimitedAdvisor;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
-import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.enforce.RateLimitEvents;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRules;
-import dev.ratelimit.spring.web.RateLimitExceptionHandler;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -29,7 +21,14 @@ import dev.ratelimit.core.RedisRateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
+import dev.ratelimit.spring.aop.RateLimitedAdvisor;
+import dev.ratelimit.spring.aop.RateLimitedMethods;
 import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.enforce.RateLimitEvents;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.web.RateLimitExceptionHandler;
 import dev.ratelimit.spring.web.servlet.RateLimitFilter;
 import dev.ratelimit.test.TestRedis;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;

@@ -1,20 +1,19 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.HeaderStyle;
-import dev.ratelimit.spring.enforce.RateLimitHeaders;
-import dev.ratelimit.spring.enforce.RateLimitResponses;
-
 import java.time.Duration;
 import java.util.List;
 
-import dev.ratelimit.spring.web.servlet.ServletLimitedRequest;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.spring.HeaderStyle;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.autoconfigure.app.ClockedLimiterConfiguration;
 import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.spring.enforce.RateLimitHeaders;
+import dev.ratelimit.spring.enforce.RateLimitResponses;
+import dev.ratelimit.spring.web.servlet.ServletLimitedRequest;
 import org.junit.jupiter.api.Test;
 import org.skyscreamer.jsonassert.JSONAssert;
 import org.skyscreamer.jsonassert.JSONCompareMode;

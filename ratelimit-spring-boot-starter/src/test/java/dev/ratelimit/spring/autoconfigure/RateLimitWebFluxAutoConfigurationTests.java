@@ -1,20 +1,19 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
-
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.enforce.Timeouts;
+import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;

@@ -1,13 +1,12 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.enforce.RememberedDenials;
-
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import dev.ratelimit.spring.autoconfigure.app.ClockedLimiterConfiguration;
 import dev.ratelimit.spring.autoconfigure.app.TestClock;
+import dev.ratelimit.spring.enforce.RememberedDenials;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

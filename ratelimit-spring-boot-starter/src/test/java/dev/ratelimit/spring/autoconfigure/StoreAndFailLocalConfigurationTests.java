@@ -1,11 +1,5 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.FailurePolicy;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
-import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRules;
-
 import java.time.Duration;
 import java.util.List;
 
@@ -14,7 +8,12 @@ import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.FilterRules;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -1,10 +1,9 @@
 package dev.ratelimit.spring.autoconfigure;
 
-import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.enforce;
 
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.redis;
 
-
 import java.util.LinkedHashSet;
 import java.util.Set;
 

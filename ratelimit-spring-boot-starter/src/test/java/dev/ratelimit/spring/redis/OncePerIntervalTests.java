@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.redis;
 
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -10,19 +10,19 @@ import java.util.TreeSet;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.enforce.ClientKeys;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.LimitNames;
-import dev.ratelimit.spring.limits.Plans;
+import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.RateLimitHeaders;
 import dev.ratelimit.spring.enforce.RememberedDenials;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.Plans;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
@@ -45,7 +45,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * {@code ratelimit.denials.max-age}.</li>
  * </ul>
  * {@code client} is the client key as the limiter resolves it: {@code ip:<address>} for a limit by IP address (or a
- * missing key that fell back to it; an IPv6 address in any form, {@link ClientKeys#canonicalIp}), {@code key:<value>}
+ * missing key that fell back to it; an IPv6 address in any form, {@link ClientKeyResolver#canonicalIp}), {@code key:<value>}
  * for the value of a key expression. Answers 404 for a name that
  * no limit has, 400 for a client in neither form, 503 when the store does not answer in time
  * ({@code ratelimit.redis.timeout}). Off the web until exposed, as every Actuator endpoint but health
@@ -59,7 +59,7 @@ public class RateLimitsEndpoint {
 
 	private final RateLimiter limiter;
 
-	private final LimitNames names;
+	private final LimitRegistry names;
 
 	private final Plans plans;
 
@@ -67,7 +67,7 @@ public class RateLimitsEndpoint {
 
 	private final RememberedDenials denials;
 
-	public RateLimitsEndpoint(RateLimiter limiter, LimitNames names, Plans plans, String store, RememberedDenials denials) {
+	public RateLimitsEndpoint(RateLimiter limiter, LimitRegistry names, Plans plans, String store, RememberedDenials denials) {
 		this.limiter = limiter;
 		this.denials = denials;
 		this.names = names;
@@ -160,10 +160,10 @@ public class RateLimitsEndpoint {
 		return this.names.all().stream().anyMatch((limit) -> limit.name().equals(name));
 	}
 
-	/** The client key with an IP address in the form the limiter keys it ({@link ClientKeys#canonicalIp}). */
+	/** The client key with an IP address in the form the limiter keys it ({@link ClientKeyResolver#canonicalIp}). */
 	private static String clientKey(String client) {
-		return client.startsWith(ClientKeys.IP_PREFIX)
-				? ClientKeys.IP_PREFIX + ClientKeys.canonicalIp(client.substring(ClientKeys.IP_PREFIX.length()))
+		return client.startsWith(ClientKeyResolver.IP_PREFIX)
+				? ClientKeyResolver.IP_PREFIX + ClientKeyResolver.canonicalIp(client.substring(ClientKeyResolver.IP_PREFIX.length()))
 				: client;
 	}
 
@@ -174,12 +174,12 @@ public class RateLimitsEndpoint {
 					+ String.join(", ", new TreeSet<>(this.names.all().stream().map(ConfiguredLimit::name).toList()))),
 					WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		boolean ip = client.startsWith(ClientKeys.IP_PREFIX) && client.length() > ClientKeys.IP_PREFIX.length();
-		boolean key = client.startsWith(ClientKeys.KEY_PREFIX) && client.length() > ClientKeys.KEY_PREFIX.length();
+		boolean ip = client.startsWith(ClientKeyResolver.IP_PREFIX) && client.length() > ClientKeyResolver.IP_PREFIX.length();
+		boolean key = client.startsWith(ClientKeyResolver.KEY_PREFIX) && client.length() > ClientKeyResolver.KEY_PREFIX.length();
 		if (!ip && !key) {
 			return new WebEndpointResponse<>(new Error("client must be a client key as the limiter resolves it: '"
-					+ ClientKeys.IP_PREFIX + "<address>' (a limit by IP address, or a missing key that fell back to it) or '"
-					+ ClientKeys.KEY_PREFIX + "<value>' (the value of a key expression), but was '" + client + "'"),
+					+ ClientKeyResolver.IP_PREFIX + "<address>' (a limit by IP address, or a missing key that fell back to it) or '"
+					+ ClientKeyResolver.KEY_PREFIX + "<value>' (the value of a key expression), but was '" + client + "'"),
 					WebEndpointResponse.STATUS_BAD_REQUEST);
 		}
 		return null;

@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.web.reactive;
 
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -64,7 +63,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 		return this.handlerLimits.decideOnArrival(exchange)
 			.flatMap((handlerLimits) -> admitted(exchange, matched, handlerLimits))
 			.flatMap((admitted) -> admitted ? chain.filter(exchange) : Mono.<Void>empty())
-			.contextWrite((context) -> context.put(ReactiveCalls.EXCHANGE, exchange));
+			.contextWrite((context) -> context.put(ReactiveCallLimiter.EXCHANGE, exchange));
 	}
 
 	private Mono<Boolean> admitted(ServerWebExchange exchange, List<ConfiguredLimit> rules,

@@ -1,15 +1,14 @@
 package dev.ratelimit.spring.web.reactive;
 
-
 import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
 
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.aop.ReactorPermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import reactor.core.publisher.Mono;
 

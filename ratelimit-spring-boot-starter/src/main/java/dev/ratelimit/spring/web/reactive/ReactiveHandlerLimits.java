@@ -1,14 +1,13 @@
 package dev.ratelimit.spring.web.reactive;
 
-
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.ratelimit.spring.web.ArrivalDecisions;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.ArrivalDecisions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

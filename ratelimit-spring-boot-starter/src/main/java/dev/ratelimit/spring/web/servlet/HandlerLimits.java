@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.web.servlet;
 
-
 import java.lang.reflect.Method;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -10,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import dev.ratelimit.spring.web.ArrivalDecisions;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.ArrivalDecisions;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 

@@ -1,13 +1,12 @@
 package dev.ratelimit.spring.web.servlet;
 
-
 import java.io.IOException;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
+import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.FilterRules;
-import dev.ratelimit.spring.enforce.PermitWaits;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,8 +1,5 @@
 package dev.ratelimit.spring.enforce;
 
-import dev.ratelimit.spring.MissingKeyPolicy;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-
 import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -11,7 +8,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
+import dev.ratelimit.spring.MissingKeyPolicy;
 import dev.ratelimit.spring.RateLimitKeyMissingException;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -31,9 +30,9 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  * {@code server.forward-headers-strategy}). A null or empty result, or one that fails to evaluate, falls back to the
  * IP address or is rejected, as {@link MissingKeyPolicy} says: never a shared "null" bucket. Internal to the starter.
  */
-public final class ClientKeys {
+public final class ClientKeyResolver {
 
-	private static final Log logger = LogFactory.getLog(ClientKeys.class);
+	private static final Log logger = LogFactory.getLog(ClientKeyResolver.class);
 
 	/** Prefix of a client key that is the client's IP address: {@code ip:203.0.113.7}. */
 	public static final String IP_PREFIX = "ip:";
@@ -60,7 +59,7 @@ public final class ClientKeys {
 	/** The limits whose key expression has failed once already. */
 	private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
-	public ClientKeys(BeanFactory beanFactory, MissingKeyPolicy missingKeyPolicy, RateLimitResponses responses) {
+	public ClientKeyResolver(BeanFactory beanFactory, MissingKeyPolicy missingKeyPolicy, RateLimitResponses responses) {
 		this.beanResolver = new BeanFactoryResolver(beanFactory);
 		this.missingKeyPolicy = missingKeyPolicy;
 		this.responses = responses;

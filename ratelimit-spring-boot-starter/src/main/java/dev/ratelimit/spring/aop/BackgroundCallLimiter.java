@@ -1,14 +1,13 @@
 package dev.ratelimit.spring.aop;
 
-import dev.ratelimit.spring.enforce.BackgroundCall;
-import dev.ratelimit.spring.enforce.PermitWaits;
-
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import dev.ratelimit.spring.enforce.BackgroundCall;
+import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
@@ -28,17 +27,17 @@ import org.springframework.util.ClassUtils;
  * returning a {@code CompletionStage} or {@code CompletableFuture} with a delayed stage, anything else by sleeping
  * on the calling thread. Internal to the starter.
  */
-public final class BackgroundCalls implements LimitedCalls {
+public final class BackgroundCallLimiter implements CallLimiter {
 
 	private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
-			BackgroundCalls.class.getClassLoader());
+			BackgroundCallLimiter.class.getClassLoader());
 
 	private static final boolean NETTY = ClassUtils.isPresent("io.netty.util.concurrent.FastThreadLocalThread",
-			BackgroundCalls.class.getClassLoader());
+			BackgroundCallLimiter.class.getClassLoader());
 
 	private final ObjectProvider<PermitWaits> waits;
 
-	public BackgroundCalls(ObjectProvider<PermitWaits> waits) {
+	public BackgroundCallLimiter(ObjectProvider<PermitWaits> waits) {
 		this.waits = waits;
 	}
 
@@ -68,8 +67,8 @@ public final class BackgroundCalls implements LimitedCalls {
 					+ Thread.currentThread().getName() + "), where it cannot wait for Redis; return a Mono, Flux or"
 					+ " CompletionStage, or call it from another thread");
 		}
-		if (OutcomeCharges.any(limits)) {
-			return OutcomeCharges.invoke(waits, invocation, method, new BackgroundCall(), limits, context, maxWait);
+		if (ChargeByOutcome.any(limits)) {
+			return ChargeByOutcome.invoke(waits, invocation, method, new BackgroundCall(), limits, context, maxWait);
 		}
 		waits.enforce(new BackgroundCall(), limits, context, maxWait);
 		return invocation.proceed();
@@ -105,7 +104,7 @@ public final class BackgroundCalls implements LimitedCalls {
 		/** The limited publisher, or {@code null} when the return type is neither a Mono nor what a Flux is. */
 		static Object invoke(MethodInvocation invocation, Method method, Class<?> returnType, PermitWaits waits,
 				List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait) {
-			if (Mono.class.isAssignableFrom(returnType) && OutcomeCharges.any(limits)) {
+			if (Mono.class.isAssignableFrom(returnType) && ChargeByOutcome.any(limits)) {
 				return Mono.defer(() -> ReactorPermitWaits.invokeChargedByOutcome(waits, invocation, method,
 						new BackgroundCall(), limits, context, maxWait, Schedulers::parallel));
 			}

@@ -1,36 +1,37 @@
 package dev.ratelimit.spring.web.reactive;
 
-
 import java.lang.reflect.Method;
 import java.util.List;
 
-import dev.ratelimit.spring.web.ArrivalDecisions;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.aop.LimitedCalls;
-import dev.ratelimit.spring.aop.BackgroundCalls;
-import dev.ratelimit.spring.aop.OutcomeCharges;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.aop.BackgroundCallLimiter;
+import dev.ratelimit.spring.aop.CallLimiter;
+import dev.ratelimit.spring.aop.ChargeByOutcome;
 import dev.ratelimit.spring.aop.ReactorPermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.ArrivalDecisions;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
  * Limited calls on WebFlux. A method returning {@code Mono} or {@code Flux} is decided when its result is subscribed
  * within a request (the exchange comes from the subscriber's context, put there by {@link RateLimitWebFilter}), and
  * runs only when admitted; a denial is the publisher's error. Subscribed outside a request (a scheduled job, a
- * listener), it is decided as {@code BackgroundCalls} decides, waiting for a permit with a delay. Anything else
+ * listener), it is decided as {@code BackgroundCallLimiter} decides, waiting for a permit with a delay. Anything else
  * returned: a handler called by WebFlux is decided on the request's arrival ({@code RateLimitedMethods} refuses to
- * start with other such methods), and called by the application itself (a job), as {@code BackgroundCalls} decides.
+ * start with other such methods), and called by the application itself (a job), as {@code BackgroundCallLimiter} decides.
  */
-public final class ReactiveCalls implements LimitedCalls {
+public final class ReactiveCallLimiter implements CallLimiter {
 
 	/** Reactor context key: the exchange of the request being handled. */
-	static final String EXCHANGE = ReactiveCalls.class.getName() + ".exchange";
+	static final String EXCHANGE = ReactiveCallLimiter.class.getName() + ".exchange";
 
 	private final ObjectProvider<ReactiveDecisions> decisions;
 
@@ -38,11 +39,11 @@ public final class ReactiveCalls implements LimitedCalls {
 	private static final String HANDLER_INVOKER = "org.springframework.web.reactive.result.method.InvocableHandlerMethod";
 
 	/** Calls outside requests, which carry no exchange. */
-	private final BackgroundCalls background;
+	private final BackgroundCallLimiter background;
 
-	public ReactiveCalls(ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
+	public ReactiveCallLimiter(ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
 		this.decisions = decisions;
-		this.background = new BackgroundCalls(waits);
+		this.background = new BackgroundCallLimiter(waits);
 	}
 
 	@Override
@@ -54,7 +55,7 @@ public final class ReactiveCalls implements LimitedCalls {
 				if (exchange == null) {
 					return Mono.<Object>from(outside(invocation, method, limits));
 				}
-				if (OutcomeCharges.any(limits)) {
+				if (ChargeByOutcome.any(limits)) {
 					return chargedByOutcome(exchange, invocation, method, limits);
 				}
 				return decide(exchange, invocation, method, limits)
@@ -90,7 +91,7 @@ public final class ReactiveCalls implements LimitedCalls {
 	}
 
 	/**
-	 * Subscribed outside a request (a scheduled job, a listener): the publisher {@link BackgroundCalls} makes, which
+	 * Subscribed outside a request (a scheduled job, a listener): the publisher {@link BackgroundCallLimiter} makes, which
 	 * decides when subscribed and waits with a delay.
 	 */
 	private Publisher<?> outside(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) {
@@ -119,6 +120,44 @@ public final class ReactiveCalls implements LimitedCalls {
 		// the limits charged by outcome are always left for the call
 		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
 		return this.decisions.getObject().invokeChargedByOutcome(request, left, invocation, method);
+	}
+
+	/**
+	 * On WebFlux, nothing may wait for Redis: a method is limited when its {@code Mono} or {@code Flux} is
+	 * subscribed, or, returning anything else, as a request's handler before it runs, which is too early to read its
+	 * arguments.
+	 */
+	@Override
+	public void check(String name, Method method, List<ConfiguredLimit> limits) {
+		Class<?> returnType = method.getReturnType();
+		if (Publisher.class.isAssignableFrom(returnType)) {
+			return;
+		}
+		if (!AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
+			throw new IllegalStateException("@RateLimited on " + name + " would not be applied: on WebFlux it limits"
+					+ " request handler methods (@RequestMapping, @GetMapping, ...) and methods that return Mono or Flux,"
+					+ " and this one returns " + returnType.getSimpleName() + "; return a Mono or Flux, or limit the handler"
+					+ " that calls it");
+		}
+		for (ConfiguredLimit limit : limits) {
+			if (limit.readsArguments()) {
+				throw new IllegalStateException("@RateLimited on " + name + " has the key '"
+						+ limit.key().getExpressionString() + "', which reads the method's arguments; on WebFlux a handler"
+						+ " that returns " + returnType.getSimpleName() + " is decided before it runs, when its arguments do"
+						+ " not exist yet: return a Mono or Flux, or key the limit on #request, #exchange, #principal or a"
+						+ " bean");
+			}
+		}
+	}
+
+	/** On WebFlux, the outcome of a call is its {@code Mono}'s. */
+	@Override
+	public void checkChargedByOutcome(String name, Class<?> returnType) {
+		if (!Mono.class.isAssignableFrom(returnType)) {
+			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
+					+ " chargeOnStatus), which on WebFlux needs a method that returns a Mono, not a "
+					+ returnType.getSimpleName());
+		}
 	}
 
 }

@@ -1,21 +1,22 @@
 package dev.ratelimit.spring.web.servlet;
 
-
 import java.lang.reflect.Method;
 import java.util.List;
 
-import dev.ratelimit.spring.web.ArrivalDecisions;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.aop.LimitedCalls;
+import dev.ratelimit.spring.aop.BackgroundCallLimiter;
+import dev.ratelimit.spring.aop.CallLimiter;
+import dev.ratelimit.spring.aop.ChargeByOutcome;
 import dev.ratelimit.spring.enforce.LimitedRequest;
-import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.aop.BackgroundCalls;
-import dev.ratelimit.spring.aop.OutcomeCharges;
 import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.ArrivalDecisions;
 import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -24,17 +25,21 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * Limited calls on Spring MVC: those made while the thread handles a request are decided before the method runs,
  * waiting for Redis within the request's deadline, and for a permit only when their annotation sets
  * {@code maxWait}; the filter has decided the handler's other limits on the request's arrival
- * ({@link HandlerLimits}). Calls outside a request are decided as {@link BackgroundCalls} decides them.
+ * ({@link HandlerLimits}). Calls outside a request are decided as {@link BackgroundCallLimiter} decides them.
  */
-public final class ServletCalls implements LimitedCalls {
+public final class ServletCallLimiter implements CallLimiter {
+
+	/** Whether Reactive Streams is on the class path (a servlet application may lack it). */
+	private static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
+			ServletCallLimiter.class.getClassLoader());
 
 	private final ObjectProvider<PermitWaits> waits;
 
-	private final BackgroundCalls background;
+	private final BackgroundCallLimiter background;
 
-	public ServletCalls(ObjectProvider<PermitWaits> waits) {
+	public ServletCallLimiter(ObjectProvider<PermitWaits> waits) {
 		this.waits = waits;
-		this.background = new BackgroundCalls(waits);
+		this.background = new BackgroundCallLimiter(waits);
 	}
 
 	@Override
@@ -53,11 +58,21 @@ public final class ServletCalls implements LimitedCalls {
 		EvaluationContext context = enforcer.clientKeys()
 			.context(servlet.getRequest(), servlet.getRequest().getUserPrincipal(), null, method,
 					invocation.getArguments());
-		if (OutcomeCharges.any(left)) {
-			return OutcomeCharges.invoke(waits, invocation, method, request, left, context, waits.maxWait(left, true));
+		if (ChargeByOutcome.any(left)) {
+			return ChargeByOutcome.invoke(waits, invocation, method, request, left, context, waits.maxWait(left, true));
 		}
 		waits.enforce(request, left, context, waits.maxWait(left, true));
 		return invocation.proceed();
+	}
+
+	/** On Spring MVC, the outcome of a call is its returned value: not a publisher's. */
+	@Override
+	public void checkChargedByOutcome(String name, Class<?> returnType) {
+		if (REACTIVE_STREAMS && Publisher.class.isAssignableFrom(returnType)) {
+			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
+					+ " chargeOnStatus), which on Spring MVC needs a method that returns its result, not a "
+					+ returnType.getSimpleName());
+		}
 	}
 
 }

@@ -1,7 +1,5 @@
 package dev.ratelimit.spring.aop;
 
-import dev.ratelimit.spring.enforce.PermitWaits;
-
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,9 +7,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.LimitDecision;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -25,11 +24,11 @@ import org.springframework.expression.EvaluationContext;
  * flight at once all read the room before any is charged, so they can overshoot a limit by at most their number.
  * Internal to the starter.
  */
-public final class OutcomeCharges {
+public final class ChargeByOutcome {
 
-	private static final Log logger = LogFactory.getLog(OutcomeCharges.class);
+	private static final Log logger = LogFactory.getLog(ChargeByOutcome.class);
 
-	private OutcomeCharges() {
+	private ChargeByOutcome() {
 	}
 
 	/** Whether any of {@code limits} is charged by outcome. */

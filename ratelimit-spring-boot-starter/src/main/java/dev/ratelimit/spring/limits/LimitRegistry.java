@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.limits;
 
-
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +13,7 @@ import dev.ratelimit.core.LimitDefinition;
  * how two endpoints draw on one bucket; that only works when they agree on algorithm, limit, window, capacity and mode,
  * and it must be asked for by name, never happen because two methods derive the same default name.
  */
-public final class LimitNames {
+public final class LimitRegistry {
 
 	private final Map<String, ConfiguredLimit> byName = new ConcurrentHashMap<>();
 

@@ -1,8 +1,5 @@
 package dev.ratelimit.spring.limits;
 
-import dev.ratelimit.spring.FailurePolicy;
-import dev.ratelimit.spring.LimitMode;
-
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -13,6 +10,8 @@ import java.util.Set;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.LimitMode;
 import dev.ratelimit.spring.RateLimited;
 
 import org.springframework.beans.BeanWrapper;
@@ -34,7 +33,7 @@ import org.springframework.util.StringUtils;
  * Turns {@link RateLimited} annotations and filter rules into {@link ConfiguredLimit}s, filling unset attributes from
  * {@code ratelimit.defaults}, and rejects invalid values with a message naming the property or the method.
  */
-public final class LimitFactory {
+public final class LimitResolver {
 
 	private final LimitSettings.Defaults defaults;
 
@@ -52,13 +51,13 @@ public final class LimitFactory {
 
 	private final Plans plans;
 
-	public LimitFactory(LimitSettings properties, Integer failLocalInstances, Environment environment,
+	public LimitResolver(LimitSettings properties, Integer failLocalInstances, Environment environment,
 			BeanFactory beanFactory) {
 		this(properties.getDefaults(), failLocalInstances, environment, beanFactory, properties.getPlan(),
 				properties.getPlans());
 	}
 
-	private LimitFactory(LimitSettings.Defaults defaults, Integer failLocalInstances, Environment environment,
+	private LimitResolver(LimitSettings.Defaults defaults, Integer failLocalInstances, Environment environment,
 			BeanFactory beanFactory, LimitSettings.Plan plan,
 			Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> plans) {
 		if (failLocalInstances != null && failLocalInstances < 1) {

@@ -1,0 +1,46 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import dev.ratelimit.spring.aop.CallLimiter;
+import dev.ratelimit.spring.aop.RateLimitedAdvisor;
+import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitResolver;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+
+/**
+ * {@code @RateLimited} on any bean, whatever the stack: the startup checks of the annotations and the advisor. The
+ * stack's configuration contributes only its {@link CallLimiter}; imported after them.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnBean(CallLimiter.class)
+class RateLimitedMethodsConfiguration {
+
+	/** Checks every @RateLimited at startup, and refuses to start where no proxy, or the stack, would apply one. */
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitedMethods rateLimitedMethods(LimitResolver factory, LimitRegistry names,
+			ConfigurableListableBeanFactory beanFactory, CallLimiter calls) {
+		return new RateLimitedMethods(factory, names, beanFactory, calls);
+	}
+
+	/**
+	 * Static and infrastructure, as Spring's own advisors are: the auto-proxy creator asks for advisors before most
+	 * beans exist, and the limiter behind it is looked up only when a limited method is first called.
+	 */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
+			ObjectProvider<CallLimiter> calls) {
+		return new RateLimitedAdvisor(methods, calls);
+	}
+
+}
