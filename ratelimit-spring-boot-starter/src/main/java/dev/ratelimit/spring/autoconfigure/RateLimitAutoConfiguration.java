@@ -17,20 +17,17 @@ import org.springframework.core.env.Environment;
 /**
  * Auto-configuration of distributed rate limiting with Redis: a {@link RateLimiter} with a Redis client of its own
  * (on the application's Redis, {@code spring.data.redis.*}, or on {@code ratelimit.redis.*}), or in this instance's
- * memory with {@code ratelimit.store=in-memory}; the advisor that applies {@code @RateLimited} to calls in and
- * outside HTTP requests; in a Spring MVC or WebFlux application the filter for {@code ratelimit.filter.rules} and the
- * 429 responses; with Actuator, the {@code ratelimits} endpoint.
- * Switched off entirely by {@code ratelimit.enabled=false}; every bean backs off when the application defines its
- * own.
+ * memory with {@code ratelimit.store=in-memory}; the enforcement, the filter rules and the 429 responses, and
+ * {@code @RateLimited} outside web applications. Spring MVC, WebFlux, the annotations' advisor, metrics and the
+ * endpoint have auto-configurations of their own, after this one. Switched off entirely by
+ * {@code ratelimit.enabled=false}; every bean backs off when the application defines its own.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitRedisConfiguration.class, NoRedisConfiguration.class, RateLimitInMemoryConfiguration.class,
-		RateLimitEnforcerConfiguration.class, RateLimitHttpConfiguration.class, RateLimitWebMvcConfiguration.class,
-		RateLimitWebFluxConfiguration.class, RateLimitBackgroundConfiguration.class,
-		RateLimitedMethodsConfiguration.class, RateLimitEndpointConfiguration.class })
-public class RateLimitAutoConfiguration {
+		RateLimitEnforcerConfiguration.class, RateLimitHttpConfiguration.class, RateLimitBackgroundConfiguration.class })
+public final class RateLimitAutoConfiguration {
 
 	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */
 	@Bean

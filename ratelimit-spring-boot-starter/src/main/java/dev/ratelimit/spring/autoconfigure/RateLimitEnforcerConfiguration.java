@@ -42,7 +42,6 @@ import org.springframework.web.ErrorResponseException;
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(ErrorResponseException.class)
 @ConditionalOnBean(RateLimiter.class)
-@Import(RateLimitEnforcerConfiguration.MetricsConfiguration.class)
 class RateLimitEnforcerConfiguration {
 
 	@Bean
@@ -106,32 +105,9 @@ class RateLimitEnforcerConfiguration {
 				: timeouts.getIfAvailable(ThreadTimeouts::new);
 	}
 
-	private static Duration logInterval(RateLimitProperties properties) {
+	static Duration logInterval(RateLimitProperties properties) {
 		return RateLimitProperties.requirePositive("ratelimit.redis.failure-log-interval",
 				properties.getRedis().getFailureLogInterval());
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	static class MetricsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
-			MeterRegistry meterRegistry = registry.getIfAvailable();
-			return (meterRegistry != null) ? new RateLimitEvents.Metered(logInterval(properties), meterRegistry,
-					properties.getStore() == RateLimitProperties.Store.REDIS) : new RateLimitEvents(logInterval(properties));
-		}
-
-		/**
-		 * Creates every limit's meters once the context is refreshed: the annotations' limits are known when every
-		 * singleton is instantiated ({@code RateLimitedMethods}).
-		 */
-		@Bean
-		ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEvents events, LimitRegistry names) {
-			return (event) -> events.register(names.names());
-		}
-
 	}
 
 }

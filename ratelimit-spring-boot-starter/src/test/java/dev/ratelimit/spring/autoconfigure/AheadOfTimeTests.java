@@ -281,7 +281,7 @@ class AheadOfTimeTests {
 	/** An application with Boot's Redis auto-configuration and the starter, and no connection factory of its own. */
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-			AopAutoConfiguration.class })
+			RateLimitedMethodsAutoConfiguration.class, AopAutoConfiguration.class })
 	static class BootsConnectionFactory {
 
 	}
@@ -289,7 +289,7 @@ class AheadOfTimeTests {
 	/** A service of the application whose method is limited, outside HTTP requests: 1 per hour per order. */
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-			AopAutoConfiguration.class })
+			RateLimitedMethodsAutoConfiguration.class, AopAutoConfiguration.class })
 	static class LimitedService {
 
 		@RateLimited(limit = 1, window = "1h", key = "#order.id()")
@@ -307,7 +307,7 @@ class AheadOfTimeTests {
 	/** The same with a connection factory of the application's own, so Boot creates none. */
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-			AopAutoConfiguration.class })
+			RateLimitedMethodsAutoConfiguration.class, AopAutoConfiguration.class })
 	static class OwnConnectionFactory {
 
 		@Bean

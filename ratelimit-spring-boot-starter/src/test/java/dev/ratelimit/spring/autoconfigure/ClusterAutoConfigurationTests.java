@@ -56,7 +56,8 @@ class ClusterAutoConfigurationTests {
 	static void startCluster() {
 		redis = TestRedisCluster.start();
 		contextRunner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
 			// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
 			.withPropertyValues("spring.data.redis.cluster.nodes=" + redis.nodes(), "ratelimit.redis.timeout=10s");
 	}

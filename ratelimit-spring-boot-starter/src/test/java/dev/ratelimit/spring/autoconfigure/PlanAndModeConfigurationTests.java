@@ -31,7 +31,8 @@ class PlanAndModeConfigurationTests {
 			"ratelimit.filter.rules[0].cost=3" };
 
 	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+		.withConfiguration(StarterAutoConfigurations.all())
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 				DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
 		.withPropertyValues("ratelimit.store=in-memory")
 		.withPropertyValues(RULE);

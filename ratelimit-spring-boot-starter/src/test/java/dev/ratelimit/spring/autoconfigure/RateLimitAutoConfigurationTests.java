@@ -77,16 +77,16 @@ class RateLimitAutoConfigurationTests {
 	private static final TestRedis redis = TestRedis.shared();
 
 	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-				AopAutoConfiguration.class, JacksonAutoConfiguration.class,
+		.withConfiguration(StarterAutoConfigurations.all())
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 				HttpMessageConvertersAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
 				WebMvcAutoConfiguration.class))
 		// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
 		.withPropertyValues("spring.data.redis.url=" + redis.url(), "ratelimit.redis.timeout=10s");
 
 	private final ApplicationContextRunner nonWebContextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-				AopAutoConfiguration.class))
+		.withConfiguration(StarterAutoConfigurations.all())
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class))
 		// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.
 		.withPropertyValues("spring.data.redis.url=" + redis.url(), "ratelimit.redis.timeout=10s");
 
@@ -294,7 +294,8 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void withoutRedisConnectionDetailsStartupFailsAskingForARedis() {
 		new WebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
 			.run((context) -> {
 				assertThat(context).hasFailed();
@@ -306,7 +307,8 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void withoutSpringDataRedisAutoConfigurationTheLimitersOwnUrlIsEnough() {
 		new WebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
 			.withPropertyValues("ratelimit.redis.url=" + redis.url(), "ratelimit.redis.timeout=10s")
 			.run((context) -> {
@@ -351,7 +353,8 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void userRateLimiterWithoutRedisConnectionFactoryEnablesTheWebSide() {
 		new WebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
 			.withUserConfiguration(UserRateLimiterConfiguration.class)
 			.run((context) -> {

@@ -32,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitWebFluxAutoConfigurationTests {
 
 	private final ReactiveWebApplicationContextRunner contextRunner = new ReactiveWebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-				AopAutoConfiguration.class, WebFluxAutoConfiguration.class))
+		.withConfiguration(StarterAutoConfigurations.all())
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class, WebFluxAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=" + TestRedis.shared().url(), "ratelimit.redis.timeout=10s");
 
 	@Test

@@ -59,7 +59,8 @@ class SentinelAutoConfigurationTests {
 	static void startSentinel() {
 		redis = TestRedisSentinel.start();
 		contextRunner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.sentinel.master=" + redis.masterName(),
 					"spring.data.redis.sentinel.nodes=" + redis.sentinelNodes(),
 					// Exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open.

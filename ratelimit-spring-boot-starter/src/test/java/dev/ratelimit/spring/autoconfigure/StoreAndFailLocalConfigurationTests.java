@@ -54,8 +54,8 @@ class StoreAndFailLocalConfigurationTests {
 	private static final String[] CLOSED_REDIS = { "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=1" };
 
 	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-				AopAutoConfiguration.class, JacksonAutoConfiguration.class,
+		.withConfiguration(StarterAutoConfigurations.all())
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class, JacksonAutoConfiguration.class,
 				HttpMessageConvertersAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
 				WebMvcAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=" + TestRedis.shared().url(), "ratelimit.redis.timeout=10s");
@@ -94,8 +94,8 @@ class StoreAndFailLocalConfigurationTests {
 		// Without Redis connection details the Redis store stops startup (RateLimitAutoConfigurationTests), and
 		// without any Redis library on the class path there is no Redis to speak of.
 		new WebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-					AopAutoConfiguration.class, DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class, DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
 			.withClassLoader(new FilteredClassLoader("io.lettuce", "redis.clients", "org.springframework.data.redis"))
 			.withPropertyValues("ratelimit.store=in-memory")
 			.run((context) -> {
@@ -104,7 +104,8 @@ class StoreAndFailLocalConfigurationTests {
 				assertThat(context).hasSingleBean(RateLimitEnforcer.class).hasBean("rateLimitFilter");
 			});
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class))
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
 			.withPropertyValues("ratelimit.store=in-memory")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
@@ -121,7 +122,8 @@ class StoreAndFailLocalConfigurationTests {
 	@Test
 	void inMemoryStoreStartsWithoutSpringBootsRedisModule() {
 		new WebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
 			.withClassLoader(NO_REDIS_AT_ALL)
 			.withPropertyValues("ratelimit.store=in-memory")
@@ -135,7 +137,8 @@ class StoreAndFailLocalConfigurationTests {
 	@Test
 	void redisStoreWithoutSpringDataRedisStopsStartupSayingWhatToAdd() {
 		new WebApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 					DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
 			.withClassLoader(NO_REDIS_AT_ALL)
 			.run((context) -> {
@@ -148,7 +151,8 @@ class StoreAndFailLocalConfigurationTests {
 	@Test
 	void redisStoreWithoutSpringDataRedisUsesTheApplicationsOwnLimiter() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class))
+			.withConfiguration(StarterAutoConfigurations.all())
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
 			.withClassLoader(NO_REDIS_AT_ALL)
 			.withBean(RateLimiter.class, InMemoryRateLimiter::new)
 			.run((context) -> {

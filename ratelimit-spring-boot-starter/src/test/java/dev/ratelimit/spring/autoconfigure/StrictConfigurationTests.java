@@ -26,7 +26,8 @@ class StrictConfigurationTests {
 			"ratelimit.filter.rules[0].paths=/reports/**", "ratelimit.filter.rules[0].limit=5" };
 
 	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, AopAutoConfiguration.class,
+		.withConfiguration(StarterAutoConfigurations.all())
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
 				DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
 		.withPropertyValues("ratelimit.store=in-memory");
 

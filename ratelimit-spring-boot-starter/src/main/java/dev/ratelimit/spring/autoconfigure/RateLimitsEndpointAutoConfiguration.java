@@ -7,7 +7,9 @@ import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -16,12 +18,13 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@link RateLimitsEndpoint}, in a web application with a limiter and Actuator, when the endpoint is available
- * (enabled and exposed). Imported after the configuration that registers the limits' names.
+ * (enabled and exposed).
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnWebApplication
 @ConditionalOnClass(name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
-class RateLimitEndpointConfiguration {
+public final class RateLimitsEndpointAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)

@@ -21,7 +21,9 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -36,13 +38,14 @@ import org.springframework.web.reactive.HandlerResultHandler;
 /**
  * The WebFlux side, in a reactive application with a limiter: the {@code WebFilter} for rules and annotated
  * handlers, the advisor that applies {@code @RateLimited} to methods returning {@code Mono} or {@code Flux}, and the
- * startup checks of the annotations. Internal to the starter: imported by {@code RateLimitAutoConfiguration}.
+ * startup checks of the annotations.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass(DispatcherHandler.class)
 @ConditionalOnBean(RateLimiter.class)
-class RateLimitWebFluxConfiguration {
+public final class RateLimitWebFluxAutoConfiguration {
 
 
 	/** Deadlines on Reactor's parallel scheduler, whose timers never block an event loop. */

@@ -9,7 +9,9 @@ import dev.ratelimit.spring.limits.LimitResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -17,11 +19,13 @@ import org.springframework.context.annotation.Role;
 
 /**
  * {@code @RateLimited} on any bean, whatever the stack: the startup checks of the annotations and the advisor. The
- * stack's configuration contributes only its {@link CallLimiter}; imported after them.
+ * stack's configuration contributes only its {@link CallLimiter}, so this one comes after them.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class,
+		RateLimitWebFluxAutoConfiguration.class })
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnBean(CallLimiter.class)
-class RateLimitedMethodsConfiguration {
+public final class RateLimitedMethodsAutoConfiguration {
 
 	/** Checks every @RateLimited at startup, and refuses to start where no proxy, or the stack, would apply one. */
 	@Bean

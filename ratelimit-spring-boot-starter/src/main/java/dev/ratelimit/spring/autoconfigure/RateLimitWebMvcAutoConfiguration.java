@@ -16,6 +16,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -30,14 +31,14 @@ import org.springframework.web.servlet.HandlerMapping;
 
 /**
  * The Spring MVC side, in a servlet application with a limiter: the filter, the advisor that applies
- * {@code @RateLimited} (to calls outside requests too), and the startup checks of the annotations. Internal to the starter: imported by
- * {@code RateLimitAutoConfiguration}.
+ * {@code @RateLimited} (to calls outside requests too), and the startup checks of the annotations.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(HandlerExceptionResolver.class)
 @ConditionalOnBean(RateLimiter.class)
-class RateLimitWebMvcConfiguration {
+public final class RateLimitWebMvcAutoConfiguration {
 
 
 	@Bean

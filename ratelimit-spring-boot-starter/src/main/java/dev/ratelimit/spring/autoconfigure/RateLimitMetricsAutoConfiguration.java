@@ -1,0 +1,50 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.time.Duration;
+
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.enforce.RateLimitEvents;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.web.ErrorResponseException;
+
+/**
+ * The limiter's meters ({@code ratelimit.*} in Micrometer), when Micrometer is on the class path: the decisions,
+ * the Redis calls and their failures. Without a {@link MeterRegistry} bean the failures are still logged.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class,
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnClass({ MeterRegistry.class, ErrorResponseException.class })
+@ConditionalOnBean(RateLimiter.class)
+public final class RateLimitMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
+		MeterRegistry meterRegistry = registry.getIfAvailable();
+		Duration logInterval = RateLimitEnforcerConfiguration.logInterval(properties);
+		return (meterRegistry != null) ? new RateLimitEvents.Metered(logInterval, meterRegistry,
+				properties.getStore() == RateLimitProperties.Store.REDIS) : new RateLimitEvents(logInterval);
+	}
+
+	/**
+	 * Creates every limit's meters once the context is refreshed: the annotations' limits are known when every
+	 * singleton is instantiated ({@code RateLimitedMethods}).
+	 */
+	@Bean
+	ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEvents events, LimitRegistry names) {
+		return (event) -> events.register(names.names());
+	}
+
+}
