@@ -2,7 +2,6 @@ package dev.ratelimit.spring.aop;
 
 import java.lang.reflect.Method;
 import java.util.List;
-import java.util.function.Supplier;
 
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
@@ -17,7 +16,6 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
-import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Applies {@link RateLimited} to method calls: those made while an HTTP request is handled where the filter has not
@@ -42,6 +40,11 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 	private final transient Pointcut pointcut;
 
 	private final transient Advice advice;
+
+	private final transient ObjectProvider<CallLimiter> calls;
+
+	/** Looked up on the first limited call, without a lock: an event loop may make it, and must never park. */
+	private transient volatile CallLimiter callLimiter;
 
 	/**
 	 * @param methods the limits of annotated methods, looked up when a method is first matched
@@ -73,9 +76,8 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 			}
 
 		};
-		// Looked up once: a bean lookup per call would cost every limited call.
-		Supplier<CallLimiter> limiter = SingletonSupplier.of(calls::getObject);
-		this.advice = (MethodInterceptor) (invocation) -> limit(invocation, limiter.get());
+		this.calls = calls;
+		this.advice = (MethodInterceptor) (invocation) -> limit(invocation, callLimiter());
 		setOrder(Ordered.HIGHEST_PRECEDENCE);
 	}
 
@@ -87,6 +89,16 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 	@Override
 	public Advice getAdvice() {
 		return this.advice;
+	}
+
+	/** The stack's {@link CallLimiter}: two threads that look it up at once find the same singleton. */
+	private CallLimiter callLimiter() {
+		CallLimiter limiter = this.callLimiter;
+		if (limiter == null) {
+			limiter = this.calls.getObject();
+			this.callLimiter = limiter;
+		}
+		return limiter;
 	}
 
 	private Object limit(MethodInvocation invocation, CallLimiter calls) throws Throwable {

@@ -12,6 +12,7 @@ import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.enforce.RequestDeadline;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
@@ -89,7 +90,7 @@ public final class ReactorPermitWaits {
 				return Mono.error(denied);
 			}
 			return Mono.delay(Duration.ofNanos(waitNanos))
-				.then(attempt(request, RateLimitEnforcer.anotherAttempt(request), deadline, attempt));
+				.then(attempt(request, RequestDeadline.anotherAttempt(request), deadline, attempt));
 		});
 	}
 

@@ -87,7 +87,7 @@ public final class PermitWaits {
 					Thread.currentThread().interrupt();
 					throw ex;
 				}
-				attempt = RateLimitEnforcer.anotherAttempt(request);
+				attempt = RequestDeadline.anotherAttempt(request);
 			}
 		}
 	}
@@ -116,7 +116,7 @@ public final class PermitWaits {
 			return CompletableFuture
 				.runAsync(() -> {
 				}, CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS))
-				.thenCompose((waited) -> attempt(request, RateLimitEnforcer.anotherAttempt(request), limits, context,
+				.thenCompose((waited) -> attempt(request, RequestDeadline.anotherAttempt(request), limits, context,
 						deadline));
 		}).thenCompose((next) -> next);
 	}

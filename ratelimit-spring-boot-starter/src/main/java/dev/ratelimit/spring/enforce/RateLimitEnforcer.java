@@ -5,23 +5,19 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitRegistry;
@@ -57,12 +53,6 @@ import org.springframework.expression.EvaluationContext;
  */
 public final class RateLimitEnforcer {
 
-	/** Request attribute: the {@link System#nanoTime()} at which the request's time in the limiter is up. */
-	private static final String DEADLINE = RateLimitEnforcer.class.getName() + ".deadline";
-
-	/** Request attribute: the nanoseconds that the admission of a call charged by outcome left for its charge. */
-	private static final String LEFT_FOR_CHARGE = RateLimitEnforcer.class.getName() + ".leftForCharge";
-
 	private final RateLimiter limiter;
 
 	private final long timeoutNanos;
@@ -76,6 +66,8 @@ public final class RateLimitEnforcer {
 	private final Timeouts timeouts;
 
 	private final LocalFallback fallback;
+
+	private final FailurePolicies failurePolicies;
 
 	private final Plans plans;
 
@@ -91,6 +83,7 @@ public final class RateLimitEnforcer {
 		this.plans = plans;
 		this.shadowDenials = shadowDenials;
 		this.fallback = fallback;
+		this.failurePolicies = new FailurePolicies(fallback, events, responses);
 		this.timeoutNanos = timeout.toNanos();
 		this.clientKeys = clientKeys;
 		this.responses = responses;
@@ -143,7 +136,7 @@ public final class RateLimitEnforcer {
 		catch (RateLimitException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		long deadline = deadline(request);
+		long deadline = RequestDeadline.of(request, this.timeoutNanos);
 		List<LimitDecision> applied = new ArrayList<>();
 		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
@@ -208,27 +201,22 @@ public final class RateLimitEnforcer {
 	public List<LimitDecision> peekAdmission(LimitedRequest request, List<ConfiguredLimit> configured,
 			EvaluationContext context) {
 		List<LimitDecision> peeked = new ArrayList<>();
-		long deadline = deadline(request);
+		long deadline = RequestDeadline.of(request, this.timeoutNanos);
 		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
 			String clientKey = this.clientKeys.resolve(limit, request, context);
 			LimitDecision state = null;
-			boolean local = LocalFallback.spareRedisFor(List.of(limit)) && this.fallback.skipRedis();
-			if (!local) {
+			if (!(LocalFallback.spareRedisFor(List.of(limit)) && this.fallback.skipRedis())) {
 				state = askRedis(() -> this.limiter.peekAsync(clientKey, limit.definition()), deadline);
-				if (state == null && limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow()) {
-					this.events.failedClosed(List.of(limit));
-					throw this.responses.unavailable(request);
-				}
-				local = state == null;
-			}
-			if (local) {
-				state = this.fallback.peek(clientKey, limit);
-				if (state == null) {
-					this.events.failedOpen(List.of(limit));
-				}
 			}
 			if (state != null) {
 				peeked.add(state);
+			}
+			else {
+				RateLimitDecision local = this.failurePolicies.apply(request, clientKey, List.of(limit),
+						FailurePolicies.Moment.ADMISSION);
+				if (local != null) {
+					peeked.addAll(local.decisions());
+				}
 			}
 		}
 		if (peeked.isEmpty()) {
@@ -249,7 +237,7 @@ public final class RateLimitEnforcer {
 	 * {@code ratelimit.redis.timeout} for Redis, while the time the call itself takes uses none of it.
 	 */
 	public void admitted(LimitedRequest attempt) {
-		attempt.setAttribute(LEFT_FOR_CHARGE, Math.max(0, deadline(attempt) - System.nanoTime()));
+		RequestDeadline.keepForCharge(attempt, this.timeoutNanos);
 	}
 
 	/**
@@ -262,8 +250,7 @@ public final class RateLimitEnforcer {
 	 */
 	public void charge(LimitedRequest request, List<ConfiguredLimit> configured, EvaluationContext context,
 			List<LimitDecision> uncharged) {
-		long deadline = System.nanoTime()
-				+ ((request.getAttribute(LEFT_FOR_CHARGE) instanceof Long left) ? left : this.timeoutNanos);
+		long deadline = RequestDeadline.forCharge(request, this.timeoutNanos);
 		List<LimitDecision> fields = new ArrayList<>(uncharged);
 		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
@@ -277,21 +264,17 @@ public final class RateLimitEnforcer {
 		}
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			RateLimitDecision decision = null;
-			boolean local = LocalFallback.spareRedisFor(group.getValue()) && this.fallback.skipRedis();
-			if (!local) {
+			if (!(LocalFallback.spareRedisFor(group.getValue()) && this.fallback.skipRedis())) {
 				decision = askRedis(
 						() -> this.limiter.tryAcquireAsync(group.getKey(), sharedBudgetsMerged(group.getValue())),
 						deadline);
-				if (decision != null) {
-					this.events.decided(decision);
-				}
-				local = decision == null;
 			}
-			if (local) {
-				decision = this.fallback.decide(group.getKey(), group.getValue());
-				if (decision != null) {
-					this.events.decidedLocally(decision);
-				}
+			if (decision != null) {
+				this.events.decided(decision);
+			}
+			else {
+				decision = this.failurePolicies.apply(request, group.getKey(), group.getValue(),
+						FailurePolicies.Moment.CHARGE);
 			}
 			if (decision != null) {
 				fields.addAll(enforced(decision));
@@ -350,12 +333,6 @@ public final class RateLimitEnforcer {
 				RuntimeException cause = unwrap(failure);
 				this.events.redisFailed(cause);
 				this.fallback.redisFailed();
-				// A shadow limit never refuses a request, not even when Redis fails.
-				if (limits.stream()
-					.anyMatch((limit) -> limit.failurePolicy() == FailurePolicy.FAIL_CLOSED && !limit.shadow())) {
-					this.events.failedClosed(limits);
-					throw this.responses.unavailable(request);
-				}
 				decideLocally(request, clientKey, limits, applied);
 				return null;
 			}
@@ -391,32 +368,22 @@ public final class RateLimitEnforcer {
 		}
 	}
 
-	/** The fail-local limits among {@code limits}, decided by this instance alone; fail-open limits are skipped. */
+	/**
+	 * The limits of one client key that Redis did not decide, as their failure policy says ({@link FailurePolicies}):
+	 * the local decision's fields added to {@code applied}.
+	 * @throws RateLimitException the 503 of a fail-closed limit, or the 429 when the local decision denies
+	 */
 	private void decideLocally(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			List<LimitDecision> applied) {
-		List<ConfiguredLimit> skipped = limits.stream().filter((limit) -> limit.localShare() == null).toList();
-		if (!skipped.isEmpty()) {
-			this.events.failedOpen(skipped);
-		}
-		RateLimitDecision local = this.fallback.decide(clientKey, limits);
+		RateLimitDecision local = this.failurePolicies.apply(request, clientKey, limits, FailurePolicies.Moment.DECISION);
 		if (local == null) {
 			return;
 		}
 		applied.addAll(enforced(local));
-		this.events.decidedLocally(local);
 		this.shadowDenials.record(local);
 		if (!local.allowed()) {
 			throw this.responses.exceeded(request, applied, local);
 		}
-	}
-
-	private long deadline(LimitedRequest request) {
-		if (request.getAttribute(DEADLINE) instanceof Long deadline) {
-			return deadline;
-		}
-		long deadline = System.nanoTime() + this.timeoutNanos;
-		request.setAttribute(DEADLINE, deadline);
-		return deadline;
 	}
 
 	/**
@@ -479,104 +446,6 @@ public final class RateLimitEnforcer {
 			return new DeadlineExceededException("Redis did not decide within ratelimit.redis.timeout");
 		}
 		return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
-	}
-
-	/**
-	 * Runs what follows Redis' answer on the thread that waits for it (Spring MVC's request thread). Left to the
-	 * thread that completes the answer, it would run on the Redis client's I/O thread, which every request shares:
-	 * building the responses of all requests one after the other there halved a limited endpoint's throughput
-	 * (docs/BENCHMARKS.md).
-	 */
-	private static final class WaitingThread implements Executor {
-
-		/** Handed over without a lock: the I/O thread that hands them over must never park (BlockHound). */
-		private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-
-		private final Thread waiting = Thread.currentThread();
-
-		@Override
-		public void execute(Runnable task) {
-			this.tasks.add(task);
-			LockSupport.unpark(this.waiting);
-		}
-
-		/** Runs the tasks given to this executor until {@code done} completes; to be called by the waiting thread. */
-		void runUntil(CompletableFuture<?> done) throws InterruptedException {
-			// wakes this thread when done completes without a task of its own (decided already, or on no thread)
-			done.whenComplete((result, failure) -> LockSupport.unpark(this.waiting));
-			while (true) {
-				for (Runnable task = this.tasks.poll(); task != null; task = this.tasks.poll()) {
-					task.run();
-				}
-				if (done.isDone()) {
-					return;
-				}
-				// an unpark that came before this park makes it return at once: no wake-up is lost
-				LockSupport.park(this);
-				if (Thread.interrupted()) {
-					throw new InterruptedException();
-				}
-			}
-		}
-
-	}
-
-	/**
-	 * {@code request} for another decision after a wait for a permit: its own deadline, a full
-	 * {@code ratelimit.redis.timeout} (the request's would have passed while it waited, and with it every limit would
-	 * follow its failure policy without asking Redis); every other attribute is the request's.
-	 */
-	public static LimitedRequest anotherAttempt(LimitedRequest request) {
-		return new LimitedRequest() {
-
-			private volatile Object deadline;
-
-			@Override
-			public String remoteAddress() {
-				return request.remoteAddress();
-			}
-
-			@Override
-			public String path() {
-				return request.path();
-			}
-
-			@Override
-			public Object getAttribute(String name) {
-				return DEADLINE.equals(name) ? this.deadline : request.getAttribute(name);
-			}
-
-			@Override
-			public void setAttribute(String name, Object value) {
-				if (DEADLINE.equals(name)) {
-					this.deadline = value;
-				}
-				else {
-					request.setAttribute(name, value);
-				}
-			}
-
-			@Override
-			public void removeAttribute(String name) {
-				if (DEADLINE.equals(name)) {
-					this.deadline = null;
-				}
-				else {
-					request.removeAttribute(name);
-				}
-			}
-
-			@Override
-			public List<String> responseHeader(String name) {
-				return request.responseHeader(name);
-			}
-
-			@Override
-			public void setResponseHeader(String name, String value) {
-				request.setResponseHeader(name, value);
-			}
-
-		};
 	}
 
 	/** The request's time in the limiter ran out. */

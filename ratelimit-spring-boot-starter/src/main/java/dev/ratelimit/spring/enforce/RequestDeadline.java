@@ -1,0 +1,99 @@
+package dev.ratelimit.spring.enforce;
+
+import java.util.List;
+
+/**
+ * A request's one deadline in the limiter: {@code ratelimit.redis.timeout} from its first decision, kept as a request
+ * attribute so that the filter and the advisor, every client key, and a call's admission and charge share it.
+ */
+public final class RequestDeadline {
+
+	/** Request attribute: the {@link System#nanoTime()} at which the request's time in the limiter is up. */
+	private static final String DEADLINE = RequestDeadline.class.getName() + ".deadline";
+
+	/** Request attribute: the nanoseconds that the admission of a call charged by outcome left for its charge. */
+	private static final String LEFT_FOR_CHARGE = RequestDeadline.class.getName() + ".leftForCharge";
+
+	private RequestDeadline() {
+	}
+
+	/** The request's deadline ({@link System#nanoTime()}), set {@code timeoutNanos} from now at its first decision. */
+	static long of(LimitedRequest request, long timeoutNanos) {
+		if (request.getAttribute(DEADLINE) instanceof Long deadline) {
+			return deadline;
+		}
+		long deadline = System.nanoTime() + timeoutNanos;
+		request.setAttribute(DEADLINE, deadline);
+		return deadline;
+	}
+
+	/** Keeps what is left of the admitted call's deadline for its charge: the call's own time uses none of it. */
+	static void keepForCharge(LimitedRequest admitted, long timeoutNanos) {
+		admitted.setAttribute(LEFT_FOR_CHARGE, Math.max(0, of(admitted, timeoutNanos) - System.nanoTime()));
+	}
+
+	/** The deadline of a charge after the call: what its admission left, from now. */
+	static long forCharge(LimitedRequest request, long timeoutNanos) {
+		return System.nanoTime()
+				+ ((request.getAttribute(LEFT_FOR_CHARGE) instanceof Long left) ? left : timeoutNanos);
+	}
+
+/**
+ * {@code request} for another decision after a wait for a permit: its own deadline, a full
+ * {@code ratelimit.redis.timeout} (the request's would have passed while it waited, and with it every limit would
+ * follow its failure policy without asking Redis); every other attribute is the request's.
+ */
+public static LimitedRequest anotherAttempt(LimitedRequest request) {
+	return new LimitedRequest() {
+
+		private volatile Object deadline;
+
+		@Override
+		public String remoteAddress() {
+			return request.remoteAddress();
+		}
+
+		@Override
+		public String path() {
+			return request.path();
+		}
+
+		@Override
+		public Object getAttribute(String name) {
+			return DEADLINE.equals(name) ? this.deadline : request.getAttribute(name);
+		}
+
+		@Override
+		public void setAttribute(String name, Object value) {
+			if (DEADLINE.equals(name)) {
+				this.deadline = value;
+			}
+			else {
+				request.setAttribute(name, value);
+			}
+		}
+
+		@Override
+		public void removeAttribute(String name) {
+			if (DEADLINE.equals(name)) {
+				this.deadline = null;
+			}
+			else {
+				request.removeAttribute(name);
+			}
+		}
+
+		@Override
+		public List<String> responseHeader(String name) {
+			return request.responseHeader(name);
+		}
+
+		@Override
+		public void setResponseHeader(String name, String value) {
+			request.setResponseHeader(name, value);
+		}
+
+	};
+}
+
+}
