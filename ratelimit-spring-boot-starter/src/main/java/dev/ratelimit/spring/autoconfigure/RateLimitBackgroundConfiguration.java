@@ -3,22 +3,15 @@ package dev.ratelimit.spring.autoconfigure;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.aop.BackgroundCallLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
-import dev.ratelimit.spring.aop.RateLimitedAdvisor;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
 import dev.ratelimit.spring.enforce.PermitWaits;
-import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.LimitResolver;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
 import org.springframework.web.ErrorResponseException;
 
 /**

@@ -4,7 +4,6 @@ import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.LocalFallback;
 import dev.ratelimit.spring.enforce.PermitWaits;
@@ -18,7 +17,6 @@ import dev.ratelimit.spring.enforce.ThreadTimeouts;
 import dev.ratelimit.spring.enforce.Timeouts;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
-import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -29,7 +27,6 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Import;
 import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.web.ErrorResponseException;
 

@@ -4,12 +4,9 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
-import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
 import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.enforce.Timeouts;
-import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.LimitResolver;
 import dev.ratelimit.spring.web.FilterRules;
 import dev.ratelimit.spring.web.reactive.ExchangeErrors;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
@@ -19,8 +16,6 @@ import dev.ratelimit.spring.web.reactive.ReactiveHandlerLimits;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -28,8 +23,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
 import org.springframework.web.reactive.DispatcherHandler;
 import org.springframework.web.reactive.HandlerAdapter;
 import org.springframework.web.reactive.HandlerMapping;
@@ -46,7 +39,6 @@ import org.springframework.web.reactive.HandlerResultHandler;
 @ConditionalOnClass(DispatcherHandler.class)
 @ConditionalOnBean(RateLimiter.class)
 public final class RateLimitWebFluxAutoConfiguration {
-
 
 	/** Deadlines on Reactor's parallel scheduler, whose timers never block an event loop. */
 	@Bean

@@ -2,11 +2,8 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
-import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
 import dev.ratelimit.spring.enforce.PermitWaits;
-import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.LimitResolver;
 import dev.ratelimit.spring.web.FilterRules;
 import dev.ratelimit.spring.web.servlet.HandlerLimits;
 import dev.ratelimit.spring.web.servlet.RateLimitFilter;
@@ -14,8 +11,6 @@ import dev.ratelimit.spring.web.servlet.ServletCallLimiter;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -24,8 +19,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.HandlerMapping;
 
@@ -39,7 +32,6 @@ import org.springframework.web.servlet.HandlerMapping;
 @ConditionalOnClass(HandlerExceptionResolver.class)
 @ConditionalOnBean(RateLimiter.class)
 public final class RateLimitWebMvcAutoConfiguration {
-
 
 	@Bean
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)

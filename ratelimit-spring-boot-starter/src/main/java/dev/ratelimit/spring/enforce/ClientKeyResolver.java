@@ -4,11 +4,16 @@ import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.security.Principal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 import dev.ratelimit.spring.MissingKeyPolicy;
+import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.RateLimitKeyMissingException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.apache.commons.logging.Log;
@@ -80,6 +85,31 @@ public final class ClientKeyResolver {
 			Object[] arguments) {
 		return withRequest(new MethodBasedEvaluationContext(null, method, arguments, this.parameterNames), request,
 				principal, exchange);
+	}
+
+	/**
+	 * {@code limits} grouped by their client keys, in order: the limits of one key share a hash tag and are decided
+	 * in one call.
+	 * @param skipUnresolved whether a limit whose key cannot be resolved is left out rather than failing all
+	 * @throws RateLimitException as {@link #resolve} does, unless {@code skipUnresolved}
+	 */
+	Map<String, List<ConfiguredLimit>> groupByKey(List<ConfiguredLimit> limits, LimitedRequest request,
+			EvaluationContext context, boolean skipUnresolved) {
+		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : limits) {
+			String key;
+			try {
+				key = resolve(limit, request, context);
+			}
+			catch (RateLimitException ex) {
+				if (skipUnresolved) {
+					continue;
+				}
+				throw ex;
+			}
+			byKey.computeIfAbsent(key, (unused) -> new ArrayList<>()).add(limit);
+		}
+		return byKey;
 	}
 
 	/**

@@ -1,9 +1,7 @@
 package dev.ratelimit.spring.enforce;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -86,14 +84,8 @@ public final class LocalFallback {
 	 * with one name are one budget here too: the request takes the sum of their costs.
 	 */
 	RateLimitDecision decide(String clientKey, List<ConfiguredLimit> limits) {
-		Map<String, LimitDefinition> byName = new LinkedHashMap<>();
-		for (ConfiguredLimit limit : limits) {
-			if (limit.localShare() != null) {
-				byName.merge(limit.name(), limit.localShare(),
-						(first, second) -> first.withCost(first.cost() + second.cost()));
-			}
-		}
-		return byName.isEmpty() ? null : this.local.tryAcquire(clientKey, List.copyOf(byName.values()));
+		List<LimitDefinition> shares = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::localShare);
+		return shares.isEmpty() ? null : this.local.tryAcquire(clientKey, shares);
 	}
 
 	/**

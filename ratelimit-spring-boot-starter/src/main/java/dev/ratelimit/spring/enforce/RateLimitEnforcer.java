@@ -2,7 +2,6 @@ package dev.ratelimit.spring.enforce;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +19,6 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.Plans;
 
 import org.springframework.expression.EvaluationContext;
@@ -96,19 +94,6 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * Limits with one name are one budget (their shapes agree: {@link LimitRegistry}); when several apply to one request
-	 * (a rule and an annotation, a class and its method), the request takes the sum of their costs from it once.
-	 */
-	private static List<LimitDefinition> sharedBudgetsMerged(List<ConfiguredLimit> limits) {
-		Map<String, LimitDefinition> byName = new LinkedHashMap<>();
-		for (ConfiguredLimit limit : limits) {
-			byName.merge(limit.name(), limit.definition(),
-					(first, second) -> first.withCost(first.cost() + second.cost()));
-		}
-		return List.copyOf(byName.values());
-	}
-
-	/**
 	 * Decides the request and, when it goes ahead, adds the rate-limit fields to its response. Never blocks.
 	 * @return a stage that completes when the request may go ahead, or completes exceptionally with a
 	 * {@link RateLimitException} when it is denied (429), Redis fails a fail-closed limit (503), or a key is missing
@@ -125,13 +110,9 @@ public final class RateLimitEnforcer {
 	 */
 	private CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
 			EvaluationContext context, Executor continuation) {
-		List<ConfiguredLimit> limits = shapedByPlan(configured, context);
-		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
+		Map<String, List<ConfiguredLimit>> byKey;
 		try {
-			for (ConfiguredLimit limit : limits) {
-				byKey.computeIfAbsent(this.clientKeys.resolve(limit, request, context), (key) -> new ArrayList<>())
-					.add(limit);
-			}
+			byKey = this.clientKeys.groupByKey(shapedByPlan(configured, context), request, context, false);
 		}
 		catch (RateLimitException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -252,21 +233,14 @@ public final class RateLimitEnforcer {
 			List<LimitDecision> uncharged) {
 		long deadline = RequestDeadline.forCharge(request, this.timeoutNanos);
 		List<LimitDecision> fields = new ArrayList<>(uncharged);
-		Map<String, List<ConfiguredLimit>> byKey = new LinkedHashMap<>();
-		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
-			try {
-				byKey.computeIfAbsent(this.clientKeys.resolve(limit, request, context), (key) -> new ArrayList<>())
-					.add(limit);
-			}
-			catch (RateLimitException ex) {
-				// admission resolved the same key a moment ago; an expression that changed its mind charges nothing
-			}
-		}
+		// admission resolved the same keys a moment ago; an expression that changed its mind charges nothing
+		Map<String, List<ConfiguredLimit>> byKey = this.clientKeys.groupByKey(shapedByPlan(configured, context),
+				request, context, true);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			RateLimitDecision decision = null;
 			if (!(LocalFallback.spareRedisFor(group.getValue()) && this.fallback.skipRedis())) {
 				decision = askRedis(
-						() -> this.limiter.tryAcquireAsync(group.getKey(), sharedBudgetsMerged(group.getValue())),
+						() -> this.limiter.tryAcquireAsync(group.getKey(), ConfiguredLimit.sharedBudgets(group.getValue(), ConfiguredLimit::definition)),
 						deadline);
 			}
 			if (decision != null) {
@@ -316,7 +290,7 @@ public final class RateLimitEnforcer {
 	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
 	private CompletableFuture<Void> decide(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			long deadline, List<LimitDecision> applied, Executor continuation) {
-		List<LimitDefinition> definitions = sharedBudgetsMerged(limits);
+		List<LimitDefinition> definitions = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::definition);
 		RateLimitDecision remembered = this.denials.recall(clientKey, definitions);
 		if (remembered != null) {
 			this.events.deniedFromMemory();

@@ -1,7 +1,10 @@
 package dev.ratelimit.spring.limits;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.spring.FailurePolicy;
@@ -71,6 +74,25 @@ public record ConfiguredLimit(LimitDefinition definition, Expression key, Failur
 	public ConfiguredLimit forPlan(String plan) {
 		ConfiguredLimit shaped = this.byPlan.get(plan);
 		return (shaped != null) ? shaped : this;
+	}
+
+	/**
+	 * The budgets that {@code limits} take from, one per name: limits with one name are one budget (their shapes
+	 * agree: {@link LimitRegistry}), so when several apply to one request (a rule and an annotation, a class and its
+	 * method) the request takes the sum of their costs from it once.
+	 * @param definition which definition of each limit: its own, or its local share ({@code null}: none, skipped)
+	 * @return the merged definitions, in the order of the first limit of each name; empty when none
+	 */
+	public static List<LimitDefinition> sharedBudgets(List<ConfiguredLimit> limits,
+			Function<ConfiguredLimit, LimitDefinition> definition) {
+		Map<String, LimitDefinition> byName = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : limits) {
+			LimitDefinition budget = definition.apply(limit);
+			if (budget != null) {
+				byName.merge(limit.name(), budget, (first, second) -> first.withCost(first.cost() + second.cost()));
+			}
+		}
+		return List.copyOf(byName.values());
 	}
 
 }
