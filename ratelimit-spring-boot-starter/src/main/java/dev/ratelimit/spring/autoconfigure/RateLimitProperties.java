@@ -598,7 +598,7 @@ public class RateLimitProperties implements LimitSettings {
 	/**
 	 * One filter rule. Unset attributes take the values under 'ratelimit.defaults'.
 	 */
-	public static class Rule implements LimitSettings.Rule {
+	public static class Rule extends Shape implements LimitSettings.Rule {
 
 		/**
 		 * Name of the limit, shown in the RateLimit-Policy header and part of the Redis key. Defaults to the first
@@ -616,26 +616,6 @@ public class RateLimitProperties implements LimitSettings {
 		 * HTTP methods the rule applies to, such as 'POST'. Empty means every method.
 		 */
 		private List<String> methods = new ArrayList<>();
-
-		/**
-		 * Algorithm: 'fixed-window', 'sliding-log', 'sliding-window-counter' or 'token-bucket'.
-		 */
-		private Algorithm algorithm;
-
-		/**
-		 * Units allowed per window; for the token bucket, tokens added per window.
-		 */
-		private Long limit;
-
-		/**
-		 * Window of the limit, at least 1 ms.
-		 */
-		private Duration window;
-
-		/**
-		 * Token bucket size in tokens.
-		 */
-		private Long capacity;
 
 		/**
 		 * Units one request takes.
@@ -688,38 +668,6 @@ public class RateLimitProperties implements LimitSettings {
 
 		public void setMethods(List<String> methods) {
 			this.methods = methods;
-		}
-
-		public Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public Long getLimit() {
-			return this.limit;
-		}
-
-		public void setLimit(Long limit) {
-			this.limit = limit;
-		}
-
-		public Duration getWindow() {
-			return this.window;
-		}
-
-		public void setWindow(Duration window) {
-			this.window = window;
-		}
-
-		public Long getCapacity() {
-			return this.capacity;
-		}
-
-		public void setCapacity(Long capacity) {
-			this.capacity = capacity;
 		}
 
 		public Long getCost() {
@@ -789,7 +737,15 @@ public class RateLimitProperties implements LimitSettings {
 	 * The shape of one limit in one plan. Unset values are the limit's own (from its annotation or rule, then
 	 * ratelimit.defaults).
 	 */
-	public static class PlanLimit implements LimitSettings.Shape {
+	public static class PlanLimit extends Shape {
+
+	}
+
+	/**
+	 * The shape of a limit that a filter rule or a plan sets: each value unset falls back to the limit's own, then
+	 * to ratelimit.defaults.
+	 */
+	public static class Shape implements LimitSettings.Shape {
 
 		/**
 		 * Algorithm: 'fixed-window', 'sliding-log', 'sliding-window-counter' or 'token-bucket'.
@@ -802,7 +758,7 @@ public class RateLimitProperties implements LimitSettings {
 		private Long limit;
 
 		/**
-		 * Window, at least 1 ms.
+		 * Window of the limit, at least 1 ms.
 		 */
 		private Duration window;
 
