@@ -25,7 +25,7 @@ import org.springframework.util.ClassUtils;
  * {@code #principal} are null); a limit without a key is one budget for all such calls. A denied call waits for a
  * permit up to its max wait ({@link PermitWaits}): a method returning {@code Mono} or {@code Flux} with a delay, one
  * returning a {@code CompletionStage} or {@code CompletableFuture} with a delayed stage, anything else by sleeping
- * on the calling thread. Internal to the starter.
+ * on the calling thread.
  */
 public final class BackgroundCallLimiter implements CallLimiter {
 

@@ -8,8 +8,7 @@ import org.aopalliance.intercept.MethodInvocation;
 
 /**
  * How {@link RateLimitedAdvisor} decides a call of a limited method on one web stack: {@code ServletCallLimiter} on Spring
- * MVC, where the request is the thread's; {@code ReactiveCallLimiter} on WebFlux, where it is the subscriber's. Internal to
- * the starter.
+ * MVC, where the request is the thread's; {@code ReactiveCallLimiter} on WebFlux, where it is the subscriber's.
  */
 public interface CallLimiter {
 

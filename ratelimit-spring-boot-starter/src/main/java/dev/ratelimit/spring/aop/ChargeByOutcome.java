@@ -22,7 +22,6 @@ import org.springframework.expression.EvaluationContext;
  * while those limits have room (read without consuming) and the call's other limits admit it (decided as usual),
  * run, then charged to the limits whose condition its outcome matches, in one decision per client key. Calls in
  * flight at once all read the room before any is charged, so they can overshoot a limit by at most their number.
- * Internal to the starter.
  */
 public final class ChargeByOutcome {
 

@@ -31,7 +31,7 @@ import org.springframework.core.Ordered;
  * An infrastructure advisor, as for {@code @Transactional} and {@code @Cacheable}: Spring Boot's auto-proxy creator
  * proxies exactly the beans that have limited methods (found by {@link RateLimitedMethods}, so annotations on
  * interfaces and classes count), and no other bean of the application. It runs before other advice
- * ({@link Ordered#HIGHEST_PRECEDENCE}), so a denied call opens no transaction. Internal to the starter.
+ * ({@link Ordered#HIGHEST_PRECEDENCE}), so a denied call opens no transaction.
  */
 public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 

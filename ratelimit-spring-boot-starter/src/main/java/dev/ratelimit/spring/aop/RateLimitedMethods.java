@@ -38,7 +38,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 /**
  * The limits of {@link RateLimited} methods: resolved once per method and cached, and for every bean checked at
  * startup, so that an invalid annotation, or one that the web stack could not apply, stops the application with a
- * message naming the method. Internal to the starter.
+ * message naming the method.
  */
 public final class RateLimitedMethods implements SmartInitializingSingleton {
 

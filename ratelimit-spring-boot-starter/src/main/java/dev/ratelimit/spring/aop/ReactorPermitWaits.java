@@ -26,7 +26,7 @@ import org.springframework.expression.EvaluationContext;
  * {@link PermitWaits} for methods returning {@code Mono} or {@code Flux}: a wait is a {@link Mono#delay}, so no
  * thread is held, and a subscriber that cancels while it waits cancels the next decision too. Also charge by
  * outcome for a {@code Mono} ({@link ChargeByOutcome}), whose reads and charge run on Reactor's bounded elastic
- * threads, never on an event loop. Loaded only when Reactor is on the class path. Internal to the starter.
+ * threads, never on an event loop. Loaded only when Reactor is on the class path.
  */
 public final class ReactorPermitWaits {
 

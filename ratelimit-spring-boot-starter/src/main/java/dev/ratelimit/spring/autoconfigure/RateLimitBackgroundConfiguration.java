@@ -17,8 +17,7 @@ import org.springframework.web.ErrorResponseException;
 /**
  * {@code @RateLimited} in an application that is not a web application (a batch job, a message consumer): every
  * call is outside an HTTP request ({@link BackgroundCallLimiter}). Web applications get theirs from their stack's
- * configuration, which decides calls outside requests the same way. Internal to the starter: imported by
- * {@code RateLimitAutoConfiguration}.
+ * configuration, which decides calls outside requests the same way.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnNotWebApplication

@@ -33,8 +33,7 @@ import org.springframework.web.ErrorResponseException;
 /**
  * The enforcer that decides requests and calls of {@code @RateLimited} methods, in any application with a limiter
  * (web or not: calls outside HTTP requests are limited too), and the waits for a permit. Its answers are
- * {@code ErrorResponseException}s, so it needs spring-web on the class path. Internal to the starter: imported by
- * {@code RateLimitAutoConfiguration}.
+ * {@code ErrorResponseException}s, so it needs spring-web on the class path.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(ErrorResponseException.class)

@@ -16,7 +16,7 @@ import org.springframework.util.ReflectionUtils;
 /**
  * Stops startup of an application without spring-web that has {@link RateLimited} beans: the limiter's answers
  * are spring-web's {@code ErrorResponseException}s, so no advisor can apply the annotation there, and the methods
- * would silently run unlimited. Internal to the starter.
+ * would silently run unlimited.
  */
 final class SpringWebMissing implements SmartInitializingSingleton {
 

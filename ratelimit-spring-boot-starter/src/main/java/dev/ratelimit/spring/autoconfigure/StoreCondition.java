@@ -12,8 +12,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 /**
  * Matches the configured {@code ratelimit.store}, bound as the property is (so {@code in-memory}, {@code IN_MEMORY}
  * and {@code in_memory} are one value). An unknown value fails the binding, which stops startup naming the property
- * and the valid values: a store that matched no configuration would leave the application unlimited. Internal to
- * the starter.
+ * and the valid values: a store that matched no configuration would leave the application unlimited.
  */
 public abstract class StoreCondition extends SpringBootCondition {
 

@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A call of a {@code @RateLimited} method made outside an HTTP request (a scheduled job, a message listener, any
  * thread of the application), as the limiter sees it: no client address, no path, no response to add header fields
- * to, and attributes of its own (its deadline). Internal to the starter.
+ * to, and attributes of its own (its deadline).
  */
 public final class BackgroundCall implements LimitedRequest {
 

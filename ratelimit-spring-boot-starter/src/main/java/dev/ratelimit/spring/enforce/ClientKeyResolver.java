@@ -33,7 +33,7 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  * {@code ServerWebExchange}, null on Spring MVC), {@code #principal}, bean references ({@code @bean}) and, on
  * annotated methods, the arguments by name; or the client's IP address as the server reports it (behind proxies:
  * {@code server.forward-headers-strategy}). A null or empty result, or one that fails to evaluate, falls back to the
- * IP address or is rejected, as {@link MissingKeyPolicy} says: never a shared "null" bucket. Internal to the starter.
+ * IP address or is rejected, as {@link MissingKeyPolicy} says: never a shared "null" bucket.
  */
 public final class ClientKeyResolver {
 

@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * One HTTP request as the limiter sees it, on Spring MVC or on WebFlux: what client keys and answers read of it, its
  * attributes (the request's single deadline, the limits already decided for it), and the header fields of its
- * response. Internal to the starter; not an API.
+ * response. Not an API.
  */
 public interface LimitedRequest {
 

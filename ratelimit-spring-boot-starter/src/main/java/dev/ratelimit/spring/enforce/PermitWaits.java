@@ -17,7 +17,7 @@ import org.springframework.expression.EvaluationContext;
  * exactly the denial's retry-after, is decided again (other callers may have taken the room meanwhile), and gives
  * up with the denial's {@link RateLimitExceededException} once the next wait would take it past its max wait. It
  * never polls: with nothing else competing, a permit after one wait costs two decisions. A cost that can never fit
- * fails at once. Internal to the starter.
+ * fails at once.
  */
 public final class PermitWaits {
 

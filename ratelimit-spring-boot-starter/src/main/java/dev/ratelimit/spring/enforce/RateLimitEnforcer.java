@@ -25,7 +25,7 @@ import org.springframework.expression.EvaluationContext;
 
 /**
  * Decides one request against the limits that apply to it, for the filters and the advisor alike, on Spring MVC and
- * WebFlux. Internal to the starter.
+ * WebFlux.
  *
  * <p>
  * Limits whose client keys are equal share a Redis hash tag and are decided in one script call, all or nothing.

@@ -22,7 +22,7 @@ import org.springframework.util.ConcurrentLruCache;
  * within R the answer is the one Redis would give; {@code max-age} bounds how long a reset or a plan change made
  * through another instance goes unseen. The 429 carries the remembered decision's fields with its times reduced by
  * the time since. A request of the client that Redis admits meanwhile (another limit, a cheaper cost) ends its
- * remembered denials on this instance, since it changed what they would say. Internal to the starter.
+ * remembered denials on this instance, since it changed what they would say.
  *
  * <p>
  * Bounded: at most {@code max-clients} client keys, the least recently denied forgotten first (Spring's

@@ -13,7 +13,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 
 /**
  * When a call charged by outcome is charged ({@code @RateLimited(chargeOn, chargeWhen, chargeOnStatus)}): when any
- * of the conditions given matches. Internal to the starter.
+ * of the conditions given matches.
  *
  * @param exceptions thrown exception types that charge (subtypes included)
  * @param expression a SpEL condition over {@code #result} and {@code #exception}, or {@code null}

@@ -15,7 +15,6 @@ import org.springframework.expression.Expression;
 /**
  * Plans per client ({@code ratelimit.plans}, {@code ratelimit.plan.*}): which plan a request has. The shapes of the
  * limits per plan are applied by {@link LimitResolver}, which builds every planned limit for every plan at startup.
- * Internal to the starter.
  */
 public final class Plans {
 

@@ -10,7 +10,7 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
 /**
  * Splits a handler's {@code @RateLimited} limits between the request's arrival and the handler's call, the same on
  * Spring MVC and WebFlux: the filter decides, together with the rules, those that do not read the method's
- * arguments, and marks the request; the advisor then decides only the others. Internal to the starter.
+ * arguments, and marks the request; the advisor then decides only the others.
  */
 public final class ArrivalDecisions {
 

@@ -18,7 +18,7 @@ import org.springframework.web.util.pattern.PatternParseException;
 
 /**
  * The rules of {@code ratelimit.filter.rules}, checked at startup (a bad path, method or limit stops it with the
- * property's name) and matched per request, on Spring MVC and WebFlux alike. Internal to the starter.
+ * property's name) and matched per request, on Spring MVC and WebFlux alike.
  */
 public final class FilterRules {
 

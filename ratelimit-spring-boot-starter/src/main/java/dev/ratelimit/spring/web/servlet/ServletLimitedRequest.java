@@ -6,7 +6,7 @@ import dev.ratelimit.spring.enforce.LimitedRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
-/** A servlet request and its response, as the limiter sees them. Internal to the starter. */
+/** A servlet request and its response, as the limiter sees them. */
 public record ServletLimitedRequest(HttpServletRequest request, HttpServletResponse response) implements LimitedRequest {
 
 	@Override
