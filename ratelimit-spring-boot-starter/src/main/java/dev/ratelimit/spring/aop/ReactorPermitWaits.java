@@ -10,9 +10,9 @@ import java.util.function.Supplier;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.PermitWait;
 import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.enforce.RequestDeadline;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
@@ -79,18 +79,20 @@ public final class ReactorPermitWaits {
 	/** {@code attempt} until it admits, waiting each denial's retry-after with a delay, up to {@code maxWait}. */
 	private static <T> Mono<T> untilAdmitted(LimitedRequest request, Duration maxWait,
 			Function<LimitedRequest, Mono<T>> attempt) {
-		return Mono.defer(() -> attempt(request, request, System.nanoTime() + maxWait.toNanos(), attempt));
+		return Mono.defer(() -> {
+			PermitWait wait = PermitWait.of(request, maxWait);
+			return attempt(wait, wait.firstAttempt(), attempt);
+		});
 	}
 
-	private static <T> Mono<T> attempt(LimitedRequest request, LimitedRequest current, long deadline,
+	private static <T> Mono<T> attempt(PermitWait wait, LimitedRequest current,
 			Function<LimitedRequest, Mono<T>> attempt) {
 		return Mono.defer(() -> attempt.apply(current)).onErrorResume(RateLimitExceededException.class, (denied) -> {
-			long waitNanos = PermitWaits.waitNanos(denied, deadline);
+			long waitNanos = wait.waitNanos(denied);
 			if (waitNanos < 0) {
 				return Mono.error(denied);
 			}
-			return Mono.delay(Duration.ofNanos(waitNanos))
-				.then(attempt(request, RequestDeadline.anotherAttempt(request), deadline, attempt));
+			return Mono.delay(Duration.ofNanos(waitNanos)).then(attempt(wait, wait.nextAttempt(), attempt));
 		});
 	}
 

@@ -68,15 +68,15 @@ public final class PermitWaits {
 	 * Duration)} throws it
 	 */
 	public void enforce(LimitedRequest request, Consumer<LimitedRequest> decision, Duration maxWait) {
-		long deadline = System.nanoTime() + maxWait.toNanos();
-		LimitedRequest attempt = request;
+		PermitWait wait = PermitWait.of(request, maxWait);
+		LimitedRequest attempt = wait.firstAttempt();
 		while (true) {
 			try {
 				decision.accept(attempt);
 				return;
 			}
 			catch (RateLimitExceededException ex) {
-				long waitNanos = waitNanos(ex, deadline);
+				long waitNanos = wait.waitNanos(ex);
 				if (waitNanos < 0) {
 					throw ex;
 				}
@@ -87,7 +87,7 @@ public final class PermitWaits {
 					Thread.currentThread().interrupt();
 					throw ex;
 				}
-				attempt = RequestDeadline.anotherAttempt(request);
+				attempt = wait.nextAttempt();
 			}
 		}
 	}
@@ -98,39 +98,26 @@ public final class PermitWaits {
 	 */
 	public CompletableFuture<Void> enforceAsync(LimitedRequest request, List<ConfiguredLimit> limits,
 			EvaluationContext context, Duration maxWait) {
-		return attempt(request, request, limits, context, System.nanoTime() + maxWait.toNanos());
+		PermitWait wait = PermitWait.of(request, maxWait);
+		return attempt(wait, wait.firstAttempt(), limits, context);
 	}
 
-	private CompletableFuture<Void> attempt(LimitedRequest request, LimitedRequest attempt,
-			List<ConfiguredLimit> limits, EvaluationContext context, long deadline) {
+	private CompletableFuture<Void> attempt(PermitWait wait, LimitedRequest attempt, List<ConfiguredLimit> limits,
+			EvaluationContext context) {
 		return this.enforcer.enforce(attempt, limits, context).toCompletableFuture().handle((admitted, failure) -> {
 			if (failure == null) {
 				return CompletableFuture.<Void>completedFuture(null);
 			}
-			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-					? failure.getCause() : failure;
-			long waitNanos = (cause instanceof RateLimitExceededException denied) ? waitNanos(denied, deadline) : -1;
+			long waitNanos = wait.waitNanos(failure);
 			if (waitNanos < 0) {
-				return CompletableFuture.<Void>failedFuture(cause);
+				return CompletableFuture.<Void>failedFuture((failure instanceof CompletionException
+						&& failure.getCause() != null) ? failure.getCause() : failure);
 			}
 			return CompletableFuture
 				.runAsync(() -> {
 				}, CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS))
-				.thenCompose((waited) -> attempt(request, RequestDeadline.anotherAttempt(request), limits, context,
-						deadline));
+				.thenCompose((waited) -> attempt(wait, wait.nextAttempt(), limits, context));
 		}).thenCompose((next) -> next);
-	}
-
-	/**
-	 * The wait before deciding again after {@code denied}, in ns: its retry-after; -1 when it never fits or the wait
-	 * would end after {@code deadline} ({@link System#nanoTime()}).
-	 */
-	public static long waitNanos(RateLimitExceededException denied, long deadline) {
-		if (denied.isNever()) {
-			return -1;
-		}
-		long waitNanos = TimeUnit.MILLISECONDS.toNanos(denied.getRetryAfterMs());
-		return (System.nanoTime() + waitNanos - deadline > 0) ? -1 : waitNanos;
 	}
 
 }
