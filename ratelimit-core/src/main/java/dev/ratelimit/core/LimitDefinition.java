@@ -13,7 +13,8 @@ import java.util.Objects;
  * one request takes.
  *
  * <p>
- * The canonical constructor checks every value and throws {@link IllegalArgumentException} with a message that
+ * The canonical constructor checks every value and throws {@link InvalidLimitException} (an
+ * {@link IllegalArgumentException} naming the field) with a message that
  * names the offending field: a name that is not 1 to 200 printable ASCII characters without spaces and braces (it
  * appears in header fields, and braces would break the Redis Cluster hash tag), a limit, capacity or cost below 1, a window below 1 ms or not a whole number of milliseconds, a sliding log
  * limit above {@value #MAX_SLIDING_LOG_LIMIT}, and numbers
@@ -55,35 +56,35 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		// Redis Cluster hash tag of the key.
 		if (name.isEmpty() || name.length() > 200
 				|| name.chars().anyMatch((ch) -> ch <= ' ' || ch > '~' || ch == '{' || ch == '}')) {
-			throw new IllegalArgumentException("name must be 1 to 200 printable ASCII characters without spaces or braces, but was '" + name + "'");
+			throw new InvalidLimitException("name", "name must be 1 to 200 printable ASCII characters without spaces or braces, but was '" + name + "'");
 		}
 		requirePositive("limit", limit, name);
 		requirePositive("capacity", capacity, name);
 		requirePositive("cost", cost, name);
 		// getNano, not toNanos: a window of centuries would overflow a count of nanoseconds
 		if (window.isNegative() || window.isZero() || window.getNano() % 1_000_000 != 0) {
-			throw new IllegalArgumentException(
+			throw new InvalidLimitException("window",
 					"window of rate limit '" + name + "' must be at least 1 ms and a whole number of ms, but was " + window);
 		}
 		if (algorithm != Algorithm.TOKEN_BUCKET && capacity != limit) {
-			throw new IllegalArgumentException("capacity of rate limit '" + name + "' applies to the token bucket only; "
+			throw new InvalidLimitException("capacity", "capacity of rate limit '" + name + "' applies to the token bucket only; "
 					+ algorithm + " needs capacity == limit");
 		}
 		if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
-			throw new IllegalArgumentException("limit of rate limit '" + name + "' must be at most " + MAX_SLIDING_LOG_LIMIT
+			throw new InvalidLimitException("limit", "limit of rate limit '" + name + "' must be at most " + MAX_SLIDING_LOG_LIMIT
 					+ " for the sliding log, which stores one entry per admitted unit, but was " + limit
 					+ "; use the sliding window counter for large limits");
 		}
 		long largest = Math.max(limit, Math.max(capacity, cost));
 		if (window.getSeconds() >= EXACT_BOUND / 1000) {
-			throw new IllegalArgumentException("window of rate limit '" + name + "' leaves Lua's exact integer range: "
+			throw new InvalidLimitException("window", "window of rate limit '" + name + "' leaves Lua's exact integer range: "
 					+ "(max(limit, capacity, cost) + 1) × window in ms must stay below 2^52, but the window alone is "
 					+ window + "; use a smaller window");
 		}
 		long windowMs = window.toMillis();
 		if (largest >= EXACT_BOUND / windowMs - 1) {
 			String field = (largest == limit) ? "limit" : (largest == capacity) ? "capacity" : "cost";
-			throw new IllegalArgumentException(field + " of rate limit '" + name + "' leaves Lua's exact integer range: "
+			throw new InvalidLimitException(field, field + " of rate limit '" + name + "' leaves Lua's exact integer range: "
 					+ "(max(limit, capacity, cost) + 1) × window in ms = (" + largest + " + 1) × " + windowMs
 					+ " must stay below 2^52; use a smaller " + field + " or window");
 		}
@@ -136,7 +137,7 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 	public LimitDefinition requireCostFits() {
 		long bound = (this.algorithm == Algorithm.TOKEN_BUCKET) ? this.capacity : this.limit;
 		if (this.cost > bound) {
-			throw new IllegalArgumentException("cost " + this.cost + " of rate limit '" + this.name + "' exceeds its "
+			throw new InvalidLimitException("cost", "cost " + this.cost + " of rate limit '" + this.name + "' exceeds its "
 					+ ((this.algorithm == Algorithm.TOKEN_BUCKET) ? "capacity " : "limit ") + bound
 					+ ": such a request could never be admitted");
 		}
@@ -145,7 +146,7 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 
 	private static void requirePositive(String field, long value, String name) {
 		if (value < 1) {
-			throw new IllegalArgumentException(field + " of rate limit '" + name + "' must be at least 1, but was " + value);
+			throw new InvalidLimitException(field, field + " of rate limit '" + name + "' must be at least 1, but was " + value);
 		}
 	}
 

@@ -26,6 +26,31 @@ class LimitDefinitionTest {
 	}
 
 	@Test
+	void theExceptionNamesTheFieldAtFaultForConfigurationToNameItsProperty() {
+		assertThat(field(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 0, SECOND))).isEqualTo("limit");
+		assertThat(field(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).withCost(0))).isEqualTo("cost");
+		assertThat(field(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).withCost(6).requireCostFits()))
+			.isEqualTo("cost");
+		assertThat(field(() -> LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 5, SECOND).withCapacity(0)))
+			.isEqualTo("capacity");
+		assertThat(field(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).withCapacity(20)))
+			.isEqualTo("capacity");
+		assertThat(field(() -> LimitDefinition.of("api", Algorithm.SLIDING_LOG, 5, Duration.ZERO))).isEqualTo("window");
+		assertThat(field(() -> LimitDefinition.of("api", Algorithm.SLIDING_LOG, 10_001, SECOND))).isEqualTo("limit");
+		assertThat(field(() -> LimitDefinition.of("a b", Algorithm.FIXED_WINDOW, 5, SECOND))).isEqualTo("name");
+	}
+
+	private static String field(Runnable invalid) {
+		try {
+			invalid.run();
+		}
+		catch (InvalidLimitException ex) {
+			return ex.getField();
+		}
+		throw new AssertionError("no InvalidLimitException");
+	}
+
+	@Test
 	void rejectsNamesThatWouldBreakTheKeyLayout() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("a{b}", Algorithm.FIXED_WINDOW, 5, SECOND))
 			.withMessageContaining("braces");

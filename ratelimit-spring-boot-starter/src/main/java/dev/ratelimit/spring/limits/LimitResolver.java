@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.InvalidLimitException;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
@@ -259,7 +260,7 @@ public final class LimitResolver {
 	private LimitDefinition definition(String name, Algorithm algorithm, long limit, Duration window, Long capacity,
 			long cost) {
 		if (capacity != null && algorithm != Algorithm.TOKEN_BUCKET) {
-			throw new IllegalArgumentException("capacity of rate limit '" + name + "' applies to the token bucket only, not to " + algorithm);
+			throw new InvalidLimitException("capacity", "capacity of rate limit '" + name + "' applies to the token bucket only, not to " + algorithm);
 		}
 		Long defaultCapacity = (algorithm == Algorithm.TOKEN_BUCKET) ? this.defaults.getCapacity() : null;
 		long effectiveCapacity = (capacity != null) ? capacity : (defaultCapacity != null) ? defaultCapacity : limit;
@@ -439,9 +440,9 @@ public final class LimitResolver {
 	private static InvalidConfigurationPropertyValueException invalidProperty(String prefix, Object owner,
 			IllegalArgumentException ex) {
 		String message = ex.getMessage();
-		String field = message.substring(0, Math.max(0, message.indexOf(' ')));
 		BeanWrapper properties = new BeanWrapperImpl(owner);
-		if (!properties.isReadableProperty(field)) {
+		String field = (ex instanceof InvalidLimitException invalid) ? invalid.getField() : null;
+		if (field == null || !properties.isReadableProperty(field)) {
 			return new InvalidConfigurationPropertyValueException(prefix, owner, message);
 		}
 		return new InvalidConfigurationPropertyValueException(prefix + "." + field, properties.getPropertyValue(field),
