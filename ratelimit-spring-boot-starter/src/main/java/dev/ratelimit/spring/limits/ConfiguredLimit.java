@@ -62,6 +62,21 @@ public record ConfiguredLimit(LimitDefinition definition, Expression key, Failur
 		return this.charge != null;
 	}
 
+	/**
+	 * This limit as one plan shapes it: the plan's definition and local share, every other component this limit's.
+	 * @param plan the plan's name
+	 */
+	ConfiguredLimit inPlan(String plan, LimitDefinition definition, LimitDefinition localShare) {
+		return new ConfiguredLimit(definition, this.key, this.failurePolicy, this.source, this.explicitName,
+				this.readsArguments, localShare, plan, Map.of(), this.maxWait, this.charge);
+	}
+
+	/** This limit with its shape in every plan ({@link #forPlan}). */
+	ConfiguredLimit withPlans(Map<String, ConfiguredLimit> byPlan) {
+		return new ConfiguredLimit(this.definition, this.key, this.failurePolicy, this.source, this.explicitName,
+				this.readsArguments, this.localShare, null, byPlan, this.maxWait, this.charge);
+	}
+
 	/** Whether the shape of this limit depends on the client's plan. */
 	public boolean planned() {
 		return !this.byPlan.isEmpty();

@@ -228,8 +228,7 @@ public final class LimitResolver {
 			String shaping = (this.plans.shape(plan, base.name()) != null) ? plan : this.plans.defaultPlan();
 			LimitSettings.Shape shape = this.plans.shape(shaping, base.name());
 			if (shape == null) {
-				byPlan.put(plan, new ConfiguredLimit(own, base.key(), base.failurePolicy(), base.source(),
-						base.explicitName(), base.readsArguments(), base.localShare(), plan, Map.of(), base.maxWait(), base.charge()));
+				byPlan.put(plan, base.inPlan(plan, own, base.localShare()));
 				continue;
 			}
 			String property = "ratelimit.plans." + shaping + "." + base.name();
@@ -237,17 +236,14 @@ public final class LimitResolver {
 				LimitDefinition definition = planDefinition(base.name(), shape, own.algorithm(), own.limit(),
 						own.window(), own.cost())
 					.withShadow(own.shadow());
-				byPlan.put(plan, new ConfiguredLimit(definition, base.key(), base.failurePolicy(), base.source(),
-						base.explicitName(), base.readsArguments(), localShare(definition, base.failurePolicy()), plan,
-						Map.of(), base.maxWait(), base.charge()));
+				byPlan.put(plan, base.inPlan(plan, definition, localShare(definition, base.failurePolicy())));
 			}
 			catch (IllegalArgumentException ex) {
 				throw new InvalidConfigurationPropertyValueException(property, shape,
 						ex.getMessage() + " (the cost and failure policy are those of " + base.source() + ")");
 			}
 		}
-		return new ConfiguredLimit(own, base.key(), base.failurePolicy(), base.source(), base.explicitName(),
-				base.readsArguments(), base.localShare(), null, byPlan, base.maxWait(), base.charge());
+		return base.withPlans(byPlan);
 	}
 
 	private LimitDefinition planDefinition(String name, LimitSettings.Shape shape, Algorithm algorithm,
