@@ -45,13 +45,17 @@ public final class PermitWait {
 	 * {@code maxWait}).
 	 */
 	public long waitNanos(Throwable failure) {
-		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-				: failure;
+		Throwable cause = cause(failure);
 		if (!(cause instanceof RateLimitExceededException denied) || denied.isNever()) {
 			return -1;
 		}
 		long waitNanos = TimeUnit.MILLISECONDS.toNanos(denied.getRetryAfterMs());
 		return (System.nanoTime() + waitNanos - this.deadline > 0) ? -1 : waitNanos;
+	}
+
+	/** What failed a stage: the cause that a {@link CompletionException} wraps, else {@code failure} itself. */
+	static Throwable cause(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 }

@@ -3,7 +3,6 @@ package dev.ratelimit.spring.enforce;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -110,8 +109,7 @@ public final class PermitWaits {
 			}
 			long waitNanos = wait.waitNanos(failure);
 			if (waitNanos < 0) {
-				return CompletableFuture.<Void>failedFuture((failure instanceof CompletionException
-						&& failure.getCause() != null) ? failure.getCause() : failure);
+				return CompletableFuture.<Void>failedFuture(PermitWait.cause(failure));
 			}
 			return CompletableFuture
 				.runAsync(() -> {

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -414,8 +413,7 @@ public final class RateLimitEnforcer {
 	}
 
 	private static RuntimeException unwrap(Throwable failure) {
-		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-				: failure;
+		Throwable cause = PermitWait.cause(failure);
 		if (cause instanceof TimeoutException) {
 			return new DeadlineExceededException("Redis did not decide within ratelimit.redis.timeout");
 		}
