@@ -69,7 +69,7 @@ class RateLimitEnforcerConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RememberedDenials rateLimitRememberedDenials(RateLimitProperties properties) {
-		RateLimitProperties.Denials denials = properties.getDenials();
+		DenialsProperties denials = properties.getDenials();
 		if (denials.getMaxClients() < 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.denials.max-clients",
 					denials.getMaxClients(), "At least 1; set ratelimit.denials.remember=false to remember none.");

@@ -14,6 +14,7 @@ import dev.ratelimit.spring.MissingKeyPolicy;
 import dev.ratelimit.spring.limits.LimitSettings;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
@@ -55,11 +56,14 @@ public class RateLimitProperties implements LimitSettings {
 
 	private final Defaults defaults = new Defaults();
 
-	private final Redis redis = new Redis();
+	@NestedConfigurationProperty
+	private final RateLimitRedisProperties redis = new RateLimitRedisProperties();
 
-	private final FailLocal failLocal = new FailLocal();
+	@NestedConfigurationProperty
+	private final FailLocalProperties failLocal = new FailLocalProperties();
 
-	private final Denials denials = new Denials();
+	@NestedConfigurationProperty
+	private final DenialsProperties denials = new DenialsProperties();
 
 	private final Filter filter = new Filter();
 
@@ -116,15 +120,15 @@ public class RateLimitProperties implements LimitSettings {
 		return this.defaults;
 	}
 
-	public FailLocal getFailLocal() {
+	public FailLocalProperties getFailLocal() {
 		return this.failLocal;
 	}
 
-	public Denials getDenials() {
+	public DenialsProperties getDenials() {
 		return this.denials;
 	}
 
-	public Redis getRedis() {
+	public RateLimitRedisProperties getRedis() {
 		return this.redis;
 	}
 
@@ -276,278 +280,6 @@ public class RateLimitProperties implements LimitSettings {
 	}
 
 	/**
-	 * The limiter's own Redis client. By default it talks to the Redis of the application's connection details
-	 * (spring.data.redis.*), with its own connections and timeouts; the application's connection factory is left as
-	 * it is.
-	 */
-	public static class Redis {
-
-		/**
-		 * Longest time one request spends in the limiter, however many limits and client keys apply: the wait for a
-		 * connection, the script and any reload of it. When it passes, the limits' failure policy applies.
-		 */
-		private Duration timeout = Duration.ofMillis(250);
-
-		/**
-		 * Time allowed to open a connection to Redis. Connections are opened in the background; a request never waits
-		 * longer than 'ratelimit.redis.timeout' for one.
-		 */
-		private Duration connectTimeout = Duration.ofSeconds(2);
-
-		/**
-		 * Client library of the limiter: 'auto' uses Lettuce when it is on the class path, else Jedis; 'lettuce' or
-		 * 'jedis' choose one when both are present.
-		 */
-		private ClientType client = ClientType.AUTO;
-
-		/**
-		 * Redis URL of a Redis for the limiter alone, such as 'redis://user:secret@limits.example.com:6379/0'
-		 * ('rediss://' for TLS). Unset, the limiter uses the application's Redis.
-		 */
-		private String url;
-
-		/**
-		 * Name of a Spring SSL bundle (spring.ssl.bundle.*) for the limiter's own Redis: its trust (and key) material
-		 * for TLS, say for a certificate of a private CA. Applies to 'url', 'sentinel' and 'cluster', and turns TLS on;
-		 * unset, a 'rediss://' URL trusts the JVM's default trust store.
-		 */
-		private String sslBundle;
-
-		/**
-		 * Password of the limiter's Redis when it is given by 'sentinel' or 'cluster' rather than 'url'.
-		 */
-		private String password;
-
-		/**
-		 * Login user name of the limiter's Redis when it is given by 'sentinel' or 'cluster' rather than 'url'.
-		 */
-		private String username;
-
-		/**
-		 * Sentinel setup of a Redis for the limiter alone.
-		 */
-		private final Sentinel sentinel = new Sentinel();
-
-		/**
-		 * Cluster of a Redis for the limiter alone.
-		 */
-		private final Cluster cluster = new Cluster();
-
-		/**
-		 * Number of connections of the Jedis client, which runs one command per connection at a time. Lettuce
-		 * pipelines every command on one connection and has no pool.
-		 */
-		private int jedisPoolSize = 32;
-
-		/**
-		 * Retry-After of the 503 answered when Redis fails and the limit is 'fail-closed'.
-		 */
-		private Duration unavailableRetryAfter = Duration.ofSeconds(1);
-
-		/**
-		 * Minimum time between two WARN log lines about Redis failures; failures in between are counted only.
-		 */
-		private Duration failureLogInterval = Duration.ofSeconds(10);
-
-		public Duration getTimeout() {
-			return this.timeout;
-		}
-
-		public void setTimeout(Duration timeout) {
-			this.timeout = timeout;
-		}
-
-		public Duration getConnectTimeout() {
-			return this.connectTimeout;
-		}
-
-		public void setConnectTimeout(Duration connectTimeout) {
-			this.connectTimeout = connectTimeout;
-		}
-
-		public ClientType getClient() {
-			return this.client;
-		}
-
-		public void setClient(ClientType client) {
-			this.client = client;
-		}
-
-		public String getUrl() {
-			return this.url;
-		}
-
-		public void setUrl(String url) {
-			this.url = url;
-		}
-
-		public String getSslBundle() {
-			return this.sslBundle;
-		}
-
-		public void setSslBundle(String sslBundle) {
-			this.sslBundle = sslBundle;
-		}
-
-		public String getPassword() {
-			return this.password;
-		}
-
-		public void setPassword(String password) {
-			this.password = password;
-		}
-
-		public String getUsername() {
-			return this.username;
-		}
-
-		public void setUsername(String username) {
-			this.username = username;
-		}
-
-		public Sentinel getSentinel() {
-			return this.sentinel;
-		}
-
-		public Cluster getCluster() {
-			return this.cluster;
-		}
-
-		public int getJedisPoolSize() {
-			return this.jedisPoolSize;
-		}
-
-		public void setJedisPoolSize(int jedisPoolSize) {
-			this.jedisPoolSize = jedisPoolSize;
-		}
-
-		public Duration getUnavailableRetryAfter() {
-			return this.unavailableRetryAfter;
-		}
-
-		public void setUnavailableRetryAfter(Duration unavailableRetryAfter) {
-			this.unavailableRetryAfter = unavailableRetryAfter;
-		}
-
-		public Duration getFailureLogInterval() {
-			return this.failureLogInterval;
-		}
-
-		public void setFailureLogInterval(Duration failureLogInterval) {
-			this.failureLogInterval = failureLogInterval;
-		}
-
-		/**
-		 * The limiter's client library.
-		 */
-		public enum ClientType {
-
-			/** Lettuce when it is on the class path, else Jedis. */
-			AUTO,
-
-			/** Lettuce: one pipelined connection, asynchronous. */
-			LETTUCE,
-
-			/** Jedis: a pool of connections. */
-			JEDIS
-
-		}
-
-		/**
-		 * Redis Sentinel of the limiter's own Redis.
-		 */
-		public static class Sentinel {
-
-			/**
-			 * Name of the Redis server the sentinels monitor.
-			 */
-			private String master;
-
-			/**
-			 * Sentinels as 'host:port' pairs.
-			 */
-			private List<String> nodes = new ArrayList<>();
-
-			/**
-			 * Login user name for the sentinels.
-			 */
-			private String username;
-
-			/**
-			 * Password for the sentinels.
-			 */
-			private String password;
-
-			/**
-			 * Database index on the master.
-			 */
-			private int database;
-
-			public String getMaster() {
-				return this.master;
-			}
-
-			public void setMaster(String master) {
-				this.master = master;
-			}
-
-			public List<String> getNodes() {
-				return this.nodes;
-			}
-
-			public void setNodes(List<String> nodes) {
-				this.nodes = nodes;
-			}
-
-			public String getUsername() {
-				return this.username;
-			}
-
-			public void setUsername(String username) {
-				this.username = username;
-			}
-
-			public String getPassword() {
-				return this.password;
-			}
-
-			public void setPassword(String password) {
-				this.password = password;
-			}
-
-			public int getDatabase() {
-				return this.database;
-			}
-
-			public void setDatabase(int database) {
-				this.database = database;
-			}
-
-		}
-
-		/**
-		 * Redis Cluster of the limiter's own Redis.
-		 */
-		public static class Cluster {
-
-			/**
-			 * Initial cluster nodes as 'host:port' pairs; at least one.
-			 */
-			private List<String> nodes = new ArrayList<>();
-
-			public List<String> getNodes() {
-				return this.nodes;
-			}
-
-			public void setNodes(List<String> nodes) {
-				this.nodes = nodes;
-			}
-
-		}
-
-	}
-
-	/**
 	 * The filter that applies rules by request path: a servlet filter on Spring MVC, a WebFilter on WebFlux.
 	 */
 	public static class Filter {
@@ -598,7 +330,7 @@ public class RateLimitProperties implements LimitSettings {
 	/**
 	 * One filter rule. Unset attributes take the values under 'ratelimit.defaults'.
 	 */
-	public static class Rule extends Shape implements LimitSettings.Rule {
+	public static class Rule extends LimitShapeProperties implements LimitSettings.Rule {
 
 		/**
 		 * Name of the limit, shown in the RateLimit-Policy header and part of the Redis key. Defaults to the first
@@ -737,67 +469,7 @@ public class RateLimitProperties implements LimitSettings {
 	 * The shape of one limit in one plan. Unset values are the limit's own (from its annotation or rule, then
 	 * ratelimit.defaults).
 	 */
-	public static class PlanLimit extends Shape {
-
-	}
-
-	/**
-	 * The shape of a limit that a filter rule or a plan sets: each value unset falls back to the limit's own, then
-	 * to ratelimit.defaults.
-	 */
-	public static class Shape implements LimitSettings.Shape {
-
-		/**
-		 * Algorithm: 'fixed-window', 'sliding-log', 'sliding-window-counter' or 'token-bucket'.
-		 */
-		private Algorithm algorithm;
-
-		/**
-		 * Units allowed per window; for the token bucket, tokens added per window.
-		 */
-		private Long limit;
-
-		/**
-		 * Window of the limit, at least 1 ms.
-		 */
-		private Duration window;
-
-		/**
-		 * Token bucket size in tokens.
-		 */
-		private Long capacity;
-
-		public Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public Long getLimit() {
-			return this.limit;
-		}
-
-		public void setLimit(Long limit) {
-			this.limit = limit;
-		}
-
-		public Duration getWindow() {
-			return this.window;
-		}
-
-		public void setWindow(Duration window) {
-			this.window = window;
-		}
-
-		public Long getCapacity() {
-			return this.capacity;
-		}
-
-		public void setCapacity(Long capacity) {
-			this.capacity = capacity;
-		}
+	public static class PlanLimit extends LimitShapeProperties {
 
 	}
 
@@ -809,90 +481,6 @@ public class RateLimitProperties implements LimitSettings {
 
 		/** In this instance's memory alone ({@code dev.ratelimit.core.InMemoryRateLimiter}). */
 		IN_MEMORY
-
-	}
-
-	/**
-	 * Limits with the 'fail-local' failure policy while Redis fails: each instance decides them in its own memory.
-	 */
-	public static class FailLocal {
-
-		/**
-		 * Number of instances that share a limit while Redis fails: each instance then allows the limit (and the
-		 * token bucket's capacity) divided by this number, rounded down. 1 gives every instance the whole limit.
-		 */
-		private int instances = 1;
-
-		/**
-		 * After a Redis failure, how long fail-local limits are decided locally without asking Redis; then one request
-		 * asks Redis again, and the others stay local until it answers.
-		 */
-		private Duration probeInterval = Duration.ofSeconds(1);
-
-		public int getInstances() {
-			return this.instances;
-		}
-
-		public void setInstances(int instances) {
-			this.instances = instances;
-		}
-
-		public Duration getProbeInterval() {
-			return this.probeInterval;
-		}
-
-		public void setProbeInterval(Duration probeInterval) {
-			this.probeInterval = probeInterval;
-		}
-
-	}
-
-	/**
-	 * Denials answered locally: a client denied with a retry-after is answered by this instance, without Redis, until
-	 * that retry-after has passed or the maximum age, whichever comes first.
-	 */
-	public static class Denials {
-
-		/**
-		 * Whether this instance answers a client it has just seen denied without asking Redis, until the denial's
-		 * retry-after has passed (at most max-age).
-		 */
-		private boolean remember = true;
-
-		/**
-		 * Longest time a denial is answered locally: a reset or a plan change made through another instance reaches
-		 * this one within it.
-		 */
-		private Duration maxAge = Duration.ofSeconds(1);
-
-		/**
-		 * Most clients whose denials are remembered at once; the least recently denied are forgotten first.
-		 */
-		private int maxClients = 10_000;
-
-		public boolean isRemember() {
-			return this.remember;
-		}
-
-		public void setRemember(boolean remember) {
-			this.remember = remember;
-		}
-
-		public Duration getMaxAge() {
-			return this.maxAge;
-		}
-
-		public void setMaxAge(Duration maxAge) {
-			this.maxAge = maxAge;
-		}
-
-		public int getMaxClients() {
-			return this.maxClients;
-		}
-
-		public void setMaxClients(int maxClients) {
-			this.maxClients = maxClients;
-		}
 
 	}
 

@@ -8,7 +8,7 @@ import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
-import dev.ratelimit.spring.autoconfigure.RateLimitProperties.Redis.ClientType;
+import dev.ratelimit.spring.autoconfigure.RateLimitRedisProperties.ClientType;
 import dev.ratelimit.spring.redis.LettuceScriptExecutor;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -67,7 +67,7 @@ class RateLimitRedisConfiguration {
 	ScriptExecutor rateLimitScriptExecutor(RateLimitProperties properties, Environment environment,
 			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ObjectProvider<SslBundles> sslBundles,
 			ConfigurableListableBeanFactory beanFactory) {
-		RateLimitProperties.Redis redis = properties.getRedis();
+		RateLimitRedisProperties redis = properties.getRedis();
 		Duration timeout = RateLimitProperties.requirePositive("ratelimit.redis.timeout", redis.getTimeout());
 		Duration connectTimeout = RateLimitProperties.requirePositive("ratelimit.redis.connect-timeout", redis.getConnectTimeout());
 		RedisTarget target = target(redis, environment, connectionDetails, sslBundles.getIfAvailable(), beanFactory);
@@ -112,7 +112,7 @@ class RateLimitRedisConfiguration {
 	 * {@link RedisConnectionFactory} may point it anywhere, so the limiter cannot take Spring Boot's properties for
 	 * its target: it must be told.
 	 */
-	private static RedisTarget target(RateLimitProperties.Redis redis, Environment environment,
+	private static RedisTarget target(RateLimitRedisProperties redis, Environment environment,
 			ObjectProvider<DataRedisConnectionDetails> connectionDetails, SslBundles sslBundles,
 			ConfigurableListableBeanFactory beanFactory) {
 		RedisTarget own = RedisTarget.ofOwn(redis, sslBundles);

@@ -43,8 +43,8 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	 * {@code null} when none of them is set.
 	 * @throws InvalidConfigurationPropertyValueException naming the property when a value is invalid
 	 */
-	static RedisTarget ofOwn(RateLimitProperties.Redis redis, SslBundles bundles) {
-		RateLimitProperties.Redis.Sentinel sentinel = redis.getSentinel();
+	static RedisTarget ofOwn(RateLimitRedisProperties redis, SslBundles bundles) {
+		RedisSentinelProperties sentinel = redis.getSentinel();
 		List<String> clusterNodes = redis.getCluster().getNodes();
 		int targets = ((redis.getUrl() != null) ? 1 : 0) + ((sentinel.getMaster() != null) ? 1 : 0)
 				+ (clusterNodes.isEmpty() ? 0 : 1);
@@ -167,7 +167,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 		}).toList();
 	}
 
-	private static DataRedisConnectionDetails.Sentinel sentinel(RateLimitProperties.Redis.Sentinel sentinel,
+	private static DataRedisConnectionDetails.Sentinel sentinel(RedisSentinelProperties sentinel,
 			List<Node> nodes) {
 		return new DataRedisConnectionDetails.Sentinel() {
 

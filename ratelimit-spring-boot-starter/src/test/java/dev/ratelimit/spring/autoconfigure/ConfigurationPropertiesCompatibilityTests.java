@@ -17,7 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code configuration-properties-before-restructuring.json}, the names, types and defaults of the metadata built
  * from the last commit before the runtime left the {@code autoconfigure} package (7d93619). One change is expected
  * and named here: the enums of the configuration moved from {@code dev.ratelimit.spring.autoconfigure} to the API
- * package {@code dev.ratelimit.spring}; the values written in {@code application.yml} are the same.
+ * package {@code dev.ratelimit.spring}, and the client type with the {@code ratelimit.redis} properties out of
+ * {@code RateLimitProperties} into {@code RateLimitRedisProperties}; the values written in {@code application.yml} are
+ * the same.
  */
 class ConfigurationPropertiesCompatibilityTests {
 
@@ -25,7 +27,9 @@ class ConfigurationPropertiesCompatibilityTests {
 			"dev.ratelimit.spring.autoconfigure.FailurePolicy", "dev.ratelimit.spring.FailurePolicy",
 			"dev.ratelimit.spring.autoconfigure.LimitMode", "dev.ratelimit.spring.LimitMode",
 			"dev.ratelimit.spring.autoconfigure.HeaderStyle", "dev.ratelimit.spring.HeaderStyle",
-			"dev.ratelimit.spring.autoconfigure.MissingKeyPolicy", "dev.ratelimit.spring.MissingKeyPolicy");
+			"dev.ratelimit.spring.autoconfigure.MissingKeyPolicy", "dev.ratelimit.spring.MissingKeyPolicy",
+			"dev.ratelimit.spring.autoconfigure.RateLimitProperties$Redis$ClientType",
+			"dev.ratelimit.spring.autoconfigure.RateLimitRedisProperties$ClientType");
 
 	@Test
 	void everyPropertyKeepsItsNameTypeAndDefault() throws IOException {

@@ -1,0 +1,76 @@
+package dev.ratelimit.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Redis Sentinel of the limiter's own Redis.
+ */
+public class RedisSentinelProperties {
+
+	/**
+	 * Name of the Redis server the sentinels monitor.
+	 */
+	private String master;
+
+	/**
+	 * Sentinels as 'host:port' pairs.
+	 */
+	private List<String> nodes = new ArrayList<>();
+
+	/**
+	 * Login user name for the sentinels.
+	 */
+	private String username;
+
+	/**
+	 * Password for the sentinels.
+	 */
+	private String password;
+
+	/**
+	 * Database index on the master.
+	 */
+	private int database;
+
+	public String getMaster() {
+		return this.master;
+	}
+
+	public void setMaster(String master) {
+		this.master = master;
+	}
+
+	public List<String> getNodes() {
+		return this.nodes;
+	}
+
+	public void setNodes(List<String> nodes) {
+		this.nodes = nodes;
+	}
+
+	public String getUsername() {
+		return this.username;
+	}
+
+	public void setUsername(String username) {
+		this.username = username;
+	}
+
+	public String getPassword() {
+		return this.password;
+	}
+
+	public void setPassword(String password) {
+		this.password = password;
+	}
+
+	public int getDatabase() {
+		return this.database;
+	}
+
+	public void setDatabase(int database) {
+		this.database = database;
+	}
+
+}
