@@ -11,7 +11,9 @@ import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.enforce.RateLimitEvents;
 import dev.ratelimit.spring.enforce.RateLimitHeaders;
 import dev.ratelimit.spring.enforce.RateLimitResponses;
+import dev.ratelimit.spring.enforce.RedisCalls;
 import dev.ratelimit.spring.enforce.RememberedDenials;
+import dev.ratelimit.spring.enforce.RequestAnswers;
 import dev.ratelimit.spring.enforce.ShadowDenials;
 import dev.ratelimit.spring.enforce.ThreadTimeouts;
 import dev.ratelimit.spring.enforce.Timeouts;
@@ -55,14 +57,16 @@ class RateLimitEnforcerConfiguration {
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
-		return new RateLimitEnforcer(rateLimiter,
+		RateLimitEvents rateLimitEvents = events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties)));
+		LocalFallback fallback = new LocalFallback(RateLimitProperties.requirePositive(
+				"ratelimit.fail-local.probe-interval", properties.getFailLocal().getProbeInterval()));
+		RedisCalls redis = new RedisCalls(rateLimiter,
 				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
-				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), responses,
-				events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties))),
-				deadlines(executor.getIfAvailable(), timeouts),
-				new LocalFallback(RateLimitProperties.requirePositive("ratelimit.fail-local.probe-interval",
-						properties.getFailLocal().getProbeInterval())),
-				factory.plans(), new ShadowDenials(logInterval(properties)), denials);
+				deadlines(executor.getIfAvailable(), timeouts), rateLimitEvents, fallback);
+		RequestAnswers answers = new RequestAnswers(responses, rateLimitEvents,
+				new ShadowDenials(logInterval(properties)), fallback);
+		return new RateLimitEnforcer(redis, answers,
+				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), factory.plans(), denials);
 	}
 
 	/** Denials answered without Redis while they stand ({@code ratelimit.denials.*}). */

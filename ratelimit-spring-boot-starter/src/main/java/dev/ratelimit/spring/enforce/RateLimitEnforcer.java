@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.enforce;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -8,9 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
@@ -38,9 +34,8 @@ import org.springframework.expression.EvaluationContext;
  * <p>
  * One request has one deadline, {@code ratelimit.redis.timeout} from its first decision: however many keys, and
  * whether a filter, the advisor or both decide, and for a call charged by outcome its read and its charge
- * together. When it is due, the Redis client judges whether Redis or the busy application made it late
- * ({@link Timeouts}: with Lettuce or Jedis, {@code FairDeadlines}). Once it has passed, the remaining limits follow
- * their failure policy without asking Redis. Nothing here blocks: a decision is a
+ * together ({@link RedisCalls}). Once it has passed, the remaining limits follow their failure policy without asking
+ * Redis ({@link RequestAnswers}). Nothing here blocks: a decision is a
  * {@link CompletionStage} that completes when Redis answers or the deadline passes (Spring MVC waits for it, WebFlux
  * subscribes to it).
  *
@@ -50,42 +45,30 @@ import org.springframework.expression.EvaluationContext;
  */
 public final class RateLimitEnforcer {
 
-	private final RateLimiter limiter;
+	private final RedisCalls redis;
 
-	private final long timeoutNanos;
+	private final RequestAnswers answers;
 
 	private final ClientKeyResolver clientKeys;
 
-	private final RateLimitResponses responses;
-
-	private final RateLimitEvents events;
-
-	private final Timeouts timeouts;
-
-	private final LocalFallback fallback;
-
-	private final FailurePolicies failurePolicies;
-
 	private final Plans plans;
-
-	private final ShadowDenials shadowDenials;
 
 	private final RememberedDenials denials;
 
-	public RateLimitEnforcer(RateLimiter limiter, Duration timeout, ClientKeyResolver clientKeys, RateLimitResponses responses,
-			RateLimitEvents events, Timeouts timeouts, LocalFallback fallback, Plans plans,
-			ShadowDenials shadowDenials, RememberedDenials denials) {
-		this.limiter = limiter;
-		this.denials = denials;
-		this.plans = plans;
-		this.shadowDenials = shadowDenials;
-		this.fallback = fallback;
-		this.failurePolicies = new FailurePolicies(fallback, events, responses);
-		this.timeoutNanos = timeout.toNanos();
+	/**
+	 * @param redis the calls to Redis, each bounded by its request's deadline
+	 * @param answers what the decisions make of the request
+	 * @param clientKeys the limits' client keys
+	 * @param plans the plans that shape planned limits
+	 * @param denials denials answered without Redis while they stand
+	 */
+	public RateLimitEnforcer(RedisCalls redis, RequestAnswers answers, ClientKeyResolver clientKeys, Plans plans,
+			RememberedDenials denials) {
+		this.redis = redis;
+		this.answers = answers;
 		this.clientKeys = clientKeys;
-		this.responses = responses;
-		this.events = events;
-		this.timeouts = timeouts;
+		this.plans = plans;
+		this.denials = denials;
 	}
 
 	public ClientKeyResolver clientKeys() {
@@ -116,18 +99,14 @@ public final class RateLimitEnforcer {
 		catch (RateLimitException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		long deadline = RequestDeadline.of(request, this.timeoutNanos);
+		long deadline = this.redis.deadline(request);
 		List<LimitDecision> applied = new ArrayList<>();
 		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			sequence = sequence.thenCompose((previous) -> decide(request, group.getKey(), group.getValue(), deadline,
 					applied, continuation));
 		}
-		return sequence.thenRun(() -> {
-			if (!applied.isEmpty()) {
-				this.responses.headers().addTo(request, applied);
-			}
-		});
+		return sequence.thenRun(() -> this.answers.addFields(request, applied));
 	}
 
 	/** The limits as the request's plan shapes them (unchanged when none is planned). */
@@ -137,14 +116,6 @@ public final class RateLimitEnforcer {
 		}
 		String plan = this.plans.select(context);
 		return limits.stream().map((limit) -> limit.forPlan(plan)).toList();
-	}
-
-	/**
-	 * The decisions whose fields the response carries: not those of shadow limits, which a client would slow down
-	 * for although they refuse nothing.
-	 */
-	private static List<LimitDecision> enforced(RateLimitDecision decision) {
-		return decision.decisions().stream().filter((limit) -> !limit.limit().shadow()).toList();
 	}
 
 	/**
@@ -181,33 +152,27 @@ public final class RateLimitEnforcer {
 	public List<LimitDecision> peekAdmission(LimitedRequest request, List<ConfiguredLimit> configured,
 			EvaluationContext context) {
 		List<LimitDecision> peeked = new ArrayList<>();
-		long deadline = RequestDeadline.of(request, this.timeoutNanos);
+		long deadline = this.redis.deadline(request);
 		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
 			String clientKey = this.clientKeys.resolve(limit, request, context);
-			LimitDecision state = null;
-			if (!(LocalFallback.spareRedisFor(List.of(limit)) && this.fallback.skipRedis())) {
-				state = askRedis(() -> this.limiter.peekAsync(clientKey, limit.definition()), deadline);
-			}
+			LimitDecision state = this.redis.spared(List.of(limit)) ? null
+					: this.redis.peekAndWait(clientKey, limit.definition(), deadline);
 			if (state != null) {
 				peeked.add(state);
+				continue;
 			}
-			else {
-				RateLimitDecision local = this.failurePolicies.apply(request, clientKey, List.of(limit),
-						FailurePolicies.Moment.ADMISSION);
-				if (local != null) {
-					peeked.addAll(local.decisions());
-				}
+			RateLimitDecision local = this.answers.notDecided(request, clientKey, List.of(limit),
+					FailurePolicies.Moment.ADMISSION);
+			if (local != null) {
+				peeked.addAll(local.decisions());
 			}
 		}
 		if (peeked.isEmpty()) {
 			return List.of();
 		}
 		RateLimitDecision admission = new RateLimitDecision(peeked);
-		List<LimitDecision> fields = enforced(admission);
-		if (!admission.allowed()) {
-			this.events.decided(admission);
-			throw this.responses.exceeded(request, fields, admission);
-		}
+		List<LimitDecision> fields = RequestAnswers.enforced(admission);
+		this.answers.admit(request, admission, fields);
 		return fields;
 	}
 
@@ -217,7 +182,7 @@ public final class RateLimitEnforcer {
 	 * {@code ratelimit.redis.timeout} for Redis, while the time the call itself takes uses none of it.
 	 */
 	public void admitted(LimitedRequest attempt) {
-		RequestDeadline.keepForCharge(attempt, this.timeoutNanos);
+		this.redis.keepForCharge(attempt);
 	}
 
 	/**
@@ -230,60 +195,27 @@ public final class RateLimitEnforcer {
 	 */
 	public void charge(LimitedRequest request, List<ConfiguredLimit> configured, EvaluationContext context,
 			List<LimitDecision> uncharged) {
-		long deadline = RequestDeadline.forCharge(request, this.timeoutNanos);
+		long deadline = this.redis.chargeDeadline(request);
 		List<LimitDecision> fields = new ArrayList<>(uncharged);
 		// admission resolved the same keys a moment ago; an expression that changed its mind charges nothing
 		Map<String, List<ConfiguredLimit>> byKey = this.clientKeys.groupByKey(shapedByPlan(configured, context),
 				request, context, true);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
-			RateLimitDecision decision = null;
-			if (!(LocalFallback.spareRedisFor(group.getValue()) && this.fallback.skipRedis())) {
-				decision = askRedis(
-						() -> this.limiter.tryAcquireAsync(group.getKey(), ConfiguredLimit.sharedBudgets(group.getValue(), ConfiguredLimit::definition)),
-						deadline);
-			}
+			RateLimitDecision decision = this.redis.spared(group.getValue()) ? null
+					: this.redis.decideAndWait(group.getKey(),
+							ConfiguredLimit.sharedBudgets(group.getValue(), ConfiguredLimit::definition), deadline);
 			if (decision != null) {
-				this.events.decided(decision);
+				this.answers.decided(decision);
 			}
 			else {
-				decision = this.failurePolicies.apply(request, group.getKey(), group.getValue(),
+				decision = this.answers.notDecided(request, group.getKey(), group.getValue(),
 						FailurePolicies.Moment.CHARGE);
 			}
 			if (decision != null) {
-				fields.addAll(enforced(decision));
+				fields.addAll(RequestAnswers.enforced(decision));
 			}
 		}
-		if (!fields.isEmpty()) {
-			this.responses.headers().addTo(request, fields);
-		}
-	}
-
-	/**
-	 * A call to Redis for {@link #peekAdmission} and {@link #charge}, waited for on this thread until
-	 * {@code deadline} at most: timed and counted as {@link #bounded} counts its calls, moving the fail-local breaker
-	 * either way.
-	 * @return the answer, or {@code null} when Redis failed or the deadline passed (the caller applies the failure
-	 * policy)
-	 */
-	private <T> T askRedis(Supplier<CompletionStage<T>> call, long deadline) {
-		try {
-			// completes by the deadline on its own: no timeout of this thread's to add
-			T answer = bounded(call, deadline).get();
-			if (this.fallback.redisAnswered()) {
-				this.events.redisAnsweredAgain();
-			}
-			return answer;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
-		}
-		catch (ExecutionException ex) {
-			RuntimeException cause = unwrap(ex.getCause());
-			this.events.redisFailed(cause);
-			this.fallback.redisFailed();
-			return null;
-		}
+		this.answers.addFields(request, fields);
 	}
 
 	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
@@ -292,33 +224,27 @@ public final class RateLimitEnforcer {
 		List<LimitDefinition> definitions = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::definition);
 		RateLimitDecision remembered = this.denials.recall(clientKey, definitions);
 		if (remembered != null) {
-			this.events.deniedFromMemory();
-			return runNow(() -> apply(request, remembered, applied));
+			this.answers.deniedFromMemory();
+			return runNow(() -> this.answers.apply(request, remembered, applied));
 		}
-		if (LocalFallback.spareRedisFor(limits) && this.fallback.skipRedis()) {
-			return runNow(() -> decideLocally(request, clientKey, limits, applied));
+		if (this.redis.spared(limits)) {
+			return runNow(() -> this.answers.decideLocally(request, clientKey, limits, applied));
 		}
 		long sentAt = this.denials.now();
-		CompletableFuture<RateLimitDecision> answer = bounded(() -> this.limiter.tryAcquireAsync(clientKey, definitions),
-				deadline);
-		return answer.handleAsync((decision, failure) -> {
+		return this.redis.decide(clientKey, definitions, deadline).handleAsync((decision, failure) -> {
 			if (failure != null) {
-				RuntimeException cause = unwrap(failure);
-				this.events.redisFailed(cause);
-				this.fallback.redisFailed();
-				decideLocally(request, clientKey, limits, applied);
+				this.redis.failed(failure);
+				this.answers.decideLocally(request, clientKey, limits, applied);
 				return null;
 			}
-			if (this.fallback.redisAnswered()) {
-				this.events.redisAnsweredAgain();
-			}
+			this.redis.answered();
 			if (decision.allowed()) {
 				this.denials.forget(clientKey);
 			}
 			else {
 				this.denials.remember(clientKey, definitions, decision, sentAt);
 			}
-			apply(request, decision, applied);
+			this.answers.apply(request, decision, applied);
 			return null;
 		}, continuation);
 	}
@@ -326,107 +252,6 @@ public final class RateLimitEnforcer {
 	/** {@code action} run on this thread, as a stage: completed, or failed with what it throws. */
 	private static CompletableFuture<Void> runNow(Runnable action) {
 		return CompletableFuture.runAsync(action, Runnable::run);
-	}
-
-	/**
-	 * A decision of Redis, or remembered from it: its fields for the response, its metrics and shadow denials.
-	 * @throws RateLimitException the 429 when it denies
-	 */
-	private void apply(LimitedRequest request, RateLimitDecision decision, List<LimitDecision> applied) {
-		applied.addAll(enforced(decision));
-		this.events.decided(decision);
-		this.shadowDenials.record(decision);
-		if (!decision.allowed()) {
-			throw this.responses.exceeded(request, applied, decision);
-		}
-	}
-
-	/**
-	 * The limits of one client key that Redis did not decide, as their failure policy says ({@link FailurePolicies}):
-	 * the local decision's fields added to {@code applied}.
-	 * @throws RateLimitException the 503 of a fail-closed limit, or the 429 when the local decision denies
-	 */
-	private void decideLocally(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
-			List<LimitDecision> applied) {
-		RateLimitDecision local = this.failurePolicies.apply(request, clientKey, limits, FailurePolicies.Moment.DECISION);
-		if (local == null) {
-			return;
-		}
-		applied.addAll(enforced(local));
-		this.shadowDenials.record(local);
-		if (!local.allowed()) {
-			throw this.responses.exceeded(request, applied, local);
-		}
-	}
-
-	/**
-	 * The answer of a call to Redis (a decision, a read), or a failure when Redis fails or has not answered by
-	 * {@code deadline}. The limiter's own stage is cancelled on timeout, so a client that has not sent it yet can drop
-	 * it.
-	 */
-	private <T> CompletableFuture<T> bounded(Supplier<CompletionStage<T>> call, long deadline) {
-		long remaining = deadline - System.nanoTime();
-		if (remaining <= 0) {
-			return CompletableFuture
-				.failedFuture(new DeadlineExceededException("no time left of ratelimit.redis.timeout for this request"));
-		}
-		long start = System.nanoTime();
-		CompletableFuture<T> decision;
-		try {
-			decision = call.get().toCompletableFuture();
-		}
-		catch (RuntimeException ex) {
-			this.events.redisCall(System.nanoTime() - start, "failure");
-			return CompletableFuture.failedFuture(ex);
-		}
-		if (decision.isDone()) {
-			// decided already (the in-memory store decides on the calling thread, and a fast Redis may have answered
-			// already): no deadline to watch
-			this.events.redisCall(System.nanoTime() - start,
-					decision.isCompletedExceptionally() ? "failure" : "success");
-			return decision;
-		}
-		CompletableFuture<T> bounded = new CompletableFuture<>();
-		// The first of the answer and the timeout settles the call; it is timed before the request goes on, so that
-		// the metrics have counted a call by the time its response leaves.
-		AtomicBoolean settled = new AtomicBoolean();
-		Runnable cancelTimeout = this.timeouts.schedule(() -> {
-			if (settled.compareAndSet(false, true)) {
-				this.events.redisCall(System.nanoTime() - start, "timeout");
-				bounded.completeExceptionally(new TimeoutException());
-				decision.cancel(false);
-			}
-		}, remaining);
-		decision.whenComplete((result, failure) -> {
-			cancelTimeout.run();
-			if (settled.compareAndSet(false, true)) {
-				this.events.redisCall(System.nanoTime() - start, (failure != null) ? "failure" : "success");
-				if (failure != null) {
-					bounded.completeExceptionally(failure);
-				}
-				else {
-					bounded.complete(result);
-				}
-			}
-		});
-		return bounded;
-	}
-
-	private static RuntimeException unwrap(Throwable failure) {
-		Throwable cause = PermitWait.cause(failure);
-		if (cause instanceof TimeoutException) {
-			return new DeadlineExceededException("Redis did not decide within ratelimit.redis.timeout");
-		}
-		return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
-	}
-
-	/** The request's time in the limiter ran out. */
-	static final class DeadlineExceededException extends RuntimeException {
-
-		DeadlineExceededException(String message) {
-			super(message, null, false, false);
-		}
-
 	}
 
 }
