@@ -1,0 +1,80 @@
+package dev.ratelimit.spring.limits;
+
+import java.time.Duration;
+import java.util.Locale;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.LimitMode;
+
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * The string attributes of {@link dev.ratelimit.spring.RateLimited}, parsed as {@code application.yml} writes the
+ * same values ({@code token-bucket}, {@code fail-local}, {@code 60s}), each with a message that says what to write
+ * instead.
+ */
+final class AnnotationValues {
+
+	private AnnotationValues() {
+	}
+
+	/** A duration with its unit: a bare "60" would be 60 ms to Spring, rarely what its writer meant. */
+	static Duration parseWindow(String value) {
+		if (value.trim().matches("-?\\d+")) {
+			throw new IllegalArgumentException("window '" + value + "' has no unit; write it as 60s, 500ms, 1m or PT1M");
+		}
+		return DurationStyle.detectAndParse(value);
+	}
+
+	/** A max-wait: {@code 0} alone, or a duration with its unit, not negative. */
+	static Duration parseMaxWait(String value) {
+		if (value.trim().equals("0")) {
+			return Duration.ZERO;
+		}
+		if (value.trim().matches("-?\\d+")) {
+			throw new IllegalArgumentException("maxWait '" + value + "' has no unit; write it as 2s, 500ms or PT2S");
+		}
+		Duration wait;
+		try {
+			wait = DurationStyle.detectAndParse(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("maxWait '" + value + "' is not a duration; write it as 2s, 500ms or PT2S");
+		}
+		if (wait.isNegative()) {
+			throw new IllegalArgumentException("maxWait '" + value + "' is negative; use 0 for no wait");
+		}
+		return wait;
+	}
+
+	static Algorithm parseAlgorithm(String value) {
+		try {
+			return Algorithm.valueOf(value.trim().replace('-', '_').toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("unknown algorithm '" + value
+					+ "'; use fixed-window, sliding-log, sliding-window-counter or token-bucket");
+		}
+	}
+
+	static LimitMode parseMode(String value) {
+		try {
+			return LimitMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("unknown mode '" + value + "'; use enforce or shadow");
+		}
+	}
+
+	static FailurePolicy parseFailurePolicy(String value) {
+		try {
+			return FailurePolicy.valueOf(value.trim().replace('-', '_').toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					"unknown failure policy '" + value + "'; use fail-open, fail-closed or fail-local");
+		}
+	}
+
+}
