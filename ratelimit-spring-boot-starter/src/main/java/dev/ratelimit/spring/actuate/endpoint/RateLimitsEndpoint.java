@@ -1,11 +1,10 @@
 package dev.ratelimit.spring.actuate.endpoint;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.function.BiFunction;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
@@ -59,7 +58,7 @@ public class RateLimitsEndpoint {
 
 	private final RateLimiter limiter;
 
-	private final LimitRegistry names;
+	private final LimitLookup lookup;
 
 	private final Plans plans;
 
@@ -70,7 +69,7 @@ public class RateLimitsEndpoint {
 	public RateLimitsEndpoint(RateLimiter limiter, LimitRegistry names, Plans plans, String store, RememberedDenials denials) {
 		this.limiter = limiter;
 		this.denials = denials;
-		this.names = names;
+		this.lookup = new LimitLookup(names, plans);
 		this.plans = plans;
 		this.store = store;
 	}
@@ -78,8 +77,8 @@ public class RateLimitsEndpoint {
 	@ReadOperation
 	public Limits limits() {
 		List<Limit> limits = new ArrayList<>();
-		for (ConfiguredLimit limit : this.names.all()) {
-			for (ConfiguredLimit shaped : shapes(limit)) {
+		for (ConfiguredLimit limit : this.lookup.all()) {
+			for (ConfiguredLimit shaped : this.lookup.shapes(limit)) {
 				LimitDefinition definition = shaped.definition();
 				limits.add(new Limit(definition.name(), limit.source(), shaped.plan(), term(definition.algorithm()),
 						definition.limit(), definition.window().toString(), definition.capacity(), definition.cost(),
@@ -87,77 +86,56 @@ public class RateLimitsEndpoint {
 						limit.shadow() ? "shadow" : "enforce"));
 			}
 		}
-		PlanSelection plans = this.plans.names().isEmpty() ? null
-				: new PlanSelection(this.plans.expression(), this.plans.defaultPlan(), List.copyOf(this.plans.names()));
-		return new Limits(this.store, plans, limits);
+		return new Limits(this.store, this.plans.names().isEmpty() ? null
+				: new PlanSelection(this.plans.expression(), this.plans.defaultPlan(), List.copyOf(this.plans.names())),
+				limits);
 	}
 
 	@ReadOperation
 	public WebEndpointResponse<Object> state(@Selector(match = Match.ALL_REMAINING) String[] name, String client) {
-		String limit = name(name);
-		String key = clientKey(client);
-		WebEndpointResponse<Object> invalid = invalid(limit, key);
-		if (invalid != null) {
-			return invalid;
-		}
-		try {
-			List<State> states = new ArrayList<>();
-			for (Map.Entry<LimitDefinition, String> shape : shapesOf(limit).entrySet()) {
-				LimitDefinition definition = shape.getKey();
-				List<Request> requests = new ArrayList<>();
-				LimitDecision peeked = null;
-				for (long cost : costsOf(limit)) {
-					peeked = this.limiter.peek(key, definition.withCost(cost));
-					requests.add(new Request(cost, peeked.allowed(), peeked.retryAfterMs(),
-							definition.shadow() ? null : RateLimitHeaders.stateItem(peeked)));
+		return forClient(name, client, (limit, key) -> {
+			try {
+				List<State> states = new ArrayList<>();
+				for (Map.Entry<LimitDefinition, String> shape : this.lookup.shapesOf(limit).entrySet()) {
+					states.add(state(key, shape.getKey(), shape.getValue(), this.lookup.costsOf(limit)));
 				}
-				states.add(new State(shape.getValue(), term(definition.algorithm()), definition.limit(),
-						definition.window().toString(), definition.capacity(), peeked.remaining(),
-						peeked.resetAfterMs(), peeked.moreAfterMs(), requests));
+				return new WebEndpointResponse<>(new ClientState(limit, key, states));
 			}
-			return new WebEndpointResponse<>(new ClientState(limit, key, states));
+			catch (RuntimeException ex) {
+				return storeFailed("read", limit, ex);
+			}
+		});
+	}
+
+	/** The client's state of one shape, and what a request of each cost would get now. */
+	private State state(String key, LimitDefinition definition, String plan, List<Long> costs) {
+		List<Request> requests = new ArrayList<>();
+		LimitDecision peeked = null;
+		for (long cost : costs) {
+			peeked = this.limiter.peek(key, definition.withCost(cost));
+			requests.add(new Request(cost, peeked.allowed(), peeked.retryAfterMs(),
+					definition.shadow() ? null : RateLimitHeaders.stateItem(peeked)));
 		}
-		catch (RuntimeException ex) {
-			return storeFailed("read", limit, ex);
-		}
+		return new State(plan, term(definition.algorithm()), definition.limit(), definition.window().toString(),
+				definition.capacity(), peeked.remaining(), peeked.resetAfterMs(), peeked.moreAfterMs(), requests);
 	}
 
 	@DeleteOperation
 	public WebEndpointResponse<Object> reset(@Selector(match = Match.ALL_REMAINING) String[] name, String client) {
-		String limit = name(name);
-		String key = clientKey(client);
-		WebEndpointResponse<Object> invalid = invalid(limit, key);
-		if (invalid != null) {
-			return invalid;
-		}
-		// This instance's remembered denials of the client end now, even if the reset fails (it may still reach
-		// Redis); other instances' within ratelimit.denials.max-age.
-		this.denials.forget(key);
-		try {
-			int deleted = this.limiter.reset(key, List.copyOf(shapesOf(limit).keySet()));
-			logger.info("Rate limit '" + limit + "' reset for one client through the ratelimits endpoint (" + deleted
-					+ ((deleted == 1) ? " state" : " states") + " deleted)");
-			return new WebEndpointResponse<>(new Reset(limit, key, deleted));
-		}
-		catch (RuntimeException ex) {
-			return storeFailed("reset", limit, ex);
-		}
-	}
-
-	/**
-	 * The limit's name from the path's segments: a name with slashes (a rule named after its path, {@code /api/**})
-	 * spans several segments, and its leading slash is the one before them.
-	 */
-	private String name(String[] segments) {
-		String joined = String.join("/", segments);
-		if (!known(joined) && known("/" + joined)) {
-			return "/" + joined;
-		}
-		return joined;
-	}
-
-	private boolean known(String name) {
-		return this.names.all().stream().anyMatch((limit) -> limit.name().equals(name));
+		return forClient(name, client, (limit, key) -> {
+			// This instance's remembered denials of the client end now, even if the reset fails (it may still reach
+			// Redis); other instances' within ratelimit.denials.max-age.
+			this.denials.forget(key);
+			try {
+				int deleted = this.limiter.reset(key, List.copyOf(this.lookup.shapesOf(limit).keySet()));
+				logger.info("Rate limit '" + limit + "' reset for one client through the ratelimits endpoint ("
+						+ deleted + ((deleted == 1) ? " state" : " states") + " deleted)");
+				return new WebEndpointResponse<>(new Reset(limit, key, deleted));
+			}
+			catch (RuntimeException ex) {
+				return storeFailed("reset", limit, ex);
+			}
+		});
 	}
 
 	/** The client key with an IP address in the form the limiter keys it ({@link ClientKeyResolver#canonicalIp}). */
@@ -167,22 +145,32 @@ public class RateLimitsEndpoint {
 				: client;
 	}
 
-	/** 404 for an unknown limit, 400 for a client that is no client key; {@code null} when both are fine. */
-	private WebEndpointResponse<Object> invalid(String name, String client) {
-		if (!known(name)) {
-			return new WebEndpointResponse<>(new Error("No rate limit is named '" + name + "'; the limits are "
-					+ String.join(", ", new TreeSet<>(this.names.all().stream().map(ConfiguredLimit::name).toList()))),
+	/**
+	 * {@code operation} on the limit the path names and the client key: 404 for an unknown limit, 400 for a client
+	 * that is no client key.
+	 */
+	private WebEndpointResponse<Object> forClient(String[] name, String client,
+			BiFunction<String, String, WebEndpointResponse<Object>> operation) {
+		String limit = this.lookup.name(name);
+		String key = clientKey(client);
+		if (!this.lookup.known(limit)) {
+			return new WebEndpointResponse<>(
+					new Error("No rate limit is named '" + limit + "'; the limits are " + this.lookup.knownNames()),
 					WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		boolean ip = client.startsWith(ClientKeyResolver.IP_PREFIX) && client.length() > ClientKeyResolver.IP_PREFIX.length();
-		boolean key = client.startsWith(ClientKeyResolver.KEY_PREFIX) && client.length() > ClientKeyResolver.KEY_PREFIX.length();
-		if (!ip && !key) {
+		if (!isClientKey(key)) {
 			return new WebEndpointResponse<>(new Error("client must be a client key as the limiter resolves it: '"
 					+ ClientKeyResolver.IP_PREFIX + "<address>' (a limit by IP address, or a missing key that fell back to it) or '"
-					+ ClientKeyResolver.KEY_PREFIX + "<value>' (the value of a key expression), but was '" + client + "'"),
+					+ ClientKeyResolver.KEY_PREFIX + "<value>' (the value of a key expression), but was '" + key + "'"),
 					WebEndpointResponse.STATUS_BAD_REQUEST);
 		}
-		return null;
+		return operation.apply(limit, key);
+	}
+
+	private static boolean isClientKey(String client) {
+		return (client.startsWith(ClientKeyResolver.IP_PREFIX) && client.length() > ClientKeyResolver.IP_PREFIX.length())
+				|| (client.startsWith(ClientKeyResolver.KEY_PREFIX)
+						&& client.length() > ClientKeyResolver.KEY_PREFIX.length());
 	}
 
 	private static WebEndpointResponse<Object> storeFailed(String operation, String name, RuntimeException ex) {
@@ -192,41 +180,6 @@ public class RateLimitsEndpoint {
 		logger.warn("The ratelimits endpoint could not " + operation + " rate limit '" + name + "': " + ex);
 		return new WebEndpointResponse<>(new Error("The rate limiter's store did not answer: " + ex),
 				WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
-	}
-
-	/**
-	 * Every shape the limit {@code name} can have, with cost 1 (a peek's cost is that of the request asked about), and
-	 * the plan that gives it ({@code null}: the limit's own).
-	 */
-	private Map<LimitDefinition, String> shapesOf(String name) {
-		Map<LimitDefinition, String> shapes = new LinkedHashMap<>();
-		for (ConfiguredLimit limit : this.names.all()) {
-			if (limit.name().equals(name)) {
-				for (ConfiguredLimit shaped : shapes(limit)) {
-					shapes.putIfAbsent(shaped.definition().withCost(1), shaped.plan());
-				}
-			}
-		}
-		return shapes;
-	}
-
-	/** The costs that the limit's sources configure, smallest first. */
-	private List<Long> costsOf(String name) {
-		return this.names.all()
-			.stream()
-			.filter((limit) -> limit.name().equals(name))
-			.map((limit) -> limit.definition().cost())
-			.distinct()
-			.sorted()
-			.toList();
-	}
-
-	/** The limit as each plan shapes it, in the plans' order; the limit itself when it is not planned. */
-	private List<ConfiguredLimit> shapes(ConfiguredLimit limit) {
-		if (!limit.planned()) {
-			return List.of(limit);
-		}
-		return this.plans.names().stream().map((plan) -> limit.byPlan().get(plan)).toList();
 	}
 
 	/** {@code TOKEN_BUCKET} as configured: {@code token-bucket}. */

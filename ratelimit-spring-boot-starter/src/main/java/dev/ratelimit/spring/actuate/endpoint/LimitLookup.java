@@ -1,0 +1,85 @@
+package dev.ratelimit.spring.actuate.endpoint;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.Plans;
+
+/** The limits of the application as the endpoint finds them: by the name in its path, with every shape and cost. */
+final class LimitLookup {
+
+	private final LimitRegistry names;
+
+	private final Plans plans;
+
+	LimitLookup(LimitRegistry names, Plans plans) {
+		this.names = names;
+		this.plans = plans;
+	}
+
+	List<ConfiguredLimit> all() {
+		return this.names.all();
+	}
+
+	/**
+	 * The limit's name from the path's segments: a name with slashes (a rule named after its path, {@code /api/**})
+	 * spans several segments, and its leading slash is the one before them.
+	 */
+	String name(String[] segments) {
+		String joined = String.join("/", segments);
+		if (!known(joined) && known("/" + joined)) {
+			return "/" + joined;
+		}
+		return joined;
+	}
+
+	boolean known(String name) {
+		return this.names.all().stream().anyMatch((limit) -> limit.name().equals(name));
+	}
+
+	/** Every limit's name, sorted, for the message of a 404. */
+	String knownNames() {
+		return String.join(", ", new TreeSet<>(this.names.all().stream().map(ConfiguredLimit::name).toList()));
+	}
+
+	/**
+	 * Every shape the limit {@code name} can have, with cost 1 (a peek's cost is that of the request asked about), and
+	 * the plan that gives it ({@code null}: the limit's own).
+	 */
+	Map<LimitDefinition, String> shapesOf(String name) {
+		Map<LimitDefinition, String> shapes = new LinkedHashMap<>();
+		for (ConfiguredLimit limit : this.names.all()) {
+			if (limit.name().equals(name)) {
+				for (ConfiguredLimit shaped : shapes(limit)) {
+					shapes.putIfAbsent(shaped.definition().withCost(1), shaped.plan());
+				}
+			}
+		}
+		return shapes;
+	}
+
+	/** The costs that the limit's sources configure, smallest first. */
+	List<Long> costsOf(String name) {
+		return this.names.all()
+			.stream()
+			.filter((limit) -> limit.name().equals(name))
+			.map((limit) -> limit.definition().cost())
+			.distinct()
+			.sorted()
+			.toList();
+	}
+
+	/** The limit as each plan shapes it, in the plans' order; the limit itself when it is not planned. */
+	List<ConfiguredLimit> shapes(ConfiguredLimit limit) {
+		if (!limit.planned()) {
+			return List.of(limit);
+		}
+		return this.plans.names().stream().map((plan) -> limit.byPlan().get(plan)).toList();
+	}
+
+}
