@@ -1,0 +1,302 @@
+package dev.ratelimit.spring.limits;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
+import dev.ratelimit.spring.autoconfigure.RateLimitProperties.PlanLimit;
+import dev.ratelimit.spring.autoconfigure.RateLimitProperties.Rule;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.mock.env.MockEnvironment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * {@link LimitResolver} on its own: annotations, rules, defaults, plans and fail-local shares turned into limits, and
+ * every invalid value rejected with the property or the method named. No application context and no Redis: the
+ * configuration is a plain {@link RateLimitProperties}.
+ */
+class LimitResolverTests {
+
+	private final RateLimitProperties properties = new RateLimitProperties();
+
+	private final MockEnvironment environment = new MockEnvironment();
+
+	private final DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+
+	@Test
+	void unsetAttributesOfAnAnnotationTakeTheDefaults() throws Exception {
+		this.properties.getDefaults().setAlgorithm(Algorithm.SLIDING_LOG);
+		this.properties.getDefaults().setLimit(7);
+		this.properties.getDefaults().setWindow(Duration.ofSeconds(30));
+		this.properties.getDefaults().setFailurePolicy(FailurePolicy.FAIL_CLOSED);
+
+		ConfiguredLimit limit = fromAnnotation("named");
+
+		assertThat(limit.name()).isEqualTo("orders");
+		assertThat(limit.definition().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
+		assertThat(limit.definition().limit()).isEqualTo(7);
+		assertThat(limit.definition().window()).isEqualTo(Duration.ofSeconds(30));
+		assertThat(limit.definition().capacity()).as("capacity equals the limit outside the token bucket").isEqualTo(7);
+		assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.FAIL_CLOSED);
+		assertThat(limit.key()).as("by IP address").isNull();
+		assertThat(limit.explicitName()).isTrue();
+	}
+
+	@Test
+	void anAnnotationsAttributesResolvePlaceholdersAndOverrideTheDefaults() throws Exception {
+		this.environment.setProperty("orders.window", "2m");
+
+		ConfiguredLimit limit = fromAnnotation("shaped");
+
+		assertThat(limit.name()).isEqualTo("Api.shaped");
+		assertThat(limit.explicitName()).isFalse();
+		assertThat(limit.definition().algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
+		assertThat(limit.definition().limit()).isEqualTo(10);
+		assertThat(limit.definition().capacity()).isEqualTo(25);
+		assertThat(limit.definition().window()).isEqualTo(Duration.ofMinutes(2));
+		assertThat(limit.maxWait()).isEqualTo(Duration.ofMillis(500));
+	}
+
+	@Test
+	void aTokenBucketWithoutCapacityTakesTheDefaultCapacityElseItsLimit() throws Exception {
+		assertThat(fromAnnotation("bucket").definition().capacity()).isEqualTo(10);
+		this.properties.getDefaults().setCapacity(40L);
+		assertThat(fromAnnotation("bucket").definition().capacity()).isEqualTo(40);
+	}
+
+	@Test
+	void aKeyThatReadsTheArgumentsIsDecidedOnTheCall() throws Exception {
+		ConfiguredLimit byArgument = fromAnnotation("byArgument", String.class);
+		assertThat(byArgument.readsArguments()).isTrue();
+		assertThat(byArgument.decidedOnCall()).isTrue();
+		ConfiguredLimit byRequest = fromAnnotation("byRequest");
+		assertThat(byRequest.readsArguments()).isFalse();
+		assertThat(byRequest.key().getExpressionString()).isEqualTo("#request.remoteAddr");
+	}
+
+	@Test
+	void anAnnotationsInvalidValuesAreRejectedNamingTheMethod() {
+		assertThatIllegalStateException().isThrownBy(() -> fromAnnotation("windowWithoutUnit"))
+			.withMessageStartingWith("Invalid Api.windowWithoutUnit: window '60' has no unit");
+		assertThatIllegalStateException().isThrownBy(() -> fromAnnotation("unknownVariable", String.class))
+			.withMessageContaining("reads #usernme, which is not defined; known are username");
+		assertThatIllegalStateException().isThrownBy(() -> fromAnnotation("unknownBean"))
+			.withMessageContaining("refers to bean 'plans', which does not exist");
+		assertThatIllegalStateException().isThrownBy(() -> fromAnnotation("notAStatus"))
+			.withMessageContaining("chargeOnStatus 600 is not an HTTP status");
+		assertThatIllegalStateException().isThrownBy(() -> fromAnnotation("unknownAlgorithm"))
+			.withMessageContaining("unknown algorithm 'leaky-bucket'");
+		assertThatIllegalStateException().isThrownBy(() -> fromAnnotation("negativeMaxWait"))
+			.withMessageContaining("maxWait '-1s' is negative");
+		assertThatIllegalStateException().isThrownBy(() -> fromAnnotation("costAboveLimit"))
+			.withMessageContaining("cost 11 of rate limit 'Api.costAboveLimit' exceeds its limit 10");
+	}
+
+	@Test
+	void aRuleWithoutANameIsNamedAfterItsFirstPathWithVariablesAsStars() {
+		Rule rule = rule("/users/{id}/orders", "/other");
+		assertThat(resolver().fromRule(rule, "ratelimit.filter.rules[0]").name()).isEqualTo("/users/*/orders");
+	}
+
+	@Test
+	void aRulesInvalidValuesAreRejectedNamingTheProperty() {
+		assertThat(ruleError(rule()).getName()).isEqualTo("ratelimit.filter.rules[0].paths");
+		Rule zeroLimit = rule("/api/**");
+		zeroLimit.setLimit(0L);
+		assertThat(ruleError(zeroLimit).getName()).isEqualTo("ratelimit.filter.rules[0].limit");
+		Rule capacity = rule("/api/**");
+		capacity.setAlgorithm(Algorithm.FIXED_WINDOW);
+		capacity.setCapacity(5L);
+		assertThat(ruleError(capacity).getName()).isEqualTo("ratelimit.filter.rules[0].capacity");
+		Rule key = rule("/api/**");
+		key.setKey("#username");
+		InvalidConfigurationPropertyValueException keyError = ruleError(key);
+		assertThat(keyError.getName()).isEqualTo("ratelimit.filter.rules[0].key");
+		assertThat(keyError.getMessage()).contains("a filter rule's key can read #request, #principal");
+	}
+
+	@Test
+	void aFailLocalLimitHasItsInstancesShareOfLimitAndCapacityRoundedDown() {
+		this.properties.getDefaults().setFailurePolicy(FailurePolicy.FAIL_LOCAL);
+		Rule bucket = rule("/api/**");
+		bucket.setLimit(10L);
+		bucket.setCapacity(20L);
+		ConfiguredLimit limit = new LimitResolver(this.properties, 3, this.environment, this.beanFactory).fromRule(bucket,
+				"ratelimit.filter.rules[0]");
+		assertThat(limit.localShare().limit()).isEqualTo(3);
+		assertThat(limit.localShare().capacity()).isEqualTo(6);
+		assertThat(limit.definition().limit()).as("the shared limit itself").isEqualTo(10);
+		assertThat(new LimitResolver(this.properties, null, this.environment, this.beanFactory)
+			.fromRule(bucket, "ratelimit.filter.rules[0]")
+			.localShare()).as("the in-memory store never fails: no share").isNull();
+	}
+
+	@Test
+	void aFailLocalShareThatAdmitsNothingIsRejectedNamingTheFailurePolicy() {
+		this.properties.getDefaults().setFailurePolicy(FailurePolicy.FAIL_LOCAL);
+		Rule rule = rule("/api/**");
+		rule.setAlgorithm(Algorithm.FIXED_WINDOW);
+		rule.setLimit(10L);
+		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> new LimitResolver(this.properties, 20, this.environment, this.beanFactory).fromRule(rule,
+					"ratelimit.filter.rules[0]"))
+			.satisfies((ex) -> assertThat(ex.getName()).isEqualTo("ratelimit.filter.rules[0].failure-policy"))
+			.withMessageContaining("a limit of 10 / 20 = 0");
+		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> new LimitResolver(this.properties, 0, this.environment, this.beanFactory))
+			.satisfies((ex) -> assertThat(ex.getName()).isEqualTo("ratelimit.fail-local.instances"));
+	}
+
+	@Test
+	void aPlannedLimitTakesEachPlansShapeAndTheDefaultPlansWhereAPlanDoesNotNameIt() throws Exception {
+		this.properties.setPlans(Map.of("free", Map.of("orders", planLimit(10)), "pro", Map.of("orders", planLimit(100)),
+				"team", Map.of("other", planLimit(50))));
+		this.properties.getPlan().setDefaultPlan("free");
+
+		ConfiguredLimit limit = fromAnnotation("named");
+
+		assertThat(limit.planned()).isTrue();
+		assertThat(limit.forPlan("pro").definition().limit()).isEqualTo(100);
+		assertThat(limit.forPlan("free").definition().limit()).isEqualTo(10);
+		assertThat(limit.forPlan("team").definition().limit()).as("the default plan's shape").isEqualTo(10);
+		assertThat(limit.forPlan("team").definition().window()).as("the limit's own window").isEqualTo(Duration.ofMinutes(1));
+		assertThat(limit.forPlan("pro").plan()).isEqualTo("pro");
+	}
+
+	@Test
+	void aPlanShapeThatCannotTakeTheLimitsCostIsRejectedNamingThePlanAndTheLimitsSource() {
+		this.properties.setPlans(Map.of("free", Map.of("Api.costOfFive", planLimit(3))));
+		InvalidConfigurationPropertyValueException error = assertThatExceptionOfType(
+				InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> fromAnnotation("costOfFive"))
+			.actual();
+		assertThat(error.getName()).isEqualTo("ratelimit.plans.free.Api.costOfFive");
+		assertThat(error.getMessage()).contains("(the cost and failure policy are those of Api.costOfFive)");
+	}
+
+	@Test
+	void planSettingsWithoutPlansOrWithAnUnknownDefaultPlanAreRejectedNamingTheProperty() {
+		this.properties.getPlan().setExpression("'pro'");
+		assertThat(resolverError().getName()).isEqualTo("ratelimit.plan.expression");
+		this.properties.setPlans(Map.of("free", Map.of("orders", planLimit(10))));
+		this.properties.getPlan().setDefaultPlan("gold");
+		InvalidConfigurationPropertyValueException error = resolverError();
+		assertThat(error.getName()).isEqualTo("ratelimit.plan.default-plan");
+		assertThat(error.getMessage()).contains("use one of free");
+		this.properties.getPlan().setDefaultPlan(null);
+		this.properties.setPlans(Map.of("free", Map.of("orders", planLimit(0))));
+		assertThat(resolverError().getName()).isEqualTo("ratelimit.plans.free.orders.limit");
+	}
+
+	@Test
+	void invalidDefaultsAreRejectedNamingTheProperty() {
+		this.properties.getDefaults().setWindow(Duration.ZERO);
+		assertThat(resolverError().getName()).isEqualTo("ratelimit.defaults.window");
+		this.properties.getDefaults().setWindow(Duration.ofMinutes(1));
+		this.properties.getDefaults().setMaxWait(Duration.ofSeconds(-1));
+		assertThat(resolverError().getName()).isEqualTo("ratelimit.defaults.max-wait");
+	}
+
+	private LimitResolver resolver() {
+		return new LimitResolver(this.properties, 1, this.environment, this.beanFactory);
+	}
+
+	private InvalidConfigurationPropertyValueException resolverError() {
+		return assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class).isThrownBy(this::resolver)
+			.actual();
+	}
+
+	private InvalidConfigurationPropertyValueException ruleError(Rule rule) {
+		return assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> resolver().fromRule(rule, "ratelimit.filter.rules[0]"))
+			.actual();
+	}
+
+	private ConfiguredLimit fromAnnotation(String methodName, Class<?>... parameterTypes) throws Exception {
+		Method method = Api.class.getDeclaredMethod(methodName, parameterTypes);
+		return resolver().fromAnnotation(method.getAnnotation(RateLimited.class), "Api." + methodName,
+				"Api." + methodName, KeyVariables.of(method));
+	}
+
+	private static Rule rule(String... paths) {
+		Rule rule = new Rule();
+		rule.setPaths(List.of(paths));
+		return rule;
+	}
+
+	private static PlanLimit planLimit(long limit) {
+		PlanLimit shape = new PlanLimit();
+		shape.setLimit(limit);
+		return shape;
+	}
+
+	@SuppressWarnings("unused")
+	static class Api {
+
+		@RateLimited(name = "orders")
+		void named() {
+		}
+
+		@RateLimited(algorithm = "token-bucket", limit = 10, capacity = 25, window = "${orders.window}",
+				maxWait = "500ms")
+		void shaped() {
+		}
+
+		@RateLimited(algorithm = "token-bucket", limit = 10)
+		void bucket() {
+		}
+
+		@RateLimited(key = "#username")
+		void byArgument(String username) {
+		}
+
+		@RateLimited(key = "#request.remoteAddr")
+		void byRequest() {
+		}
+
+		@RateLimited(window = "60")
+		void windowWithoutUnit() {
+		}
+
+		@RateLimited(key = "#usernme")
+		void unknownVariable(String username) {
+		}
+
+		@RateLimited(key = "@plans.of(#request)")
+		void unknownBean() {
+		}
+
+		@RateLimited(chargeOnStatus = 600)
+		void notAStatus() {
+		}
+
+		@RateLimited(algorithm = "leaky-bucket")
+		void unknownAlgorithm() {
+		}
+
+		@RateLimited(maxWait = "-1s")
+		void negativeMaxWait() {
+		}
+
+		@RateLimited(algorithm = "fixed-window", limit = 10, cost = 11)
+		void costAboveLimit() {
+		}
+
+		@RateLimited(algorithm = "fixed-window", limit = 10, cost = 5)
+		void costOfFive() {
+		}
+
+	}
+
+}
