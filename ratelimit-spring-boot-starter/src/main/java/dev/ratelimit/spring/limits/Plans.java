@@ -39,7 +39,7 @@ public final class Plans {
 		this.expression = expression;
 	}
 
-	static Plans none() {
+	public static Plans none() {
 		return new Plans(Map.of(), null, null);
 	}
 

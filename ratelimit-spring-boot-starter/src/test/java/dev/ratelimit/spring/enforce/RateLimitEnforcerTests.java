@@ -1,0 +1,221 @@
+package dev.ratelimit.spring.enforce;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.InMemoryRateLimiter;
+import dev.ratelimit.core.JedisScriptExecutor;
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.HeaderStyle;
+import dev.ratelimit.spring.MissingKeyPolicy;
+import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.RateLimitUnavailableException;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.Plans;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisPooled;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@link RateLimitEnforcer} on its own, without a Spring context: decisions of the in-memory limiter turned into
+ * admissions, 429s and header fields; remembered denials answered without the store; limits of several client keys
+ * decided in sequence; and a store that cannot be reached (a Redis client pointed at a closed port) handled by the
+ * failure policies. Windows of an hour with token buckets, so no decision depends on when the test runs.
+ */
+class RateLimitEnforcerTests {
+
+	private final CountingLimiter limiter = new CountingLimiter(new InMemoryRateLimiter());
+
+	private final StandardEvaluationContext context = new StandardEvaluationContext();
+
+	@Test
+	void admitsWhileTheLimitHasRoomWithItsFieldsThenAnswers429() {
+		RateLimitEnforcer enforcer = enforcer(this.limiter);
+		List<ConfiguredLimit> limits = List.of(limit("api", 2, null, FailurePolicy.FAIL_OPEN));
+
+		TestRequest first = new TestRequest();
+		enforcer.enforceAndWait(first, limits, this.context);
+		TestRequest second = new TestRequest();
+		enforcer.enforceAndWait(second, limits, this.context);
+
+		assertThat(first.headers.get("RateLimit")).containsExactly("\"api\";r=1;t=1800");
+		assertThat(second.headers.get("RateLimit")).containsExactly("\"api\";r=0;t=1800");
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context))
+			.satisfies((denied) -> assertThat(denied.getStatusCode().value()).isEqualTo(429));
+	}
+
+	@Test
+	void aDenialIsRememberedAndAnsweredWithoutAskingTheStore() {
+		RateLimitEnforcer enforcer = enforcer(this.limiter);
+		List<ConfiguredLimit> limits = List.of(limit("api", 1, null, FailurePolicy.FAIL_OPEN));
+		enforcer.enforceAndWait(new TestRequest(), limits, this.context);
+		for (int i = 0; i < 3; i++) {
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context));
+		}
+		assertThat(this.limiter.decisions).as("one admission, one denial; the other denials from memory").hasValue(2);
+	}
+
+	@Test
+	void limitsOfSeveralKeysAreDecidedInSequenceAndADenialStopsIt() {
+		RateLimitEnforcer enforcer = enforcer(this.limiter);
+		ConfiguredLimit byIp = limit("by-ip", 10, null, FailurePolicy.FAIL_OPEN);
+		ConfiguredLimit byUser = limit("by-user", 1, "'alice'", FailurePolicy.FAIL_OPEN);
+		ConfiguredLimit later = limit("later", 10, "'third'", FailurePolicy.FAIL_OPEN);
+		List<ConfiguredLimit> limits = List.of(byIp, byUser, later);
+
+		enforcer.enforceAndWait(new TestRequest(), limits, this.context);
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context));
+
+		assertThat(this.limiter.peek("ip:192.0.2.1", byIp.definition()).remaining())
+			.as("the earlier key keeps its consumption").isEqualTo(8);
+		assertThat(this.limiter.peek("key:third", later.definition()).remaining())
+			.as("the key after the denial was not decided").isEqualTo(9);
+	}
+
+	@Test
+	void whenTheStoreCannotBeReachedFailOpenAdmitsWithoutFieldsAndFailClosedAnswers503() {
+		try (JedisPooled closed = new JedisPooled("127.0.0.1", 1)) {
+			RateLimitEnforcer enforcer = enforcer(new RedisRateLimiter(new JedisScriptExecutor(closed), "rl:"));
+
+			TestRequest open = new TestRequest();
+			enforcer.enforceAndWait(open, List.of(limit("open", 1, null, FailurePolicy.FAIL_OPEN)), this.context);
+			assertThat(open.headers).isEmpty();
+
+			assertThatExceptionOfType(RateLimitUnavailableException.class)
+				.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(),
+						List.of(limit("closed", 1, null, FailurePolicy.FAIL_CLOSED)), this.context))
+				.satisfies((unavailable) -> assertThat(unavailable.getStatusCode().value()).isEqualTo(503));
+		}
+	}
+
+	@Test
+	void aCallChargedByOutcomeIsAdmittedOnAReadAndChargedAfterwards() {
+		RateLimitEnforcer enforcer = enforcer(this.limiter);
+		List<ConfiguredLimit> limits = List.of(limit("login", 2, null, FailurePolicy.FAIL_OPEN));
+
+		for (int i = 0; i < 2; i++) {
+			TestRequest attempt = new TestRequest();
+			List<LimitDecision> read = enforcer.peekAdmission(attempt, limits, this.context);
+			assertThat(read).singleElement().satisfies((state) -> assertThat(state.allowed()).isTrue());
+			enforcer.admitted(attempt);
+			enforcer.charge(attempt, limits, this.context, List.of());
+		}
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> enforcer.peekAdmission(new TestRequest(), limits, this.context));
+		assertThat(this.limiter.decisions).as("two charges; the reads consume nothing").hasValue(2);
+	}
+
+	private RateLimitEnforcer enforcer(RateLimiter limiter) {
+		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(HeaderStyle.IETF),
+				Duration.ofSeconds(1));
+		RateLimitEvents events = new RateLimitEvents(Duration.ofSeconds(10));
+		LocalFallback fallback = new LocalFallback(Duration.ofSeconds(1));
+		RedisCalls redis = new RedisCalls(limiter, Duration.ofSeconds(2), new ThreadTimeouts(), events, fallback);
+		RequestAnswers answers = new RequestAnswers(responses, events, new ShadowDenials(Duration.ofSeconds(10)),
+				fallback);
+		return new RateLimitEnforcer(redis, answers,
+				new ClientKeyResolver(new DefaultListableBeanFactory(), MissingKeyPolicy.CLIENT_IP, responses),
+				Plans.none(), new RememberedDenials(true, Duration.ofSeconds(30), 100, System::nanoTime));
+	}
+
+	/** A token bucket of {@code limit} per hour, by IP address or by {@code key}. */
+	private static ConfiguredLimit limit(String name, long limit, String key, FailurePolicy policy) {
+		LimitDefinition definition = LimitDefinition.of(name, Algorithm.TOKEN_BUCKET, limit, Duration.ofHours(1));
+		return new ConfiguredLimit(definition, (key != null) ? new SpelExpressionParser().parseRaw(key) : null, policy,
+				name, true, false, null, null, Map.of(), null, null);
+	}
+
+	/** The store's own limiter, its decisions counted. */
+	private static final class CountingLimiter implements RateLimiter {
+
+		private final RateLimiter store;
+
+		private final AtomicInteger decisions = new AtomicInteger();
+
+		CountingLimiter(RateLimiter store) {
+			this.store = store;
+		}
+
+		@Override
+		public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits) {
+			this.decisions.incrementAndGet();
+			return this.store.tryAcquire(clientId, limits);
+		}
+
+		@Override
+		public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
+			throw new AssertionError("the enforcer decides at the store's time");
+		}
+
+		@Override
+		public LimitDecision peek(String clientId, LimitDefinition limit) {
+			return this.store.peek(clientId, limit);
+		}
+
+	}
+
+	/** A request from 192.0.2.1 whose response's header fields are kept. */
+	private static final class TestRequest implements LimitedRequest {
+
+		private final Map<String, Object> attributes = new HashMap<>();
+
+		private final Map<String, List<String>> headers = new HashMap<>();
+
+		@Override
+		public String remoteAddress() {
+			return "192.0.2.1";
+		}
+
+		@Override
+		public String path() {
+			return "/api";
+		}
+
+		@Override
+		public Object getAttribute(String name) {
+			return this.attributes.get(name);
+		}
+
+		@Override
+		public void setAttribute(String name, Object value) {
+			this.attributes.put(name, value);
+		}
+
+		@Override
+		public void removeAttribute(String name) {
+			this.attributes.remove(name);
+		}
+
+		@Override
+		public List<String> responseHeader(String name) {
+			return this.headers.getOrDefault(name, List.of());
+		}
+
+		@Override
+		public void setResponseHeader(String name, String value) {
+			this.headers.put(name, new ArrayList<>(List.of(value)));
+		}
+
+	}
+
+}
