@@ -99,14 +99,12 @@ public final class RateLimitEnforcer {
 		catch (RateLimitException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		long deadline = this.redis.deadline(request);
-		List<LimitDecision> applied = new ArrayList<>();
+		Sequence decided = new Sequence(request, this.redis.deadline(request), new ArrayList<>(), continuation);
 		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
-			sequence = sequence.thenCompose((previous) -> decide(request, group.getKey(), group.getValue(), deadline,
-					applied, continuation));
+			sequence = sequence.thenCompose((previous) -> decide(decided, group.getKey(), group.getValue()));
 		}
-		return sequence.thenRun(() -> this.answers.addFields(request, applied));
+		return sequence.thenRun(() -> this.answers.addFields(request, decided.applied()));
 	}
 
 	/** The limits as the request's plan shapes them (unchanged when none is planned). */
@@ -218,23 +216,23 @@ public final class RateLimitEnforcer {
 		this.answers.addFields(request, fields);
 	}
 
-	/** The limits of one client key: their decision added to {@code applied}, or their failure policy. */
-	private CompletableFuture<Void> decide(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
-			long deadline, List<LimitDecision> applied, Executor continuation) {
+	/** The limits of one client key: their decision added to the sequence's, or their failure policy. */
+	private CompletableFuture<Void> decide(Sequence sequence, String clientKey, List<ConfiguredLimit> limits) {
+		LimitedRequest request = sequence.request();
 		List<LimitDefinition> definitions = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::definition);
 		RateLimitDecision remembered = this.denials.recall(clientKey, definitions);
 		if (remembered != null) {
 			this.answers.deniedFromMemory();
-			return runNow(() -> this.answers.apply(request, remembered, applied));
+			return runNow(() -> this.answers.apply(request, remembered, sequence.applied()));
 		}
 		if (this.redis.spared(limits)) {
-			return runNow(() -> this.answers.decideLocally(request, clientKey, limits, applied));
+			return runNow(() -> this.answers.decideLocally(request, clientKey, limits, sequence.applied()));
 		}
 		long sentAt = this.denials.now();
-		return this.redis.decide(clientKey, definitions, deadline).handleAsync((decision, failure) -> {
+		return this.redis.decide(clientKey, definitions, sequence.deadline()).handleAsync((decision, failure) -> {
 			if (failure != null) {
 				this.redis.failed(failure);
-				this.answers.decideLocally(request, clientKey, limits, applied);
+				this.answers.decideLocally(request, clientKey, limits, sequence.applied());
 				return null;
 			}
 			this.redis.answered();
@@ -244,14 +242,23 @@ public final class RateLimitEnforcer {
 			else {
 				this.denials.remember(clientKey, definitions, decision, sentAt);
 			}
-			this.answers.apply(request, decision, applied);
+			this.answers.apply(request, decision, sequence.applied());
 			return null;
-		}, continuation);
+		}, sequence.continuation());
 	}
 
 	/** {@code action} run on this thread, as a stage: completed, or failed with what it throws. */
 	private static CompletableFuture<Void> runNow(Runnable action) {
 		return CompletableFuture.runAsync(action, Runnable::run);
+	}
+
+	/**
+	 * One request's decisions, one client key after the other.
+	 * @param deadline the request's deadline ({@link System#nanoTime()})
+	 * @param applied the decisions whose fields the response carries, so far
+	 * @param continuation runs what follows Redis' answer
+	 */
+	private record Sequence(LimitedRequest request, long deadline, List<LimitDecision> applied, Executor continuation) {
 	}
 
 }

@@ -38,29 +38,39 @@ public final class RequestDeadline {
 				+ ((request.getAttribute(LEFT_FOR_CHARGE) instanceof Long left) ? left : timeoutNanos);
 	}
 
-/**
- * {@code request} for another decision after a wait for a permit: its own deadline, a full
- * {@code ratelimit.redis.timeout} (the request's would have passed while it waited, and with it every limit would
- * follow its failure policy without asking Redis); every other attribute is the request's.
- */
-public static LimitedRequest anotherAttempt(LimitedRequest request) {
-	return new LimitedRequest() {
+	/**
+	 * {@code request} for another decision after a wait for a permit: its own deadline, a full
+	 * {@code ratelimit.redis.timeout} (the request's would have passed while it waited, and with it every limit would
+	 * follow its failure policy without asking Redis); every other attribute is the request's.
+	 */
+	public static LimitedRequest anotherAttempt(LimitedRequest request) {
+		return new AnotherAttempt(request);
+	}
+
+	/** A request with a deadline of its own; everything else delegated. */
+	private static final class AnotherAttempt implements LimitedRequest {
+
+		private final LimitedRequest request;
 
 		private volatile Object deadline;
 
+		AnotherAttempt(LimitedRequest request) {
+			this.request = request;
+		}
+
 		@Override
 		public String remoteAddress() {
-			return request.remoteAddress();
+			return this.request.remoteAddress();
 		}
 
 		@Override
 		public String path() {
-			return request.path();
+			return this.request.path();
 		}
 
 		@Override
 		public Object getAttribute(String name) {
-			return DEADLINE.equals(name) ? this.deadline : request.getAttribute(name);
+			return DEADLINE.equals(name) ? this.deadline : this.request.getAttribute(name);
 		}
 
 		@Override
@@ -69,7 +79,7 @@ public static LimitedRequest anotherAttempt(LimitedRequest request) {
 				this.deadline = value;
 			}
 			else {
-				request.setAttribute(name, value);
+				this.request.setAttribute(name, value);
 			}
 		}
 
@@ -79,21 +89,20 @@ public static LimitedRequest anotherAttempt(LimitedRequest request) {
 				this.deadline = null;
 			}
 			else {
-				request.removeAttribute(name);
+				this.request.removeAttribute(name);
 			}
 		}
 
 		@Override
 		public List<String> responseHeader(String name) {
-			return request.responseHeader(name);
+			return this.request.responseHeader(name);
 		}
 
 		@Override
 		public void setResponseHeader(String name, String value) {
-			request.setResponseHeader(name, value);
+			this.request.setResponseHeader(name, value);
 		}
 
-	};
-}
+	}
 
 }
