@@ -10,8 +10,6 @@ import dev.ratelimit.spring.enforce.BackgroundCall;
 import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
-import org.reactivestreams.Publisher;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -23,9 +21,9 @@ import org.springframework.util.ClassUtils;
  * Limited calls made outside an HTTP request: a scheduled job, a message listener, any thread of the application,
  * in any application (web or not). The key reads the method's arguments and beans ({@code #request} and
  * {@code #principal} are null); a limit without a key is one budget for all such calls. A denied call waits for a
- * permit up to its max wait ({@link PermitWaits}): a method returning {@code Mono} or {@code Flux} with a delay, one
- * returning a {@code CompletionStage} or {@code CompletableFuture} with a delayed stage, anything else by sleeping
- * on the calling thread.
+ * permit up to its max wait ({@link PermitWaits}), as its {@link ReturnType} says: a reactive type ({@code Mono},
+ * {@code Flux}, ...) with a delay, a {@code CompletionStage} or {@code CompletableFuture} with a delayed stage,
+ * anything else by sleeping on the calling thread.
  */
 public final class BackgroundCallLimiter implements CallLimiter {
 
@@ -44,18 +42,15 @@ public final class BackgroundCallLimiter implements CallLimiter {
 	@Override
 	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
 		PermitWaits waits = this.waits.getObject();
-		Duration maxWait = waits.maxWait(limits, false);
 		EvaluationContext context = waits.enforcer()
 			.clientKeys()
 			.context(null, null, null, method, invocation.getArguments());
-		Class<?> returnType = method.getReturnType();
-		if (REACTOR && Publisher.class.isAssignableFrom(returnType)) {
-			Object reactive = Reactive.invoke(invocation, method, returnType, waits, limits, context, maxWait);
-			if (reactive != null) {
-				return reactive;
-			}
+		ReturnType type = ReturnType.of(method.getReturnType());
+		if (type.reactive()) {
+			return Reactive.invoke(invocation, method, waits, limits, context);
 		}
-		if (returnType != Object.class && returnType.isAssignableFrom(CompletableFuture.class)) {
+		Duration maxWait = waits.maxWait(limits, false);
+		if (type.kind() == ReturnType.Kind.STAGE) {
 			// async: the decision completes on the Redis client's I/O thread, which must never run (or wait in) the
 			// method; the common pool runs it, as CompletableFuture's own async methods do
 			return waits.enforceAsync(new BackgroundCall(), limits, context, maxWait)
@@ -101,23 +96,21 @@ public final class BackgroundCallLimiter implements CallLimiter {
 	/** Kept apart so that this class loads without Reactor. */
 	private static final class Reactive {
 
-		/** The limited publisher, or {@code null} when the return type is neither a Mono nor what a Flux is. */
-		static Object invoke(MethodInvocation invocation, Method method, Class<?> returnType, PermitWaits waits,
-				List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait) {
-			if (Mono.class.isAssignableFrom(returnType) && ChargeByOutcome.any(limits)) {
-				return Mono.defer(() -> ReactorPermitWaits.invokeChargedByOutcome(waits, invocation, method,
-						new BackgroundCall(), limits, context, maxWait, Schedulers::parallel));
+		/** The limited publisher, as the method's reactive type; it decides when subscribed, waiting with a delay. */
+		static Object invoke(MethodInvocation invocation, Method method, PermitWaits waits,
+				List<ConfiguredLimit> limits, EvaluationContext context) {
+			ReturnType type = ReturnType.of(method.getReturnType());
+			Duration maxWait = waits.maxWait(limits, false);
+			if (ChargeByOutcome.any(limits)) {
+				// one value only: RateLimitedMethods stops startup for others charged by outcome
+				return type.adapter()
+					.fromPublisher(Mono.defer(() -> ReactorPermitWaits.invokeChargedByOutcome(waits, invocation,
+							method, new BackgroundCall(), limits, context, maxWait, Schedulers::parallel)));
 			}
 			// a call of its own for each subscription: a publisher subscribed again is decided again
 			Mono<Void> decision = Mono
 				.defer(() -> ReactorPermitWaits.enforce(waits, new BackgroundCall(), limits, context, maxWait));
-			if (Mono.class.isAssignableFrom(returnType)) {
-				return decision.then(Mono.defer(() -> Mono.from(ReactorPermitWaits.proceed(invocation))));
-			}
-			if (returnType.isAssignableFrom(Flux.class)) {
-				return decision.thenMany(Flux.defer(() -> ReactorPermitWaits.proceed(invocation)));
-			}
-			return null;
+			return type.adapter().fromPublisher(ReactorCalls.after(decision, invocation, type));
 		}
 
 	}

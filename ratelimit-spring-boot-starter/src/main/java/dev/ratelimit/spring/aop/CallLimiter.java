@@ -37,9 +37,10 @@ public interface CallLimiter {
 	 * Checked at startup for every method charged by outcome, before the rules of every stack: stops the application,
 	 * naming the method, where this stack cannot see the outcome of a method returning {@code returnType}. None by
 	 * default.
+	 * @param returnType what the method returns, as {@link ReturnType} tells it apart
 	 * @throws IllegalStateException naming the method
 	 */
-	default void checkChargedByOutcome(String name, Class<?> returnType) {
+	default void checkChargedByOutcome(String name, ReturnType returnType) {
 	}
 
 }

@@ -7,17 +7,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.KeyVariables;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
-import org.reactivestreams.Publisher;
-import reactor.core.publisher.Mono;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -41,14 +37,6 @@ import org.springframework.web.bind.annotation.RequestMapping;
  * message naming the method.
  */
 public final class RateLimitedMethods implements SmartInitializingSingleton {
-
-	/** Whether Reactive Streams is on the class path (a servlet application may lack it). */
-	private static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
-			RateLimitedMethods.class.getClassLoader());
-
-	/** Whether Reactor is on the class path. */
-	private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
-			RateLimitedMethods.class.getClassLoader());
 
 	private final LimitResolver factory;
 
@@ -118,7 +106,8 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 
 	/**
 	 * Charge by outcome needs the call's outcome: a returned value, or on WebFlux and outside requests a
-	 * {@code Mono}'s; not a {@code Flux}, a {@code CompletionStage} or a {@code Future} yet.
+	 * {@code Mono}'s (one value of a reactive type); not a {@code Flux}, a {@code CompletionStage} or a
+	 * {@code Future} yet.
 	 */
 	private void checkChargedByOutcome(Class<?> userClass, Method method, List<ConfiguredLimit> limits) {
 		String name = userClass.getName() + "." + method.getName();
@@ -129,15 +118,12 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 					+ " handler methods (@RequestMapping, @PostMapping, ...); charge a service method with chargeOn"
 					+ " (exception types) or chargeWhen");
 		}
-		Class<?> returnType = method.getReturnType();
-		boolean mono = REACTOR && Mono.class.isAssignableFrom(returnType);
-		boolean publisher = REACTIVE_STREAMS && Publisher.class.isAssignableFrom(returnType);
+		ReturnType returnType = ReturnType.of(method.getReturnType());
 		this.calls.checkChargedByOutcome(name, returnType);
-		if ((publisher && !mono) || Future.class.isAssignableFrom(returnType)
-				|| CompletionStage.class.isAssignableFrom(returnType)) {
+		if (!returnType.outcomeOnReturn()) {
 			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
 					+ " chargeOnStatus), which needs a method that returns its result or a Mono, not a "
-					+ returnType.getSimpleName());
+					+ returnType.name());
 		}
 	}
 

@@ -15,7 +15,6 @@ import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
-import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -23,9 +22,9 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.expression.EvaluationContext;
 
 /**
- * {@link PermitWaits} for methods returning {@code Mono} or {@code Flux}: a wait is a {@link Mono#delay}, so no
+ * {@link PermitWaits} for methods whose {@link ReturnType} is reactive: a wait is a {@link Mono#delay}, so no
  * thread is held, and a subscriber that cancels while it waits cancels the next decision too. Also charge by
- * outcome for a {@code Mono} ({@link ChargeByOutcome}), whose reads and charge run on Reactor's bounded elastic
+ * outcome for one value ({@link ChargeByOutcome}), whose reads and charge run on Reactor's bounded elastic
  * threads, never on an event loop. Loaded only when Reactor is on the class path.
  */
 public final class ReactorPermitWaits {
@@ -52,8 +51,9 @@ public final class ReactorPermitWaits {
 	}
 
 	/**
-	 * A {@code Mono} method's call with limits charged by outcome: admitted as {@link ChargeByOutcome} admits, the
-	 * method's {@code Mono} subscribed, then charged by its outcome before its value or error goes on.
+	 * A call of a method of one value ({@link ReturnType.Kind#SINGLE}) with limits charged by outcome: admitted as
+	 * {@link ChargeByOutcome} admits, the method's publisher subscribed, then charged by its outcome before its value
+	 * or error goes on.
 	 */
 	public static Mono<Object> invokeChargedByOutcome(PermitWaits waits, MethodInvocation invocation, Method method,
 			LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait,
@@ -68,7 +68,8 @@ public final class ReactorPermitWaits {
 			.flatMap((peeked) -> before.isEmpty() ? Mono.just(peeked)
 					: decided(waits, attempt, before, context, continuation).thenReturn(peeked))
 			.doOnNext((peeked) -> enforcer.admitted(attempt)));
-		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(proceed(invocation)))
+		ReturnType type = ReturnType.of(method.getReturnType());
+		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(ReactorCalls.proceed(invocation, type)))
 			.materialize()
 			.flatMap((signal) -> Mono.fromRunnable(() -> ChargeByOutcome.charge(enforcer, request, byOutcome, method,
 					signal.get(), signal.getThrowable(), context, peeked))
@@ -103,17 +104,6 @@ public final class ReactorPermitWaits {
 			Mono<Void> decided = Mono.fromFuture(decision, true);
 			return decision.isDone() ? decided : decided.publishOn(continuation.get());
 		});
-	}
-
-	/** The method's publisher; its error when the method throws. */
-	public static Publisher<?> proceed(MethodInvocation invocation) {
-		try {
-			Object result = invocation.proceed();
-			return (result != null) ? (Publisher<?>) result : Mono.empty();
-		}
-		catch (Throwable ex) {
-			return Mono.error(ex);
-		}
 	}
 
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import reactor.adapter.JdkFlowAdapter;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -50,7 +52,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * on a real Redis, in an application without a web stack and in a Spring MVC one: exact across two application
  * contexts, one budget for a limit without a key, a missing key refused, the denial's name and retry-after, and
  * waits for a permit that take the retry-after and no more decisions than needed, blocking, as a delayed
- * {@code CompletionStage} and as a delayed {@code Mono} (with BlockHound watching).
+ * {@code CompletionStage} and as a delayed {@code Mono} or JDK {@code Flow.Publisher} (with BlockHound watching).
  */
 @ExtendWith(NoBlocking.class)
 class CallsOutsideRequestsTests {
@@ -183,7 +185,7 @@ class CallsOutsideRequestsTests {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "blocking", "completion-stage", "mono" })
+	@ValueSource(strings = { "blocking", "completion-stage", "mono", "flow-publisher" })
 	void aDeniedCallWaitsTheRetryAfterAndIsDecidedOnceMore(String style) throws Exception {
 		try (ConfigurableApplicationContext context = start("none", "outside-" + UUID.randomUUID() + ":")) {
 			Waiting waiting = context.getBean(Waiting.class);
@@ -208,8 +210,25 @@ class CallsOutsideRequestsTests {
 		}
 	}
 
+	@Test
+	void aReactiveTypeOfSpringsRegistryIsDecidedWhenSubscribedNotWhenCalled() throws Exception {
+		try (ConfigurableApplicationContext context = start("none", "outside-" + UUID.randomUUID() + ":")) {
+			Waiting waiting = context.getBean(Waiting.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			long callsBefore = scriptCalls(registry);
+			List<Flow.Publisher<String>> unsubscribed = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				unsubscribed.add(waiting.flow("subscribed-later"));
+			}
+			assertThat(scriptCalls(registry) - callsBefore).as("no decision before a subscription").isZero();
+			assertThat(JdkFlowAdapter.flowPublisherToFlux(unsubscribed.get(0)).single().block(Duration.ofSeconds(30)))
+				.isEqualTo("waited subscribed-later");
+			assertThat(scriptCalls(registry) - callsBefore).isEqualTo(1);
+		}
+	}
+
 	@ParameterizedTest
-	@ValueSource(strings = { "blocking", "completion-stage", "mono" })
+	@ValueSource(strings = { "blocking", "completion-stage", "mono", "flow-publisher" })
 	void aWaitLongerThanMaxWaitIsNotWaited(String style) throws Exception {
 		try (ConfigurableApplicationContext context = start("none", "outside-" + UUID.randomUUID() + ":")) {
 			Waiting waiting = context.getBean(Waiting.class);
@@ -229,6 +248,9 @@ class CallsOutsideRequestsTests {
 		return switch (style) {
 			case "blocking" -> waiting.blocking(account);
 			case "completion-stage" -> unwrap(() -> waiting.stage(account).toCompletableFuture().get(30, TimeUnit.SECONDS));
+			case "flow-publisher" -> JdkFlowAdapter.flowPublisherToFlux(waiting.flow(account))
+				.single()
+				.block(Duration.ofSeconds(30));
 			default -> waiting.mono(account).block(Duration.ofSeconds(30));
 		};
 	}
@@ -237,6 +259,9 @@ class CallsOutsideRequestsTests {
 		return switch (style) {
 			case "blocking" -> waiting.impatient(account);
 			case "completion-stage" -> unwrap(() -> waiting.impatientStage(account).toCompletableFuture().get(30, TimeUnit.SECONDS));
+			case "flow-publisher" -> JdkFlowAdapter.flowPublisherToFlux(waiting.impatientFlow(account))
+				.single()
+				.block(Duration.ofSeconds(30));
 			default -> waiting.impatientMono(account).block(Duration.ofSeconds(30));
 		};
 	}
@@ -383,6 +408,18 @@ class CallsOutsideRequestsTests {
 		@RateLimited(name = "waiting", algorithm = "token-bucket", limit = 2, window = "600ms", key = "#account")
 		Mono<String> mono(String account) {
 			return Mono.just("waited " + account);
+		}
+
+		/** A reactive type of Spring's registry other than Reactor's: decided when subscribed, as a Mono is. */
+		@RateLimited(name = "waiting", algorithm = "token-bucket", limit = 2, window = "600ms", key = "#account")
+		Flow.Publisher<String> flow(String account) {
+			return JdkFlowAdapter.publisherToFlowPublisher(Mono.just("waited " + account));
+		}
+
+		@RateLimited(name = "impatient", algorithm = "token-bucket", limit = 1, window = "1s", key = "#account",
+				maxWait = "100ms")
+		Flow.Publisher<String> impatientFlow(String account) {
+			return JdkFlowAdapter.publisherToFlowPublisher(Mono.just("waited " + account));
 		}
 
 		@RateLimited(name = "impatient", algorithm = "token-bucket", limit = 1, window = "1s", key = "#account",

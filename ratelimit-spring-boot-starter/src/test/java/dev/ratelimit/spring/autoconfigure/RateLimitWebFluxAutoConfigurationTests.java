@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.util.concurrent.Flow;
+
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
@@ -8,6 +10,7 @@ import dev.ratelimit.spring.enforce.Timeouts;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
+import reactor.adapter.JdkFlowAdapter;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -74,6 +77,18 @@ class RateLimitWebFluxAutoConfigurationTests {
 			assertThat(messages(context.getStartupFailure()))
 				.contains("@RateLimited on " + PlainService.class.getName() + ".call would not be applied")
 				.contains("returns String")
+				.contains("return a Mono or Flux");
+		});
+	}
+
+	@Test
+	void anotherLibrarysReactiveTypeOutsideAHandlerStopsStartup() {
+		// its subscriber carries no Reactor context, so its call could not be tied to its request
+		this.contextRunner.withUserConfiguration(FlowService.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(messages(context.getStartupFailure()))
+				.contains("@RateLimited on " + FlowService.class.getName() + ".call would not be applied")
+				.contains("returns Publisher")
 				.contains("return a Mono or Flux");
 		});
 	}
@@ -155,6 +170,16 @@ class RateLimitWebFluxAutoConfigurationTests {
 		@RateLimited(limit = 2, window = "1m")
 		public String call() {
 			return "called";
+		}
+
+	}
+
+	@Service
+	static class FlowService {
+
+		@RateLimited(limit = 2, window = "1m")
+		public Flow.Publisher<String> call() {
+			return JdkFlowAdapter.publisherToFlowPublisher(Mono.just("called"));
 		}
 
 	}

@@ -6,13 +6,13 @@ import java.util.List;
 import dev.ratelimit.spring.aop.BackgroundCallLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.ChargeByOutcome;
-import dev.ratelimit.spring.aop.ReactorPermitWaits;
+import dev.ratelimit.spring.aop.ReactorCalls;
+import dev.ratelimit.spring.aop.ReturnType;
 import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.ArrivalDecisions;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -48,28 +48,18 @@ public final class ReactiveCallLimiter implements CallLimiter {
 
 	@Override
 	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
-		Class<?> returnType = method.getReturnType();
-		if (Mono.class.isAssignableFrom(returnType)) {
-			return Mono.<Object>deferContextual((context) -> {
+		ReturnType type = ReturnType.of(method.getReturnType());
+		if (type.readsSubscriberContext()) {
+			return ReactorCalls.deferContextual(type, (context) -> {
 				ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
 				if (exchange == null) {
-					return Mono.<Object>from(outside(invocation, method, limits));
+					return outside(invocation, method, limits, type);
 				}
 				if (ChargeByOutcome.any(limits)) {
+					// one value only: checkChargedByOutcome stops startup for others
 					return chargedByOutcome(exchange, invocation, method, limits);
 				}
-				return decide(exchange, invocation, method, limits)
-					.then(Mono.defer(() -> Mono.<Object>from(ReactorPermitWaits.proceed(invocation))));
-			});
-		}
-		if (Publisher.class.isAssignableFrom(returnType) && returnType.isAssignableFrom(Flux.class)) {
-			return Flux.<Object>deferContextual((context) -> {
-				ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
-				if (exchange == null) {
-					return Flux.<Object>from(outside(invocation, method, limits));
-				}
-				return decide(exchange, invocation, method, limits)
-					.thenMany(Flux.<Object>defer(() -> Flux.<Object>from(ReactorPermitWaits.proceed(invocation))));
+				return ReactorCalls.after(decide(exchange, invocation, method, limits), invocation, type);
 			});
 		}
 		if (calledByWebFlux()) {
@@ -94,9 +84,10 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	 * Subscribed outside a request (a scheduled job, a listener): the publisher {@link BackgroundCallLimiter} makes, which
 	 * decides when subscribed and waits with a delay.
 	 */
-	private Publisher<?> outside(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) {
+	private Publisher<Object> outside(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits,
+			ReturnType type) {
 		try {
-			return (Publisher<?>) this.background.invoke(invocation, method, limits);
+			return type.adapter().toPublisher(this.background.invoke(invocation, method, limits));
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);
@@ -124,39 +115,40 @@ public final class ReactiveCallLimiter implements CallLimiter {
 
 	/**
 	 * On WebFlux, nothing may wait for Redis: a method is limited when its {@code Mono} or {@code Flux} is
-	 * subscribed, or, returning anything else, as a request's handler before it runs, which is too early to read its
+	 * subscribed (a type whose publisher reads the subscriber's context: another library's would not carry the
+	 * request), or, returning anything else, as a request's handler before it runs, which is too early to read its
 	 * arguments.
 	 */
 	@Override
 	public void check(String name, Method method, List<ConfiguredLimit> limits) {
-		Class<?> returnType = method.getReturnType();
-		if (Publisher.class.isAssignableFrom(returnType)) {
+		ReturnType returnType = ReturnType.of(method.getReturnType());
+		if (returnType.readsSubscriberContext()) {
 			return;
 		}
 		if (!AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
 			throw new IllegalStateException("@RateLimited on " + name + " would not be applied: on WebFlux it limits"
 					+ " request handler methods (@RequestMapping, @GetMapping, ...) and methods that return Mono or Flux,"
-					+ " and this one returns " + returnType.getSimpleName() + "; return a Mono or Flux, or limit the handler"
+					+ " and this one returns " + returnType.name() + "; return a Mono or Flux, or limit the handler"
 					+ " that calls it");
 		}
 		for (ConfiguredLimit limit : limits) {
 			if (limit.readsArguments()) {
 				throw new IllegalStateException("@RateLimited on " + name + " has the key '"
 						+ limit.key().getExpressionString() + "', which reads the method's arguments; on WebFlux a handler"
-						+ " that returns " + returnType.getSimpleName() + " is decided before it runs, when its arguments do"
+						+ " that returns " + returnType.name() + " is decided before it runs, when its arguments do"
 						+ " not exist yet: return a Mono or Flux, or key the limit on #request, #exchange, #principal or a"
 						+ " bean");
 			}
 		}
 	}
 
-	/** On WebFlux, the outcome of a call is its {@code Mono}'s. */
+	/** On WebFlux, the outcome of a call is its {@code Mono}'s: its one value, within the request's context. */
 	@Override
-	public void checkChargedByOutcome(String name, Class<?> returnType) {
-		if (!Mono.class.isAssignableFrom(returnType)) {
+	public void checkChargedByOutcome(String name, ReturnType returnType) {
+		if (returnType.kind() != ReturnType.Kind.SINGLE || !returnType.readsSubscriberContext()) {
 			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
 					+ " chargeOnStatus), which on WebFlux needs a method that returns a Mono, not a "
-					+ returnType.getSimpleName());
+					+ returnType.name());
 		}
 	}
 

@@ -6,17 +6,16 @@ import java.util.List;
 import dev.ratelimit.spring.aop.BackgroundCallLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.ChargeByOutcome;
+import dev.ratelimit.spring.aop.ReturnType;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.enforce.PermitWaits;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.ArrivalDecisions;
 import org.aopalliance.intercept.MethodInvocation;
-import org.reactivestreams.Publisher;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -28,10 +27,6 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * ({@link HandlerLimits}). Calls outside a request are decided as {@link BackgroundCallLimiter} decides them.
  */
 public final class ServletCallLimiter implements CallLimiter {
-
-	/** Whether Reactive Streams is on the class path (a servlet application may lack it). */
-	private static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
-			ServletCallLimiter.class.getClassLoader());
 
 	private final ObjectProvider<PermitWaits> waits;
 
@@ -67,11 +62,11 @@ public final class ServletCallLimiter implements CallLimiter {
 
 	/** On Spring MVC, the outcome of a call is its returned value: not a publisher's. */
 	@Override
-	public void checkChargedByOutcome(String name, Class<?> returnType) {
-		if (REACTIVE_STREAMS && Publisher.class.isAssignableFrom(returnType)) {
+	public void checkChargedByOutcome(String name, ReturnType returnType) {
+		if (returnType.reactive()) {
 			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
 					+ " chargeOnStatus), which on Spring MVC needs a method that returns its result, not a "
-					+ returnType.getSimpleName());
+					+ returnType.name());
 		}
 	}
 
