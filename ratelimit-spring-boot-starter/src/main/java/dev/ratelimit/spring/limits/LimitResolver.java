@@ -80,13 +80,13 @@ public final class LimitResolver {
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy();
 			LimitMode mode = StringUtils.hasText(annotation.mode()) ? parseMode(resolve(annotation.mode()))
 					: this.defaults.getMode();
-			LimitRequest definition = definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW);
+			LimitRequest request = definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW);
 			Expression key = this.expressions.parse(annotation.key(), variables);
 			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
 					: null;
-			return planned(new ConfiguredLimit(definition, key, failurePolicy, source,
+			return planned(new ConfiguredLimit(request, key, failurePolicy, source,
 					StringUtils.hasText(annotation.name()), LimitExpressions.readsArguments(key),
-					this.shares.of(definition, failurePolicy), null, Map.of(), maxWait,
+					this.shares.of(request, failurePolicy), null, Map.of(), maxWait,
 					this.expressions.charge(annotation, variables)));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
@@ -118,20 +118,20 @@ public final class LimitResolver {
 		Expression key = ruleKey(rule, property);
 		try {
 			LimitMode mode = (rule.getMode() != null) ? rule.getMode() : this.defaults.getMode();
-			LimitRequest definition = definition(name, LimitShape.of(this.defaults).with(rule),
+			LimitRequest request = definition(name, LimitShape.of(this.defaults).with(rule),
 					(rule.getCost() != null) ? rule.getCost() : this.defaults.getCost())
 				.withShadow(mode == LimitMode.SHADOW);
 			FailurePolicy failurePolicy = (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
 					: this.defaults.getFailurePolicy();
 			LimitRequest localShare;
 			try {
-				localShare = this.shares.of(definition, failurePolicy);
+				localShare = this.shares.of(request, failurePolicy);
 			}
 			catch (IllegalArgumentException ex) {
 				throw new InvalidConfigurationPropertyValueException(property + ".failure-policy", failurePolicy,
 						ex.getMessage());
 			}
-			return planned(new ConfiguredLimit(definition, key, failurePolicy, property,
+			return planned(new ConfiguredLimit(request, key, failurePolicy, property,
 					StringUtils.hasText(rule.getName()), false, localShare, null, Map.of(), null, null));
 		}
 		catch (IllegalArgumentException ex) {
@@ -184,9 +184,9 @@ public final class LimitResolver {
 				continue;
 			}
 			try {
-				LimitRequest definition = definition(base.name(), ownShape.with(shape), own.cost())
+				LimitRequest request = definition(base.name(), ownShape.with(shape), own.cost())
 					.withShadow(own.shadow());
-				byPlan.put(plan, base.inPlan(plan, definition, this.shares.of(definition, base.failurePolicy())));
+				byPlan.put(plan, base.inPlan(plan, request, this.shares.of(request, base.failurePolicy())));
 			}
 			catch (IllegalArgumentException ex) {
 				throw new InvalidConfigurationPropertyValueException("ratelimit.plans." + shaping + "." + base.name(),
