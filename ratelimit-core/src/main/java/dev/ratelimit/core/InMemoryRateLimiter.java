@@ -4,6 +4,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The {@link RateLimiter} in this JVM's memory, for one instance alone: the four algorithms with exactly the
@@ -63,14 +64,19 @@ public final class InMemoryRateLimiter implements RateLimiter {
 	@Override
 	public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
 		Requests.check(clientId, limits);
-		return this.store.decide(clientId, limits, this.time, true);
+		return this.store.decide(clientId, limits, time(), true);
 	}
 
 	@Override
 	public LimitDecision peek(String clientId, LimitRequest limit) {
 		List<LimitRequest> limits = List.of(limit);
 		Requests.check(clientId, limits);
-		return this.store.decide(clientId, limits, this.time, false).decisions().get(0);
+		return this.store.decide(clientId, limits, time(), false).decisions().get(0);
+	}
+
+	/** The time of a decision when this limiter has a clock of its own, checked before anything is stored. */
+	private OptionalLong time() {
+		return (this.time != null) ? OptionalLong.of(Requests.timeOf(this.time)) : OptionalLong.empty();
 	}
 
 	@Override

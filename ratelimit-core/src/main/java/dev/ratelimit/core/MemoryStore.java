@@ -4,6 +4,7 @@ import java.time.InstantSource;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -53,11 +54,10 @@ final class MemoryStore {
 	}
 
 	/**
-	 * Decides (or with {@code commit} false, peeks) at the time of {@code time}, or of the store's clock when
-	 * {@code null}. Both are read inside the client's monitor, so that one client's decisions see time in order, as
-	 * the script's {@code TIME}.
+	 * Decides (or with {@code commit} false, peeks) at {@code time} in ms, or when empty at the store's clock, read
+	 * inside the client's monitor so that one client's decisions see it in order, as the script's {@code TIME}.
 	 */
-	RateLimitDecision decide(String clientId, List<LimitRequest> limits, InstantSource time, boolean commit) {
+	RateLimitDecision decide(String clientId, List<LimitRequest> limits, OptionalLong time, boolean commit) {
 		if (!commit) {
 			// decided on a state of its own that is never stored, as peek.lua reads a missing key without writing it
 			MemoryClient client = this.clients.get(clientId);
@@ -94,8 +94,8 @@ final class MemoryStore {
 		}
 	}
 
-	private static long now(InstantSource time, long clockNow) {
-		return (time != null) ? Requests.timeOf(time) : clockNow;
+	private static long now(OptionalLong time, long clockNow) {
+		return time.isPresent() ? time.getAsLong() : clockNow;
 	}
 
 	/** reset.lua on the client's states, if it has any. */
