@@ -1,6 +1,7 @@
 package dev.ratelimit.benchmark;
 
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,6 +15,7 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
 import redis.clients.jedis.JedisPooled;
@@ -129,16 +131,17 @@ public final class JavaApiBenchmark {
 			}
 		}
 		// the token bucket called as the lesson's script is: the time passed in by the caller, no TIME in Redis
+		RateLimiter callersTime = onRedis.withClock(InstantSource.system());
 		for (int keys : new int[] { 1, 1000 }) {
-			LimitDefinition limit = limit(Algorithm.TOKEN_BUCKET, true);
+			List<LimitRequest> one = List.of(limit(Algorithm.TOKEN_BUCKET, true).request());
 			String[] clients = clients(keys);
 			scenarios.add(new Scenario("redis     token-bucket, time from the caller, " + ((keys == 1) ? "1 hot key" : keys + " keys")
-					+ ", admitting", (random) -> onRedis.tryAcquire(clients[random.nextInt(keys)], List.of(limit),
-							System.currentTimeMillis()).allowed()));
+					+ ", admitting", (random) -> callersTime.tryAcquire(clients[random.nextInt(keys)], one).allowed()));
 		}
 		for (int keys : new int[] { 1, 1000 }) {
-			List<LimitDefinition> two = List.of(limit(Algorithm.TOKEN_BUCKET, true),
-					LimitDefinition.of("bench-second", Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000, Duration.ofHours(1)));
+			List<LimitRequest> two = List.of(limit(Algorithm.TOKEN_BUCKET, true).request(),
+					LimitDefinition.of("bench-second", Algorithm.SLIDING_WINDOW_COUNTER, 1_000_000_000, Duration.ofHours(1))
+						.request());
 			String[] clients = clients(keys);
 			scenarios.add(new Scenario("redis     token-bucket + sliding-window-counter, " + ((keys == 1) ? "1 hot key" : keys + " keys")
 					+ ", admitting", (random) -> onRedis.tryAcquire(clients[random.nextInt(keys)], two).allowed()));
@@ -173,11 +176,12 @@ public final class JavaApiBenchmark {
 	}
 
 	private static Operation decide(RateLimiter limiter, LimitDefinition limit, int keys) {
+		List<LimitRequest> one = List.of(limit.request());
 		if (keys == 1) {
-			return (random) -> limiter.tryAcquire("hot", limit).allowed();
+			return (random) -> limiter.tryAcquire("hot", one).allowed();
 		}
 		String[] clients = clients(keys);
-		return (random) -> limiter.tryAcquire(clients[random.nextInt(keys)], limit).allowed();
+		return (random) -> limiter.tryAcquire(clients[random.nextInt(keys)], one).allowed();
 	}
 
 	/** {@code hot} alone, or {@code client-0} ... */

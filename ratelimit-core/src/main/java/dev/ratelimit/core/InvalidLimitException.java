@@ -1,7 +1,7 @@
 package dev.ratelimit.core;
 
 /**
- * A {@link LimitDefinition} value out of range, naming the field at fault, so that configuration built on the core
+ * A {@link LimitDefinition} or {@link LimitRequest} value out of range, naming the field at fault, so that configuration built on the core
  * can name its own property without reading the message.
  */
 public class InvalidLimitException extends IllegalArgumentException {
@@ -11,8 +11,8 @@ public class InvalidLimitException extends IllegalArgumentException {
 	private final String field;
 
 	/**
-	 * @param field the component of {@link LimitDefinition} at fault: {@code name}, {@code limit}, {@code window},
-	 * {@code capacity} or {@code cost}
+	 * @param field the component at fault: {@code name}, {@code limit}, {@code window} or {@code capacity} of
+	 * {@link LimitDefinition}, or {@code cost} of {@link LimitRequest}
 	 * @param message what is wrong, and what would be right
 	 */
 	public InvalidLimitException(String field, String message) {
@@ -20,7 +20,7 @@ public class InvalidLimitException extends IllegalArgumentException {
 		this.field = field;
 	}
 
-	/** The component of {@link LimitDefinition} at fault. */
+	/** The component at fault: {@code name}, {@code limit}, {@code window}, {@code capacity} or {@code cost}. */
 	public String getField() {
 		return this.field;
 	}

@@ -1,26 +1,77 @@
 package dev.ratelimit.core;
 
+import java.util.Objects;
+import java.util.OptionalLong;
+
 /**
  * The decision of one limit for one request.
  *
- * @param limit the limit decided
- * @param allowed this limit's own verdict (the request is admitted only if every limit applied allows it)
- * @param remaining cost-1 requests this limit would still admit at once, with no other traffic; never negative
+ * @param request the limit decided, with the cost and the shadow flag of the call
+ * @param allowed this limit's own verdict (the request is admitted only if every enforced limit allows it)
  * @param retryAfterMs 0 when allowed; when denied, the smallest wait in ms after which the same request would be
- * admitted by this limit if nothing else arrives; {@link #NEVER} when its cost can never fit
- * @param resetAfterMs ms until this limit is back to a full allowance with no other traffic; never negative
- * @param moreAfterMs ms until {@code remaining} grows with no other traffic (more quota is available: the {@code t}
- * of the IETF {@code RateLimit} field, draft-ietf-httpapi-ratelimit-headers-10); 0 when the allowance is full
+ * admitted by this limit if nothing else arrives; empty when its cost can never fit ({@link #never()}), however long
+ * it waits
+ * @param allowance the limit's allowance as it stands after the decision
  */
-public record LimitDecision(LimitDefinition limit, boolean allowed, long remaining, long retryAfterMs,
-		long resetAfterMs, long moreAfterMs) {
+public record LimitDecision(LimitRequest request, boolean allowed, OptionalLong retryAfterMs, Allowance allowance) {
 
-	/** {@code retryAfterMs} of a request whose cost exceeds the limit (or capacity): it will never be admitted. */
-	public static final long NEVER = -1;
+	/**
+	 * A limit's allowance for one client, as the rate-limit header fields describe it.
+	 *
+	 * @param remaining cost-1 requests this limit would still admit at once, with no other traffic; never negative
+	 * @param resetAfterMs ms until this limit is back to a full allowance with no other traffic; never negative
+	 * @param moreAfterMs ms until {@code remaining} grows with no other traffic (more quota is available: the
+	 * {@code t} of the IETF {@code RateLimit} field, draft-ietf-httpapi-ratelimit-headers-10); 0 when the allowance
+	 * is full
+	 */
+	public record Allowance(long remaining, long resetAfterMs, long moreAfterMs) {
+	}
 
-	/** Whether this request can never be admitted by this limit, however long it waits. */
+	/**
+	 * @throws IllegalArgumentException if an allowed decision has a retry-after other than 0
+	 */
+	public LimitDecision {
+		Objects.requireNonNull(request, "request must not be null");
+		Objects.requireNonNull(retryAfterMs, "retryAfterMs must not be null");
+		Objects.requireNonNull(allowance, "allowance must not be null");
+		if (allowed && (retryAfterMs.isEmpty() || retryAfterMs.getAsLong() != 0)) {
+			throw new IllegalArgumentException("an allowed decision has a retry-after of 0, not " + retryAfterMs);
+		}
+	}
+
+	/** An admitting decision: retry-after 0. */
+	public static LimitDecision allowed(LimitRequest request, Allowance allowance) {
+		return new LimitDecision(request, true, OptionalLong.of(0), allowance);
+	}
+
+	/** A denial that waiting {@code retryAfterMs} would lift. */
+	public static LimitDecision denied(LimitRequest request, long retryAfterMs, Allowance allowance) {
+		return new LimitDecision(request, false, OptionalLong.of(retryAfterMs), allowance);
+	}
+
+	/** A denial of a cost that can never fit: no retry-after. */
+	public static LimitDecision never(LimitRequest request, Allowance allowance) {
+		return new LimitDecision(request, false, OptionalLong.empty(), allowance);
+	}
+
+	/** Whether this request can never be admitted by this limit, however long it waits: no retry-after. */
 	public boolean never() {
-		return this.retryAfterMs == NEVER;
+		return this.retryAfterMs.isEmpty();
+	}
+
+	/** {@link Allowance#remaining()}: cost-1 requests this limit would still admit at once. */
+	public long remaining() {
+		return this.allowance.remaining();
+	}
+
+	/** {@link Allowance#resetAfterMs()}: ms until a full allowance. */
+	public long resetAfterMs() {
+		return this.allowance.resetAfterMs();
+	}
+
+	/** {@link Allowance#moreAfterMs()}: ms until {@code remaining} grows. */
+	public long moreAfterMs() {
+		return this.allowance.moreAfterMs();
 	}
 
 }

@@ -4,37 +4,31 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * One limit: at most {@code limit} units per {@code window}, counted by {@code algorithm}, for each client.
+ * The shape of one limit: at most {@code limit} units per {@code window}, counted by {@code algorithm}, for each
+ * client. What one call takes from it (its cost) and whether it is enforced or shadow are the call's:
+ * {@link LimitRequest}.
  *
  * <p>
  * {@code name} identifies the limit in Redis keys and in HTTP headers. Limits with the same name (and the same
  * algorithm and window) share one budget per client; different names never share state. {@code capacity} is
- * the token bucket's size (for other algorithms it equals {@code limit}). {@code cost} is the number of units
- * one request takes.
+ * the token bucket's size (for other algorithms it equals {@code limit}).
  *
  * <p>
  * The canonical constructor checks every value and throws {@link InvalidLimitException} (an
- * {@link IllegalArgumentException} naming the field) with a message that
- * names the offending field: a name that is not 1 to 200 printable ASCII characters without spaces and braces (it
- * appears in header fields, and braces would break the Redis Cluster hash tag), a limit, capacity or cost below 1, a window below 1 ms or not a whole number of milliseconds, a sliding log
- * limit above {@value #MAX_SLIDING_LOG_LIMIT}, and numbers
- * whose script arithmetic would leave the exact integer range of a Lua number ({@code (max(limit, capacity, cost)
- * + 1) × window in ms < 2^52}). A cost above the limit (or the capacity) is accepted here: such a request is
- * decided as {@link LimitDecision#NEVER}. Configuration with a fixed cost should use {@link #requireCostFits()} to
- * reject it at startup.
+ * {@link IllegalArgumentException}) with a message that names the offending field: a name that is not 1 to 200
+ * printable ASCII characters without spaces and braces (it appears in header fields, and braces would break the Redis
+ * Cluster hash tag), a limit or capacity below 1, a window below 1 ms or not a whole number of milliseconds, a sliding
+ * log limit above {@value #MAX_SLIDING_LOG_LIMIT}, and numbers whose script arithmetic would leave the exact integer
+ * range of a Lua number ({@code (max(limit, capacity) + 1) × window in ms < 2^52}; {@link LimitRequest} extends the
+ * bound to its cost).
  *
  * @param name identifies the limit; 1 to 200 printable ASCII characters, no spaces, no braces
  * @param algorithm how units are counted
  * @param limit units allowed per window; for the token bucket, tokens added per window
  * @param window the window, at least 1 ms, in whole milliseconds
  * @param capacity token bucket size in units; must equal {@code limit} for the other algorithms
- * @param cost units one request takes
- * @param shadow whether the limit is observed only: it is decided with the enforced limits of the same call, and
- * consumes exactly when it admits and every enforced limit admits, but its denial blocks nothing. Shadow does not
- * change the limit's state identity (its Redis key): moving a limit between shadow and enforced keeps its state.
  */
-public record LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity,
-		long cost, boolean shadow) {
+public record LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity) {
 
 	/**
 	 * Bound for {@code (max(limit, capacity, cost) + 1) × window in ms}: 2^52, half of the 2^53 up to which a Lua
@@ -60,7 +54,6 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		}
 		requirePositive("limit", limit, name);
 		requirePositive("capacity", capacity, name);
-		requirePositive("cost", cost, name);
 		// getNano, not toNanos: a window of centuries would overflow a count of nanoseconds
 		if (window.isNegative() || window.isZero() || window.getNano() % 1_000_000 != 0) {
 			throw new InvalidLimitException("window",
@@ -75,53 +68,44 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 					+ " for the sliding log, which stores one entry per admitted unit, but was " + limit
 					+ "; use the sliding window counter for large limits");
 		}
-		long largest = Math.max(limit, Math.max(capacity, cost));
+		long largest = Math.max(limit, capacity);
 		if (window.getSeconds() >= EXACT_BOUND / 1000) {
 			throw new InvalidLimitException("window", "window of rate limit '" + name + "' leaves Lua's exact integer range: "
 					+ "(max(limit, capacity, cost) + 1) × window in ms must stay below 2^52, but the window alone is "
 					+ window + "; use a smaller window");
 		}
-		long windowMs = window.toMillis();
-		if (largest >= EXACT_BOUND / windowMs - 1) {
-			String field = (largest == limit) ? "limit" : (largest == capacity) ? "capacity" : "cost";
-			throw new InvalidLimitException(field, field + " of rate limit '" + name + "' leaves Lua's exact integer range: "
-					+ "(max(limit, capacity, cost) + 1) × window in ms = (" + largest + " + 1) × " + windowMs
-					+ " must stay below 2^52; use a smaller " + field + " or window");
+		if (!fitsExactRange(largest, window.toMillis())) {
+			String field = (largest == limit) ? "limit" : "capacity";
+			throw outOfExactRange(field, name, largest, window.toMillis());
 		}
 	}
 
-	/** An enforced (not shadow) limit. @throws IllegalArgumentException as the canonical constructor */
-	public LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity, long cost) {
-		this(name, algorithm, limit, window, capacity, cost, false);
+	/** Whether {@code (largest + 1) × windowMs} stays below {@link #EXACT_BOUND}. */
+	static boolean fitsExactRange(long largest, long windowMs) {
+		return largest < EXACT_BOUND / windowMs - 1;
 	}
 
-	/** This limit, shadow or enforced. */
-	public LimitDefinition withShadow(boolean shadow) {
-		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, this.capacity, this.cost, shadow);
+	/** The exception of a {@code field} whose value {@code largest} leaves the exact range. */
+	static InvalidLimitException outOfExactRange(String field, String name, long largest, long windowMs) {
+		return new InvalidLimitException(field, field + " of rate limit '" + name + "' leaves Lua's exact integer range: "
+				+ "(max(limit, capacity, cost) + 1) × window in ms = (" + largest + " + 1) × " + windowMs
+				+ " must stay below 2^52; use a smaller " + field + " or window");
 	}
 
 	/**
-	 * A limit of cost 1 whose capacity equals its limit.
-	 * @throws IllegalArgumentException as the canonical constructor
+	 * A limit whose capacity equals its limit.
+	 * @throws InvalidLimitException as the canonical constructor
 	 */
 	public static LimitDefinition of(String name, Algorithm algorithm, long limit, Duration window) {
-		return new LimitDefinition(name, algorithm, limit, window, limit, 1);
-	}
-
-	/**
-	 * This limit with another cost per request.
-	 * @throws IllegalArgumentException if {@code cost} is below 1 or out of range
-	 */
-	public LimitDefinition withCost(long cost) {
-		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, this.capacity, cost, this.shadow);
+		return new LimitDefinition(name, algorithm, limit, window, limit);
 	}
 
 	/**
 	 * This token bucket with another capacity.
-	 * @throws IllegalArgumentException if this is not a token bucket, or {@code capacity} is below 1 or out of range
+	 * @throws InvalidLimitException if this is not a token bucket, or {@code capacity} is below 1 or out of range
 	 */
 	public LimitDefinition withCapacity(long capacity) {
-		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, capacity, this.cost, this.shadow);
+		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, capacity);
 	}
 
 	/** The window in ms. */
@@ -129,22 +113,25 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 		return this.window.toMillis();
 	}
 
-	/**
-	 * Checks that a request of this cost can ever be admitted, for configuration whose cost is fixed.
-	 * @return this definition
-	 * @throws IllegalArgumentException if the cost exceeds the limit, or for the token bucket the capacity
-	 */
-	public LimitDefinition requireCostFits() {
-		long bound = (this.algorithm == Algorithm.TOKEN_BUCKET) ? this.capacity : this.limit;
-		if (this.cost > bound) {
-			throw new InvalidLimitException("cost", "cost " + this.cost + " of rate limit '" + this.name + "' exceeds its "
-					+ ((this.algorithm == Algorithm.TOKEN_BUCKET) ? "capacity " : "limit ") + bound
-					+ ": such a request could never be admitted");
-		}
-		return this;
+	/** The most units one request can ever take: the capacity of a token bucket, the limit of the others. */
+	public long maxCost() {
+		return (this.algorithm == Algorithm.TOKEN_BUCKET) ? this.capacity : this.limit;
 	}
 
-	private static void requirePositive(String field, long value, String name) {
+	/** A request of cost 1 against this limit, enforced. */
+	public LimitRequest request() {
+		return new LimitRequest(this, 1, false);
+	}
+
+	/**
+	 * A request of {@code cost} units against this limit, enforced.
+	 * @throws InvalidLimitException naming {@code cost} as {@link LimitRequest}'s constructor
+	 */
+	public LimitRequest request(long cost) {
+		return new LimitRequest(this, cost, false);
+	}
+
+	static void requirePositive(String field, long value, String name) {
 		if (value < 1) {
 			throw new InvalidLimitException(field, field + " of rate limit '" + name + "' must be at least 1, but was " + value);
 		}

@@ -10,10 +10,11 @@ final class MemoryFixedWindow extends MemoryState {
 	private long c;
 
 	@Override
-	Verdict decide(long now, long clockNow, LimitDefinition definition) {
+	Verdict decide(long now, long clockNow, LimitRequest request) {
+		LimitDefinition definition = request.definition();
 		long limit = definition.limit();
 		long window = definition.windowMs();
-		long cost = definition.cost();
+		long cost = request.cost();
 		long at = now;
 		long k = Math.floorDiv(at, window);
 		long count = 0;
@@ -34,7 +35,7 @@ final class MemoryFixedWindow extends MemoryState {
 		long counted = count;
 		Wait reset = (n) -> wait(n, limit, limit, windowEnd, start);
 		if (cost > limit) {
-			return Verdict.denied(limit - count, LimitDecision.NEVER, reset.forCost(count),
+			return Verdict.never(limit - count, reset.forCost(count),
 					more(count, limit, windowEnd, start));
 		}
 		if (count + cost > limit) {

@@ -21,10 +21,11 @@ final class MemorySlidingLog extends MemoryState {
 	private long total;
 
 	@Override
-	Verdict decide(long now, long clockNow, LimitDefinition definition) {
+	Verdict decide(long now, long clockNow, LimitRequest request) {
+		LimitDefinition definition = request.definition();
 		long limit = definition.limit();
 		long window = definition.windowMs();
-		long cost = definition.cost();
+		long cost = request.cost();
 		long at = now;
 		if (this.tail > this.head && this.scores[this.tail - 1] > at) {
 			at = this.scores[this.tail - 1];
@@ -43,7 +44,7 @@ final class MemorySlidingLog extends MemoryState {
 		long time = at;
 		long count = this.total;
 		if (cost > limit) {
-			return Verdict.denied(limit - count, LimitDecision.NEVER, reset(count, limit, window, time),
+			return Verdict.never(limit - count, reset(count, limit, window, time),
 					more(count, limit, window, time));
 		}
 		if (count + cost > limit) {

@@ -13,10 +13,11 @@ final class MemorySlidingWindowCounter extends MemoryState {
 	private long p;
 
 	@Override
-	Verdict decide(long now, long clockNow, LimitDefinition definition) {
+	Verdict decide(long now, long clockNow, LimitRequest request) {
+		LimitDefinition definition = request.definition();
 		long limit = definition.limit();
 		long window = definition.windowMs();
-		long cost = definition.cost();
+		long cost = request.cost();
 		long at = now;
 		long k = Math.floorDiv(at, window);
 		long cur = 0;
@@ -40,7 +41,7 @@ final class MemorySlidingWindowCounter extends MemoryState {
 		long previous = prev;
 		long estimate = estimate(cur, prev, window, r);
 		if (cost > limit) {
-			return Verdict.denied(limit - estimate, LimitDecision.NEVER, wait(limit, window, r, cur, prev, limit),
+			return Verdict.never(limit - estimate, wait(limit, window, r, cur, prev, limit),
 					more(limit, window, r, cur, prev));
 		}
 		if (estimate + cost > limit) {

@@ -3,12 +3,12 @@ package dev.ratelimit.core;
 /**
  * The state of one limit of one client in {@link InMemoryRateLimiter}, and its decision: the logic of the Lua
  * script of its algorithm ({@code scripts/*.lua}), line for line, on Java {@code long}s. Every value stays below
- * 2^53 ({@link LimitDefinition} bounds them), so the arithmetic is the scripts' exact integer arithmetic.
+ * 2^53 ({@link LimitDefinition} and {@link LimitRequest} bound them), so the arithmetic is the scripts' exact integer arithmetic.
  *
  * <p>
  * A state is "stored" once a request has been admitted against it, as a Redis key exists once a script has written
- * it. It expires as that key would: at {@link #deadline} on the limiter's clock, the script's relative TTL counted
- * from the write, as Redis counts it on its own clock. A request's explicit {@code now} past that TTL does not
+ * it. It expires as that key would: at {@link #deadline} on the store's clock, the script's relative TTL counted
+ * from the write, as Redis counts it on its own clock. A request's time (another clock's) past that TTL does not
  * expire it, as it would not expire the Redis key: a request stepping back after it must still find the stored time
  * (rule 7 of {@code docs/ALGORITHMS.md}). Not thread-safe: the owning client's monitor guards it.
  */
@@ -38,10 +38,11 @@ abstract class MemoryState {
 
 	/**
 	 * The decision at {@code now}; its {@link Verdict#commit()} writes an admitted request.
-	 * @param now the script's {@code now}: the limiter's clock or an explicit time, in ms
-	 * @param clockNow the limiter's clock in ms, from which relative TTLs count
+	 * @param now the script's {@code now}: the request's time in ms
+	 * @param clockNow the store's clock in ms, from which relative TTLs count
+	 * @param request the limit, and the cost of the request
 	 */
-	abstract Verdict decide(long now, long clockNow, LimitDefinition limit);
+	abstract Verdict decide(long now, long clockNow, LimitRequest request);
 
 	/**
 	 * Records the write of the state with the relative TTL that the script sets ({@code PEXPIRE} or
@@ -93,7 +94,11 @@ abstract class MemoryState {
 
 		long remaining;
 
+		/** 0 when allowed, the wait when denied; ignored when {@link #never}. */
 		final long retryAfterMs;
+
+		/** Whether the cost can never fit (the scripts' retry-after of -1): no retry-after. */
+		private boolean never;
 
 		long resetAfterMs;
 
@@ -101,9 +106,9 @@ abstract class MemoryState {
 
 		private final Commit commit;
 
-		private Verdict(boolean allowed, long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs,
-				Commit commit) {
-			this.allowed = allowed;
+		/** A denial, or with {@code commit} an admission. */
+		private Verdict(long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs, Commit commit) {
+			this.allowed = commit != null;
 			this.remaining = nonNegative(remaining);
 			this.retryAfterMs = retryAfterMs;
 			this.resetAfterMs = resetAfterMs;
@@ -112,11 +117,18 @@ abstract class MemoryState {
 		}
 
 		static Verdict denied(long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs) {
-			return new Verdict(false, remaining, retryAfterMs, resetAfterMs, moreAfterMs, null);
+			return new Verdict(remaining, retryAfterMs, resetAfterMs, moreAfterMs, null);
+		}
+
+		/** The denial of a cost that can never fit. */
+		static Verdict never(long remaining, long resetAfterMs, long moreAfterMs) {
+			Verdict verdict = new Verdict(remaining, 0, resetAfterMs, moreAfterMs, null);
+			verdict.never = true;
+			return verdict;
 		}
 
 		static Verdict allowed(long remaining, long resetAfterMs, long moreAfterMs, Commit commit) {
-			return new Verdict(true, remaining, 0, resetAfterMs, moreAfterMs, commit);
+			return new Verdict(remaining, 0, resetAfterMs, moreAfterMs, commit);
 		}
 
 		/** Writes the admitted request; only called when every limit of the request allowed it. */
@@ -132,9 +144,14 @@ abstract class MemoryState {
 			this.moreAfterMs = moreAfterMs;
 		}
 
-		LimitDecision toDecision(LimitDefinition limit) {
-			return new LimitDecision(limit, this.allowed, this.remaining, this.retryAfterMs, this.resetAfterMs,
+		LimitDecision toDecision(LimitRequest request) {
+			LimitDecision.Allowance allowance = new LimitDecision.Allowance(this.remaining, this.resetAfterMs,
 					this.moreAfterMs);
+			if (this.allowed) {
+				return LimitDecision.allowed(request, allowance);
+			}
+			return this.never ? LimitDecision.never(request, allowance)
+					: LimitDecision.denied(request, this.retryAfterMs, allowance);
 		}
 
 	}

@@ -11,11 +11,12 @@ final class MemoryTokenBucket extends MemoryState {
 	private long ts;
 
 	@Override
-	Verdict decide(long now, long clockNow, LimitDefinition definition) {
+	Verdict decide(long now, long clockNow, LimitRequest request) {
+		LimitDefinition definition = request.definition();
 		long limit = definition.limit();
 		long window = definition.windowMs();
 		long capacity = definition.capacity();
-		long cost = definition.cost();
+		long cost = request.cost();
 		long full = capacity * window;
 		long at = now;
 		long tokens;
@@ -37,8 +38,8 @@ final class MemoryTokenBucket extends MemoryState {
 		long refilledAt = at;
 		long before = tokens;
 		if (cost > capacity) {
-			return Verdict.denied(Math.floorDiv(tokens, window), LimitDecision.NEVER,
-					wait(tokens, capacity, window, limit), more(tokens, capacity, window, limit));
+			return Verdict.never(Math.floorDiv(tokens, window), wait(tokens, capacity, window, limit),
+					more(tokens, capacity, window, limit));
 		}
 		if (tokens < cost * window) {
 			return Verdict.denied(Math.floorDiv(tokens, window), wait(tokens, cost, window, limit),

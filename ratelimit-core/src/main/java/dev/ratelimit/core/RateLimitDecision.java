@@ -2,6 +2,7 @@ package dev.ratelimit.core;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * The decision for one request against all the limits applied to it, decided together and all or nothing: the
@@ -9,8 +10,8 @@ import java.util.List;
  *
  * <p>
  * The summary methods report the most restrictive limit, as {@code docs/ALGORITHMS.md} prescribes: when denied,
- * the denying limit with the largest retry-after ({@link LimitDecision#NEVER} above all); when allowed, the limit
- * with the fewest remaining units. Shadow limits ({@link LimitDefinition#shadow()}) are decided in the same call
+ * the denying limit with the largest retry-after (one that can never admit the request above all); when allowed, the
+ * limit with the fewest remaining units. Shadow limits ({@link LimitRequest#shadow()}) are decided in the same call
  * but outside the all or nothing: {@link #allowed()}, {@link #violated()}, {@link #mostRestrictive()},
  * {@link #remaining()}, {@link #retryAfterMs()} and {@link #never()} consider the enforced limits only, or every
  * limit when all are shadow (the request is then admitted). {@link #shadowDenied()} lists the shadow limits that
@@ -29,13 +30,13 @@ public record RateLimitDecision(List<LimitDecision> decisions) {
 
 	/** The decisions the summary considers: the enforced ones, or all when every limit is shadow. */
 	private List<LimitDecision> governing() {
-		List<LimitDecision> enforced = this.decisions.stream().filter((decision) -> !decision.limit().shadow()).toList();
+		List<LimitDecision> enforced = this.decisions.stream().filter((decision) -> !decision.request().shadow()).toList();
 		return enforced.isEmpty() ? this.decisions : enforced;
 	}
 
 	/** Whether the request was admitted: every enforced (non-shadow) limit allowed it; true when all are shadow. */
 	public boolean allowed() {
-		return this.decisions.stream().filter((decision) -> !decision.limit().shadow()).allMatch(LimitDecision::allowed);
+		return this.decisions.stream().filter((decision) -> !decision.request().shadow()).allMatch(LimitDecision::allowed);
 	}
 
 	/** The decision that governs the answer, among the enforced limits (all when every limit is shadow). */
@@ -46,18 +47,18 @@ public record RateLimitDecision(List<LimitDecision> decisions) {
 		}
 		return governing.stream()
 			.filter((decision) -> !decision.allowed())
-			.max(Comparator.comparingLong((LimitDecision decision) -> decision.never() ? Long.MAX_VALUE : decision.retryAfterMs()))
+			.max(Comparator.comparingLong((LimitDecision decision) -> decision.retryAfterMs().orElse(Long.MAX_VALUE)))
 			.orElseThrow();
 	}
 
 	/** The enforced limits that denied the request; empty when allowed. */
 	public List<LimitDecision> violated() {
-		return this.decisions.stream().filter((decision) -> !decision.limit().shadow() && !decision.allowed()).toList();
+		return this.decisions.stream().filter((decision) -> !decision.request().shadow() && !decision.allowed()).toList();
 	}
 
 	/** The shadow limits that denied the request (and blocked nothing). */
 	public List<LimitDecision> shadowDenied() {
-		return this.decisions.stream().filter((decision) -> decision.limit().shadow() && !decision.allowed()).toList();
+		return this.decisions.stream().filter((decision) -> decision.request().shadow() && !decision.allowed()).toList();
 	}
 
 	/** Remaining cost-1 requests of the most restrictive enforced limit (all when every limit is shadow). */
@@ -65,9 +66,12 @@ public record RateLimitDecision(List<LimitDecision> decisions) {
 		return governing().stream().mapToLong(LimitDecision::remaining).min().orElseThrow();
 	}
 
-	/** 0 when allowed; otherwise ms until the request could be admitted, or {@link LimitDecision#NEVER}. */
-	public long retryAfterMs() {
-		return allowed() ? 0 : mostRestrictive().retryAfterMs();
+	/**
+	 * 0 when allowed; otherwise ms until the request could be admitted, by the most restrictive enforced limit;
+	 * empty when it can never be admitted ({@link #never()}).
+	 */
+	public OptionalLong retryAfterMs() {
+		return allowed() ? OptionalLong.of(0) : mostRestrictive().retryAfterMs();
 	}
 
 	/** Whether the request can never be admitted, however long it waits (by its enforced limits). */

@@ -1,5 +1,6 @@
 package dev.ratelimit.core;
 
+import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -15,7 +16,7 @@ final class Requests {
 	 * @throws NullPointerException if {@code clientId} is null
 	 * @throws IllegalArgumentException if {@code limits} is empty or two limits share a name
 	 */
-	static void check(String clientId, List<LimitDefinition> limits) {
+	static void check(String clientId, List<LimitRequest> limits) {
 		Objects.requireNonNull(clientId, "clientId must not be null");
 		if (limits.isEmpty()) {
 			throw new IllegalArgumentException("limits must not be empty");
@@ -24,7 +25,7 @@ final class Requests {
 			return;
 		}
 		Set<String> names = new HashSet<>();
-		for (LimitDefinition limit : limits) {
+		for (LimitRequest limit : limits) {
 			if (!names.add(limit.name())) {
 				throw new IllegalArgumentException("limits applied to one request must have different names, but '"
 						+ limit.name() + "' appears twice");
@@ -44,11 +45,17 @@ final class Requests {
 		}
 	}
 
-	/** @throws IllegalArgumentException if {@code nowMs} is negative or not below 2^52 */
-	static void checkTime(long nowMs) {
+	/**
+	 * The time of {@code clock} in ms.
+	 * @throws IllegalArgumentException if it is negative or not below 2^52 (exact in Lua)
+	 */
+	static long timeOf(InstantSource clock) {
+		long nowMs = clock.millis();
 		if (nowMs < 0 || nowMs >= LimitDefinition.EXACT_BOUND) {
-			throw new IllegalArgumentException("nowMs must be at least 0 and below 2^52 (exact in Lua), but was " + nowMs);
+			throw new IllegalArgumentException(
+					"a limiter's clock must read at least 0 and below 2^52 ms since the epoch (exact in Lua), but read " + nowMs);
 		}
+		return nowMs;
 	}
 
 }

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
@@ -62,7 +63,7 @@ abstract class AlgorithmContract {
 		Object before = state("client", limit);
 
 		for (long cost : new long[] { 1, 3, 5, 6 }) {
-			RateLimitDecision denied = this.limiter.tryAcquire("client", limit.withCost(cost), T0 + 100);
+			RateLimitDecision denied = at(this.limiter, T0 + 100).tryAcquire("client", limit.request(cost));
 			assertThat(denied.allowed()).as("cost %d", cost).isFalse();
 		}
 
@@ -71,10 +72,10 @@ abstract class AlgorithmContract {
 		long now = T0 + 100;
 		for (int i = 0; i < 40; i++) {
 			now += 53;
-			LimitDefinition request = limit.withCost(1 + i % 3);
-			assertThat(this.limiter.tryAcquire("client", request, now).decisions())
+			LimitRequest request = limit.request(1 + i % 3);
+			assertThat(at(this.limiter, now).tryAcquire("client", request).decisions())
 				.as("request %d at T0 + %d", i, now - T0)
-				.isEqualTo(this.limiter.tryAcquire("twin", request, now).decisions());
+				.isEqualTo(at(this.limiter, now).tryAcquire("twin", request).decisions());
 		}
 	}
 
@@ -89,7 +90,7 @@ abstract class AlgorithmContract {
 		for (int i = 0; i < 300; i++) {
 			now += random.nextInt(0, 120);
 			String client = clients.get(random.nextInt(clients.size()));
-			RateLimitDecision decision = this.limiter.tryAcquire(client, limit.withCost(random.nextInt(1, 4)), now);
+			RateLimitDecision decision = at(this.limiter, now).tryAcquire(client, limit.request(random.nextInt(1, 4)));
 			if (decision.allowed()) {
 				admitted++;
 			}
@@ -109,15 +110,15 @@ abstract class AlgorithmContract {
 		int checked = 0;
 		for (int i = 0; i < 400; i++) {
 			now += random.nextInt(0, 90);
-			LimitDefinition request = limit.withCost(random.nextInt(1, 4));
-			RateLimitDecision decision = this.limiter.tryAcquire("client", request, now);
+			LimitRequest request = limit.request(random.nextInt(1, 4));
+			RateLimitDecision decision = at(this.limiter, now).tryAcquire("client", request);
 			if (!decision.allowed()) {
-				long retryAfter = decision.retryAfterMs();
+				long retryAfter = decision.retryAfterMs().orElseThrow();
 				assertThat(retryAfter).isPositive();
-				assertThat(this.limiter.tryAcquire("client", request, now + retryAfter - 1).allowed())
+				assertThat(at(this.limiter, now + retryAfter - 1).tryAcquire("client", request).allowed())
 					.as("retry after %d - 1 ms at step %d", retryAfter, i)
 					.isFalse();
-				assertThat(this.limiter.tryAcquire("client", request, now + retryAfter).allowed())
+				assertThat(at(this.limiter, now + retryAfter).tryAcquire("client", request).allowed())
 					.as("retry after %d ms at step %d", retryAfter, i)
 					.isTrue();
 				now += retryAfter;
@@ -133,7 +134,7 @@ abstract class AlgorithmContract {
 		LimitDefinition limit = limit(algorithm, 10, 1000);
 		int admitted = 0;
 		for (int i = 0; i < 25; i++) {
-			if (this.limiter.tryAcquire("client", limit, T0 + 500).allowed()) {
+			if (at(this.limiter, T0 + 500).tryAcquire("client", limit).allowed()) {
 				admitted++;
 			}
 		}
@@ -145,12 +146,12 @@ abstract class AlgorithmContract {
 	void costAboveOneTakesThatManyUnits(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 10, 1000);
 		for (int i = 0; i < 3; i++) {
-			RateLimitDecision decision = this.limiter.tryAcquire("client", limit.withCost(3), T0);
+			RateLimitDecision decision = at(this.limiter, T0).tryAcquire("client", limit.request(3));
 			assertThat(decision.allowed()).isTrue();
 			assertThat(decision.remaining()).isEqualTo(10 - 3 * (i + 1));
 		}
-		assertThat(this.limiter.tryAcquire("client", limit.withCost(3), T0).allowed()).isFalse();
-		RateLimitDecision last = this.limiter.tryAcquire("client", limit, T0);
+		assertThat(at(this.limiter, T0).tryAcquire("client", limit.request(3)).allowed()).isFalse();
+		RateLimitDecision last = at(this.limiter, T0).tryAcquire("client", limit);
 		assertThat(last.allowed()).isTrue();
 		assertThat(last.remaining()).isZero();
 	}
@@ -159,15 +160,15 @@ abstract class AlgorithmContract {
 	@EnumSource(Algorithm.class)
 	void costAboveTheLimitIsNeverAdmittedAndConsumesNothing(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 10, 1000);
-		assertThatIllegalArgumentException().isThrownBy(() -> limit.withCost(11).requireCostFits())
+		assertThatIllegalArgumentException().isThrownBy(() -> limit.request(11).requireCostFits())
 			.withMessageContaining("cost 11")
 			.withMessageContaining("never");
 
-		RateLimitDecision decision = this.limiter.tryAcquire("client", limit.withCost(11), T0);
+		RateLimitDecision decision = at(this.limiter, T0).tryAcquire("client", limit.request(11));
 
 		assertThat(decision.allowed()).isFalse();
 		assertThat(decision.never()).isTrue();
-		assertThat(decision.retryAfterMs()).isEqualTo(LimitDecision.NEVER);
+		assertThat(decision.retryAfterMs()).isEmpty();
 		assertThat(decision.remaining()).isEqualTo(10);
 		assertNothingStored();
 	}
@@ -181,15 +182,15 @@ abstract class AlgorithmContract {
 		Object state = state("client", limit);
 
 		for (long earlier : new long[] { late - 1, late - 600, late - 5_000, T0 }) {
-			RateLimitDecision decision = this.limiter.tryAcquire("client", limit, earlier);
+			RateLimitDecision decision = at(this.limiter, earlier).tryAcquire("client", limit);
 			assertThat(decision.allowed()).as("request at %d ms before the last", late - earlier).isFalse();
-			assertThat(decision.retryAfterMs()).isPositive();
+			assertThat(decision.retryAfterMs().orElseThrow()).isPositive();
 		}
 		assertSameState(state, state("client", limit), "after the requests at earlier times");
 		// The limiter carries on from the latest time it saw.
-		RateLimitDecision next = this.limiter.tryAcquire("client", limit, late);
-		assertThat(this.limiter.tryAcquire("client", limit, late + next.retryAfterMs() - 1).allowed()).isFalse();
-		assertThat(this.limiter.tryAcquire("client", limit, late + next.retryAfterMs()).allowed()).isTrue();
+		long retryAfter = at(this.limiter, late).tryAcquire("client", limit).retryAfterMs().orElseThrow();
+		assertThat(at(this.limiter, late + retryAfter - 1).tryAcquire("client", limit).allowed()).isFalse();
+		assertThat(at(this.limiter, late + retryAfter).tryAcquire("client", limit).allowed()).isTrue();
 	}
 
 	@ParameterizedTest
@@ -198,10 +199,10 @@ abstract class AlgorithmContract {
 		LimitDefinition first = LimitDefinition.of("first", algorithm, 3, Duration.ofSeconds(1));
 		LimitDefinition second = LimitDefinition.of("second", algorithm, 3, Duration.ofSeconds(1));
 		exhaust("client", first, T0);
-		RateLimitDecision decision = this.limiter.tryAcquire("client", second, T0);
+		RateLimitDecision decision = at(this.limiter, T0).tryAcquire("client", second);
 		assertThat(decision.allowed()).isTrue();
 		assertThat(decision.remaining()).isEqualTo(2);
-		assertThat(this.limiter.tryAcquire("other-client", first, T0).allowed()).isTrue();
+		assertThat(at(this.limiter, T0).tryAcquire("other-client", first).allowed()).isTrue();
 	}
 
 	@ParameterizedTest
@@ -209,20 +210,20 @@ abstract class AlgorithmContract {
 	void severalLimitsOnOneRequestAreAllOrNothing(Algorithm algorithm) {
 		LimitDefinition perSecond = LimitDefinition.of("per-second", algorithm, 2, Duration.ofSeconds(1));
 		LimitDefinition perHour = LimitDefinition.of("per-hour", Algorithm.SLIDING_LOG, 10, Duration.ofHours(1));
-		List<LimitDefinition> both = List.of(perSecond, perHour);
-		assertThat(this.limiter.tryAcquire("client", both, T0).allowed()).isTrue();
-		assertThat(this.limiter.tryAcquire("client", both, T0).allowed()).isTrue();
+		List<LimitRequest> both = List.of(perSecond.request(), perHour.request());
+		assertThat(at(this.limiter, T0).tryAcquire("client", both).allowed()).isTrue();
+		assertThat(at(this.limiter, T0).tryAcquire("client", both).allowed()).isTrue();
 		Object perHourBefore = state("client", perHour);
 
-		RateLimitDecision denied = this.limiter.tryAcquire("client", both, T0);
+		RateLimitDecision denied = at(this.limiter, T0).tryAcquire("client", both);
 
 		assertThat(denied.allowed()).isFalse();
-		assertThat(denied.violated()).extracting((d) -> d.limit().name()).containsExactly("per-second");
+		assertThat(denied.violated()).extracting((d) -> d.request().name()).containsExactly("per-second");
 		assertThat(denied.decisions().get(1).allowed()).isTrue();
 		assertThat(denied.decisions().get(1).remaining()).isEqualTo(8);
 		// The per-hour limit took nothing from the denied request.
 		assertSameState(perHourBefore, state("client", perHour), "per-hour after the denied request");
-		assertThat(this.limiter.tryAcquire("client", perHour, T0).remaining()).isEqualTo(7);
+		assertThat(at(this.limiter, T0).tryAcquire("client", perHour).remaining()).isEqualTo(7);
 	}
 
 	@ParameterizedTest
@@ -230,12 +231,12 @@ abstract class AlgorithmContract {
 	void severalLimitsDeniedByTheOtherLimitLeaveThisOneUntouched(Algorithm algorithm) {
 		LimitDefinition tight = LimitDefinition.of("tight", Algorithm.FIXED_WINDOW, 1, Duration.ofHours(1));
 		LimitDefinition limit = limit(algorithm, 5, 1000);
-		assertThat(this.limiter.tryAcquire("client", List.of(limit, tight), T0).allowed()).isTrue();
+		assertThat(at(this.limiter, T0).tryAcquire("client", List.of(limit.request(), tight.request())).allowed()).isTrue();
 		Object before = state("client", limit);
 		for (int i = 1; i <= 20; i++) {
-			RateLimitDecision denied = this.limiter.tryAcquire("client", List.of(limit, tight), T0 + 37 * i);
+			RateLimitDecision denied = at(this.limiter, T0 + 37 * i).tryAcquire("client", List.of(limit.request(), tight.request()));
 			assertThat(denied.allowed()).isFalse();
-			assertThat(denied.violated()).extracting((d) -> d.limit().name()).containsExactly("tight");
+			assertThat(denied.violated()).extracting((d) -> d.request().name()).containsExactly("tight");
 		}
 		assertSameState(before, state("client", limit), "after 20 requests denied by the other limit");
 	}
@@ -243,11 +244,12 @@ abstract class AlgorithmContract {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void aShadowLimitDeniesWithoutBlockingAndConsumesOnlyWhenItAdmits(Algorithm algorithm) {
-		LimitDefinition shadow = LimitDefinition.of("shadow", algorithm, 2, Duration.ofHours(1)).withShadow(true);
+		LimitDefinition shadowShape = LimitDefinition.of("shadow", algorithm, 2, Duration.ofHours(1));
+		LimitRequest shadow = shadowShape.request().withShadow(true);
 		LimitDefinition enforced = LimitDefinition.of("enforced", Algorithm.FIXED_WINDOW, 5, Duration.ofHours(1));
-		List<LimitDefinition> both = List.of(shadow, enforced);
+		List<LimitRequest> both = List.of(shadow, enforced.request());
 		for (int i = 1; i <= 5; i++) {
-			RateLimitDecision decision = this.limiter.tryAcquire("client", both, T0 + i);
+			RateLimitDecision decision = at(this.limiter, T0 + i).tryAcquire("client", both);
 			assertThat(decision.allowed()).as("request %d", i).isTrue();
 			assertThat(decision.decisions().get(0).allowed()).as("shadow's own verdict, request %d", i).isEqualTo(i <= 2);
 			assertThat(decision.shadowDenied()).hasSize((i <= 2) ? 0 : 1);
@@ -256,40 +258,41 @@ abstract class AlgorithmContract {
 			assertThat(decision.remaining()).isEqualTo(5 - i);
 		}
 		// The enforced limit consumed on every request, the shadow limit on the two it admitted: exactly as enforced.
-		assertThat(this.limiter.tryAcquire("client", enforced, T0 + 10).allowed()).isFalse();
-		Object shadowBefore = state("client", shadow);
-		RateLimitDecision denied = this.limiter.tryAcquire("client", both, T0 + 11);
+		assertThat(at(this.limiter, T0 + 10).tryAcquire("client", enforced).allowed()).isFalse();
+		Object shadowBefore = state("client", shadowShape);
+		RateLimitDecision denied = at(this.limiter, T0 + 11).tryAcquire("client", both);
 		assertThat(denied.allowed()).isFalse();
-		assertThat(denied.violated()).extracting((d) -> d.limit().name()).containsExactly("enforced");
-		assertSameState(shadowBefore, state("client", shadow), "shadow after a request the enforced limit denied");
+		assertThat(denied.violated()).extracting((d) -> d.request().name()).containsExactly("enforced");
+		assertSameState(shadowBefore, state("client", shadowShape), "shadow after a request the enforced limit denied");
 		// Enforced now, the same limit reads the same state: two admitted, none left.
-		assertThat(this.limiter.tryAcquire("client", shadow.withShadow(false), T0 + 12).allowed()).isFalse();
-		assertThat(this.limiter.tryAcquire("fresh", shadow.withShadow(false), T0 + 12).allowed()).isTrue();
+		assertThat(at(this.limiter, T0 + 12).tryAcquire("client", shadow.withShadow(false)).allowed()).isFalse();
+		assertThat(at(this.limiter, T0 + 12).tryAcquire("fresh", shadow.withShadow(false)).allowed()).isTrue();
 	}
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void aShadowLimitConsumesNothingWhenAnEnforcedLimitDenies(Algorithm algorithm) {
-		LimitDefinition shadow = limit(algorithm, 5, 1000).withShadow(true);
+		LimitDefinition shadowShape = limit(algorithm, 5, 1000);
+		LimitRequest shadow = shadowShape.request().withShadow(true);
 		LimitDefinition tight = LimitDefinition.of("tight", Algorithm.FIXED_WINDOW, 1, Duration.ofHours(1));
-		assertThat(this.limiter.tryAcquire("client", List.of(shadow, tight), T0).allowed()).isTrue();
-		Object before = state("client", shadow);
+		assertThat(at(this.limiter, T0).tryAcquire("client", List.of(shadow, tight.request())).allowed()).isTrue();
+		Object before = state("client", shadowShape);
 		for (int i = 1; i <= 10; i++) {
-			RateLimitDecision denied = this.limiter.tryAcquire("client", List.of(shadow, tight), T0 + 37 * i);
+			RateLimitDecision denied = at(this.limiter, T0 + 37 * i).tryAcquire("client", List.of(shadow, tight.request()));
 			assertThat(denied.allowed()).isFalse();
 			assertThat(denied.decisions().get(0).allowed()).isTrue();
 		}
-		assertSameState(before, state("client", shadow), "after 10 requests denied by the enforced limit");
+		assertSameState(before, state("client", shadowShape), "after 10 requests denied by the enforced limit");
 	}
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void aRequestWithShadowLimitsOnlyIsAlwaysAdmitted(Algorithm algorithm) {
-		LimitDefinition shadow = limit(algorithm, 3, 1000).withShadow(true);
+		LimitRequest shadow = limit(algorithm, 3, 1000).request().withShadow(true);
 		for (int i = 1; i <= 6; i++) {
-			RateLimitDecision decision = this.limiter.tryAcquire("client", shadow, T0 + i);
+			RateLimitDecision decision = at(this.limiter, T0 + i).tryAcquire("client", shadow);
 			assertThat(decision.allowed()).isTrue();
-			assertThat(decision.retryAfterMs()).isZero();
+			assertThat(decision.retryAfterMs()).hasValue(0);
 			assertThat(decision.shadowDenied()).hasSize((i <= 3) ? 0 : 1);
 			assertThat(decision.remaining()).isEqualTo(Math.max(0, 3 - i));
 		}
@@ -305,12 +308,12 @@ abstract class AlgorithmContract {
 		int denied = 0;
 		for (int i = 0; i < 300; i++) {
 			now += random.nextInt(0, 120);
-			LimitDefinition request = limit.withCost(random.nextInt(1, 4));
-			LimitDecision peeked = this.limiter.peek("peeked", request, now);
-			assertThat(this.limiter.peek("peeked", request, now)).as("second peek at step %d", i).isEqualTo(peeked);
-			LimitDecision decided = this.limiter.tryAcquire("peeked", request, now).decisions().get(0);
+			LimitRequest request = limit.request(random.nextInt(1, 4));
+			LimitDecision peeked = at(this.limiter, now).peek("peeked", request);
+			assertThat(at(this.limiter, now).peek("peeked", request)).as("second peek at step %d", i).isEqualTo(peeked);
+			LimitDecision decided = at(this.limiter, now).tryAcquire("peeked", request).decisions().get(0);
 			// the twin gets the same requests and is never peeked at: the peeks consumed nothing
-			assertThat(this.limiter.tryAcquire("twin", request, now).decisions().get(0)).as("twin at step %d", i)
+			assertThat(at(this.limiter, now).tryAcquire("twin", request).decisions().get(0)).as("twin at step %d", i)
 				.isEqualTo(decided);
 			assertThat(peeked.allowed()).as("allowed at step %d", i).isEqualTo(decided.allowed());
 			assertThat(peeked.retryAfterMs()).as("retry-after at step %d", i).isEqualTo(decided.retryAfterMs());
@@ -333,15 +336,15 @@ abstract class AlgorithmContract {
 	@EnumSource(Algorithm.class)
 	void peekWritesNothing(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 5, 1000);
-		assertThat(this.limiter.peek("client", limit.withCost(2), T0))
-			.isEqualTo(new LimitDecision(limit.withCost(2), true, 5, 0, 0, 0));
-		assertThat(this.limiter.peek("client", limit.withCost(6), T0).never()).isTrue();
+		assertThat(at(this.limiter, T0).peek("client", limit.request(2)))
+			.isEqualTo(LimitDecision.allowed(limit.request(2), new LimitDecision.Allowance(5, 0, 0)));
+		assertThat(at(this.limiter, T0).peek("client", limit.request(6)).never()).isTrue();
 		assertNothingStored();
 
 		exhaust("client", limit, T0 + 100);
 		Object before = state("client", limit);
 		for (long at : new long[] { T0 + 100, T0 + 150, T0 + 199 }) {
-			LimitDecision peeked = this.limiter.peek("client", limit, at);
+			LimitDecision peeked = at(this.limiter, at).peek("client", limit.request());
 			assertThat(peeked.allowed()).as("at T0 + %d", at - T0).isFalse();
 			assertThat(peeked.remaining()).as("at T0 + %d", at - T0).isZero();
 		}
@@ -362,9 +365,10 @@ abstract class AlgorithmContract {
 		Object otherBefore = state("client", other);
 		Object neighbourBefore = state("neighbour", limit);
 
-		assertThat(this.limiter.reset("client", List.of(limit, limit.withCost(2), otherShape))).isEqualTo(2);
+		assertThat(this.limiter.reset("client", List.of(limit, limit, otherShape))).isEqualTo(2);
 
-		assertThat(this.limiter.peek("client", limit, T0)).isEqualTo(new LimitDecision(limit, true, 3, 0, 0, 0));
+		assertThat(at(this.limiter, T0).peek("client", limit.request()))
+			.isEqualTo(LimitDecision.allowed(limit.request(), new LimitDecision.Allowance(3, 0, 0)));
 		exhaust("client", limit, T0);
 		exhaust("client", otherShape, T0);
 		assertSameState(otherBefore, state("client", other), "the client's other limit after the reset");
@@ -379,30 +383,30 @@ abstract class AlgorithmContract {
 		LimitDefinition limit = limit(Algorithm.TOKEN_BUCKET, 3, 1000);
 		LimitDefinition sameName = LimitDefinition.of("limit", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(2));
 		assertThatIllegalArgumentException().isThrownBy(() -> this.limiter.tryAcquire("client", List.of()));
-		assertThatIllegalArgumentException().isThrownBy(() -> this.limiter.tryAcquire("client", List.of(), T0));
+		assertThatIllegalArgumentException().isThrownBy(() -> at(this.limiter, T0).tryAcquire("client", List.of()));
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.limiter.tryAcquire("client", List.of(limit, sameName)))
+			.isThrownBy(() -> this.limiter.tryAcquire("client", List.of(limit.request(), sameName.request())))
 			.withMessageContaining("'limit'");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.limiter.tryAcquire("client", List.of(limit, sameName), T0));
+			.isThrownBy(() -> at(this.limiter, T0).tryAcquire("client", List.of(limit.request(), sameName.request())));
 		for (long outOfRange : new long[] { -1, Long.MIN_VALUE, 1L << 52, Long.MAX_VALUE }) {
-			assertThatIllegalArgumentException().as("nowMs %d", outOfRange)
-				.isThrownBy(() -> this.limiter.tryAcquire("client", limit, outOfRange))
-				.withMessageContaining("nowMs");
+			assertThatIllegalArgumentException().as("clock at %d", outOfRange)
+				.isThrownBy(() -> at(this.limiter, outOfRange).tryAcquire("client", limit))
+				.withMessageContaining("below 2^52");
 		}
-		assertThatNullPointerException().isThrownBy(() -> this.limiter.tryAcquire(null, limit, T0));
+		assertThatNullPointerException().isThrownBy(() -> at(this.limiter, T0).tryAcquire(null, limit));
 		for (long outOfRange : new long[] { -1, 1L << 52 }) {
-			assertThatIllegalArgumentException().as("peek at nowMs %d", outOfRange)
-				.isThrownBy(() -> this.limiter.peek("client", limit, outOfRange))
-				.withMessageContaining("nowMs");
+			assertThatIllegalArgumentException().as("peek with the clock at %d", outOfRange)
+				.isThrownBy(() -> at(this.limiter, outOfRange).peek("client", limit.request()))
+				.withMessageContaining("below 2^52");
 		}
-		assertThatNullPointerException().isThrownBy(() -> this.limiter.peek(null, limit, T0));
+		assertThatNullPointerException().isThrownBy(() -> at(this.limiter, T0).peek(null, limit.request()));
 		assertThatIllegalArgumentException().isThrownBy(() -> this.limiter.reset("client", List.of()));
 		assertThatNullPointerException().isThrownBy(() -> this.limiter.reset(null, List.of(limit)));
 		assertNothingStored();
 		// the ends of the range are times like any other
-		assertThat(this.limiter.tryAcquire("client", limit, 0).remaining()).isEqualTo(2);
-		assertThat(this.limiter.tryAcquire("late-client", limit, (1L << 52) - 1).remaining()).isEqualTo(2);
+		assertThat(at(this.limiter, 0).tryAcquire("client", limit).remaining()).isEqualTo(2);
+		assertThat(at(this.limiter, (1L << 52) - 1).tryAcquire("late-client", limit).remaining()).isEqualTo(2);
 	}
 
 	static LimitDefinition limit(Algorithm algorithm, long limit, long windowMs) {
@@ -411,7 +415,7 @@ abstract class AlgorithmContract {
 
 	void exhaust(String client, LimitDefinition limit, long now) {
 		int admitted = 0;
-		while (this.limiter.tryAcquire(client, limit, now).allowed()) {
+		while (at(this.limiter, now).tryAcquire(client, limit).allowed()) {
 			admitted++;
 		}
 		assertThat(admitted).isEqualTo(limit.limit());

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisCluster;
 
+import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -79,12 +80,12 @@ class ClusterTest {
 		assertThat(limits.stream().map((limit) -> redis.slot(key(client, limit))).distinct()).hasSize(1);
 
 		for (int i = 0; i < 3; i++) {
-			assertThat(limiter.tryAcquire(client, limits, now).allowed()).isTrue();
+			assertThat(at(limiter, now).tryAcquire(client, requests(limits)).allowed()).isTrue();
 		}
 		for (int i = 0; i < 4; i++) {
-			RateLimitDecision denied = limiter.tryAcquire(client, limits, now);
+			RateLimitDecision denied = at(limiter, now).tryAcquire(client, requests(limits));
 			assertThat(denied.allowed()).isFalse();
-			assertThat(denied.violated()).extracting(LimitDecision::limit).containsExactly(log);
+			assertThat(denied.violated()).extracting(LimitDecision::request).containsExactly(log.request());
 			assertThat(denied.decisions()).extracting(LimitDecision::remaining).containsExactly(2L, 0L, 1L, 3L);
 		}
 		// The denied requests consumed nothing from the limits that allowed them: each has exactly what the three
@@ -113,7 +114,7 @@ class ClusterTest {
 		int[] admitted = new int[clients.size()];
 		for (int round = 0; round < 5; round++) {
 			for (int i = 0; i < clients.size(); i++) {
-				if (limiter.tryAcquire(clients.get(i), limit, T0 + 200 + round).allowed()) {
+				if (at(limiter, T0 + 200 + round).tryAcquire(clients.get(i), limit).allowed()) {
 					admitted[i]++;
 				}
 			}
@@ -130,7 +131,7 @@ class ClusterTest {
 		List<String> clients = clientsOnEveryNode(limit);
 		String sha = LuaScript.rateLimit().sha1();
 		for (String client : clients) {
-			assertThat(limiter.tryAcquire(client, limit, T0 + 300).allowed()).isTrue();
+			assertThat(at(limiter, T0 + 300).tryAcquire(client, limit).allowed()).isTrue();
 		}
 		for (int node = 0; node < TestRedisCluster.NODES; node++) {
 			assertThat(redis.call(node, "SCRIPT", "EXISTS", sha)).isEqualTo(List.of(1L));
@@ -185,6 +186,10 @@ class ClusterTest {
 		return true;
 	}
 
+	private static List<LimitRequest> requests(List<LimitDefinition> limits) {
+		return limits.stream().map(LimitDefinition::request).toList();
+	}
+
 	private static String key(String client, LimitDefinition limit) {
 		return new RedisKeys(RedisRateLimiter.DEFAULT_KEY_PREFIX).key(client, limit);
 	}
@@ -192,7 +197,7 @@ class ClusterTest {
 	private static int admitted(String client, List<LimitDefinition> limits, int requests, long now) {
 		int admitted = 0;
 		for (int i = 0; i < requests; i++) {
-			if (limiter.tryAcquire(client, limits, now).allowed()) {
+			if (at(limiter, now).tryAcquire(client, requests(limits)).allowed()) {
 				admitted++;
 			}
 		}

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -56,7 +57,7 @@ abstract class Concurrency {
 		int admitted = inParallel((thread) -> {
 			int count = 0;
 			for (int i = 0; i < REQUESTS_PER_THREAD; i++) {
-				if (limiter.tryAcquire("one-client", limit, NOW).allowed()) {
+				if (at(limiter, NOW).tryAcquire("one-client", limit).allowed()) {
 					count++;
 				}
 			}
@@ -82,12 +83,12 @@ abstract class Concurrency {
 				LimitDefinition.of("swc", Algorithm.SLIDING_WINDOW_COUNTER, 200, Duration.ofSeconds(1)));
 		RateLimiter limiter = newLimiter("concurrency-several:");
 		int admitted = inParallel((thread) -> {
-			List<LimitDefinition> order = new ArrayList<>(limits);
+			List<LimitRequest> order = new ArrayList<>(limits.stream().map(LimitDefinition::request).toList());
 			Collections.shuffle(order, new Random(thread));
 			int count = 0;
 			for (int i = 0; i < REQUESTS_PER_THREAD; i++) {
-				RateLimitDecision decision = limiter.tryAcquire("one-client", order, NOW);
-				assertThat(decision.decisions()).extracting(LimitDecision::limit).isEqualTo(order);
+				RateLimitDecision decision = at(limiter, NOW).tryAcquire("one-client", order);
+				assertThat(decision.decisions()).extracting(LimitDecision::request).isEqualTo(order);
 				if (decision.allowed()) {
 					count++;
 				}
@@ -98,7 +99,7 @@ abstract class Concurrency {
 		long[] left = new long[limits.size()];
 		for (int i = 0; i < limits.size(); i++) {
 			LimitDefinition limit = limits.get(i);
-			RateLimitDecision probe = limiter.tryAcquire("one-client", limit.withCost(limit.limit() + 1), NOW);
+			RateLimitDecision probe = at(limiter, NOW).tryAcquire("one-client", limit.request(limit.limit() + 1));
 			assertThat(probe.never()).isTrue();
 			left[i] = probe.remaining();
 		}

@@ -1,5 +1,6 @@
 package dev.ratelimit.core;
 
+import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -284,7 +286,7 @@ class DifferentialTest {
 				Client client = active.get(random.nextInt(active.size()));
 				long windowForSteps = client.limits.get(random.nextInt(client.limits.size())).windowMs();
 				client.advance(random, windowForSteps);
-				List<LimitDefinition> request = client.request(random);
+				List<LimitRequest> request = client.request(random);
 				decide("seed " + seed, step, client, request, client.now);
 				compareExpiries("seed " + seed, step, clients);
 			}
@@ -323,7 +325,7 @@ class DifferentialTest {
 					now = Math.max(0, now + scenarioStep(random, limits, now));
 				}
 				Client client = clients.get(random.nextInt(clients.size()));
-				List<LimitDefinition> request = client.request(random);
+				List<LimitRequest> request = client.request(random);
 				if (client.retired) {
 					continue;
 				}
@@ -333,22 +335,22 @@ class DifferentialTest {
 		}
 
 		/** One request of {@code client} at {@code now}, by Redis, in memory and by the model, compared. */
-		private void decide(String context, int step, Client client, List<LimitDefinition> request, long now) {
+		private void decide(String context, int step, Client client, List<LimitRequest> request, long now) {
 			boolean backwards = now < client.maxNow;
 			long serverNow = client.server.tick(now);
 			this.executor.serverNow = serverNow;
 			List<String> before = new ArrayList<>();
-			for (LimitDefinition limit : request) {
-				before.add(this.model.describe(client.id, limit));
+			for (LimitRequest limit : request) {
+				before.add(this.model.describe(client.id, limit.definition()));
 			}
-			RateLimitDecision redis = this.redisLimiter.tryAcquire(client.id, request, now);
-			for (LimitDefinition limit : request) {
-				if (this.executor.expiredInLastCall.contains(this.keys.key(client.id, limit))) {
-					this.model.forget(client.id, limit);
+			RateLimitDecision redis = at(this.redisLimiter, now).tryAcquire(client.id, request);
+			for (LimitRequest limit : request) {
+				if (this.executor.expiredInLastCall.contains(this.keys.key(client.id, limit.definition()))) {
+					this.model.forget(client.id, limit.definition());
 				}
 			}
 			InMemoryRateLimiter memoryLimiter = client.server.memory;
-			RateLimitDecision memory = memoryLimiter.tryAcquire(client.id, request, now);
+			RateLimitDecision memory = at(memoryLimiter, now).tryAcquire(client.id, request);
 			List<ExactModel.Decision> expected = this.model.decide(client.id, request, now);
 			this.requests++;
 
@@ -359,7 +361,7 @@ class DifferentialTest {
 			StringBuilder shortTtl = new StringBuilder();
 			boolean allExpected = true;
 			for (int i = 0; i < request.size(); i++) {
-				LimitDefinition limit = request.get(i);
+				LimitDefinition limit = request.get(i).definition();
 				Fields fromRedis = Fields.of(redis.decisions().get(i));
 				Fields fromMemory = Fields.of(memory.decisions().get(i));
 				ExactModel.Decision want = expected.get(i);
@@ -391,7 +393,7 @@ class DifferentialTest {
 						// decisions goes on and can find other disagreements
 						this.executor.extend(key, serverNow + needed - 1);
 					}
-					long memoryDeadline = memoryLimiter.deadline(client.id, limit);
+					long memoryDeadline = memoryLimiter.deadline(client.id, limit).orElse(-1L);
 					long memoryLifetime = (memoryDeadline < 0) ? -1 : memoryDeadline - serverNow;
 					if (memoryLifetime < needed - 1) {
 						shortTtl.append("\n    limit ").append(limit.name()).append(": the in-memory state lives ")
@@ -456,7 +458,7 @@ class DifferentialTest {
 				for (LimitDefinition limit : client.limits) {
 					String key = this.keys.key(client.id, limit);
 					long redisExpiry = this.executor.expiry(key);
-					long memoryDeadline = client.server.memory.deadline(client.id, limit);
+					long memoryDeadline = client.server.memory.deadline(client.id, limit).orElse(-1L);
 					this.expiriesCompared++;
 					boolean bothGone = redisExpiry < serverNow && memoryDeadline < serverNow;
 					if (redisExpiry != memoryDeadline && !bothGone) {
@@ -514,7 +516,8 @@ class DifferentialTest {
 	}
 
 	/** The five fields of one limit's decision, from either backend or the model. */
-	private record Fields(boolean allowed, long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs) {
+	private record Fields(boolean allowed, long remaining, OptionalLong retryAfterMs, long resetAfterMs,
+			long moreAfterMs) {
 
 		static Fields of(LimitDecision decision) {
 			return new Fields(decision.allowed(), decision.remaining(), decision.retryAfterMs(),
@@ -797,9 +800,9 @@ class DifferentialTest {
 		}
 
 		/** The limits with a random cost for this request. */
-		List<LimitDefinition> request(SplittableRandom random) {
+		List<LimitRequest> request(SplittableRandom random) {
 			long shared = -1;
-			List<LimitDefinition> request = new ArrayList<>(this.limits.size());
+			List<LimitRequest> request = new ArrayList<>(this.limits.size());
 			for (LimitDefinition limit : this.limits) {
 				long cost;
 				if (shared < 0 || random.nextInt(8) == 0) {
@@ -862,7 +865,7 @@ class DifferentialTest {
 				capacity = 1_000_000;
 			}
 		}
-		return new LimitDefinition(name, algorithm, limit, Duration.ofMillis(window), capacity, 1);
+		return new LimitDefinition(name, algorithm, limit, Duration.ofMillis(window), capacity);
 	}
 
 	private static long randomCost(SplittableRandom random, LimitDefinition limit, long lastRemaining) {
@@ -917,13 +920,13 @@ class DifferentialTest {
 	}
 
 	/** {@code limit} with {@code cost}, or with cost bound + 1 if that cost would leave the exact range. */
-	private static LimitDefinition withCostOrFits(LimitDefinition limit, long cost) {
+	private static LimitRequest withCostOrFits(LimitDefinition limit, long cost) {
 		try {
-			return limit.withCost(cost);
+			return limit.request(cost);
 		}
 		catch (IllegalArgumentException outOfRange) {
 			long bound = (limit.algorithm() == Algorithm.TOKEN_BUCKET) ? limit.capacity() : limit.limit();
-			return limit.withCost(Math.min(cost, bound + 1));
+			return limit.request(Math.min(cost, bound + 1));
 		}
 	}
 
@@ -933,12 +936,13 @@ class DifferentialTest {
 		}
 	}
 
-	private static String describe(List<LimitDefinition> request) {
+	private static String describe(List<LimitRequest> request) {
 		List<String> parts = new ArrayList<>();
-		for (LimitDefinition limit : request) {
+		for (LimitRequest call : request) {
+			LimitDefinition limit = call.definition();
 			parts.add(limit.name() + "=" + limit.algorithm() + "(L=" + limit.limit() + ", W=" + limit.windowMs()
 					+ "ms" + ((limit.algorithm() == Algorithm.TOKEN_BUCKET) ? ", C=" + limit.capacity() : "")
-					+ ", cost=" + limit.cost() + ")");
+					+ ", cost=" + call.cost() + ")");
 		}
 		return String.join(" + ", parts);
 	}
@@ -952,7 +956,7 @@ class DifferentialTest {
 	private static String text(RateLimitDecision decision) {
 		List<String> parts = new ArrayList<>();
 		for (LimitDecision one : decision.decisions()) {
-			parts.add(one.limit().name() + text(one));
+			parts.add(one.request().name() + text(one));
 		}
 		return String.join(" ", parts);
 	}

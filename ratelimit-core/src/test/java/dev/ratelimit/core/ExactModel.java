@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.LongPredicate;
 
 /**
@@ -43,7 +44,7 @@ final class ExactModel {
 	 * The decision of one limit: the five fields that the Redis limiter reports, and {@code atMs}, the time it was
 	 * taken at (the request's time, or the stored time when the request is earlier), from which its waits count.
 	 */
-	record Decision(boolean allowed, long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs,
+	record Decision(boolean allowed, long remaining, OptionalLong retryAfterMs, long resetAfterMs, long moreAfterMs,
 			long atMs) {
 	}
 
@@ -53,12 +54,13 @@ final class ExactModel {
 	private final Map<String, Limiter> limiters = new HashMap<>();
 
 	/** Decides one request against one limit at {@code nowMs}. */
-	Decision decide(String clientId, LimitDefinition limit, long nowMs) {
+	Decision decide(String clientId, LimitRequest limit, long nowMs) {
 		return decide(clientId, List.of(limit), nowMs).get(0);
 	}
 
 	/** Decides one request against several limits at {@code nowMs}, all or nothing. */
-	List<Decision> decide(String clientId, List<LimitDefinition> limits, long nowMs) {
+	List<Decision> decide(String clientId, List<LimitRequest> requests, long nowMs) {
+		List<LimitDefinition> limits = requests.stream().map(LimitRequest::definition).toList();
 		List<Limiter> models = new ArrayList<>(limits.size());
 		for (LimitDefinition limit : limits) {
 			Limiter model = this.limiters.computeIfAbsent(key(clientId, limit), (k) -> create(limit));
@@ -73,28 +75,28 @@ final class ExactModel {
 			model.observe(nowMs);
 			// each limit is decided at its stored time, which a commit keeps: the fields after it count from there too
 			times[i] = model.decisionTime(nowMs);
-			verdicts[i] = model.admits(times[i], limits.get(i).cost());
+			verdicts[i] = model.admits(times[i], requests.get(i).cost());
 			all &= verdicts[i];
 		}
 		if (all) {
 			for (int i = 0; i < limits.size(); i++) {
-				models.get(i).commit(times[i], limits.get(i).cost());
+				models.get(i).commit(times[i], requests.get(i).cost());
 			}
 		}
 		List<Decision> decisions = new ArrayList<>(limits.size());
 		for (int i = 0; i < limits.size(); i++) {
 			Limiter model = models.get(i);
-			long cost = limits.get(i).cost();
+			long cost = requests.get(i).cost();
 			long at = times[i];
-			long retry;
+			OptionalLong retry;
 			if (verdicts[i]) {
-				retry = 0;
+				retry = OptionalLong.of(0);
 			}
 			else if (cost > model.bound()) {
-				retry = LimitDecision.NEVER;
+				retry = OptionalLong.empty();
 			}
 			else {
-				retry = model.retryAfter(at, cost);
+				retry = OptionalLong.of(model.retryAfter(at, cost));
 			}
 			decisions.add(new Decision(verdicts[i], model.allowance(at), retry, model.resetAfter(at),
 					model.moreAfter(at), at));

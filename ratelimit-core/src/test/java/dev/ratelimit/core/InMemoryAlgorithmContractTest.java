@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,7 +30,7 @@ class InMemoryAlgorithmContractTest extends AlgorithmContract {
 
 	@Override
 	Object state(String client, LimitDefinition limit) {
-		long deadline = this.memory.deadline(client, limit);
+		long deadline = this.memory.deadline(client, limit).orElseThrow();
 		assertThat(deadline).as("deadline of %s for %s", limit.name(), client).isNotNegative();
 		return new StoredState(client, this.memory.describe(client, limit), deadline);
 	}
@@ -48,17 +49,18 @@ class InMemoryAlgorithmContractTest extends AlgorithmContract {
 	void assertEveryStateExpires(List<String> clients, String decided, boolean admitted, LimitDefinition limit,
 			long now, long maxTtlMs, String description) {
 		for (String client : clients) {
-			long deadline = this.memory.deadline(client, limit);
-			if (deadline == -1) {
+			Optional<Long> stored = this.memory.deadline(client, limit);
+			if (stored.isEmpty()) {
 				continue;
 			}
+			long deadline = stored.get();
 			assertThat(deadline - T0).as("TTL of %s after %s", client, description)
 				.isNotNegative()
 				.isLessThanOrEqualTo(maxTtlMs);
 		}
 		if (admitted) {
 			// the state just written lives past the request (every TTL has the scripts' 1 s margin)
-			assertThat(this.memory.deadline(decided, limit) - T0).as("TTL of %s just written by %s", decided,
+			assertThat(this.memory.deadline(decided, limit).orElseThrow() - T0).as("TTL of %s just written by %s", decided,
 					description).isPositive();
 		}
 	}

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
@@ -76,7 +77,7 @@ class InMemoryRateLimiterTest {
 		// memory is not bounded by forgetting clients that still matter: every client of the last second (each TTL
 		// is at least the 1 s margin) still has its state
 		for (int i = clients - perMs * (int) MARGIN_MS; i < clients; i++) {
-			assertThat(limiter.deadline("client-" + i, limit)).as("expiry of client-%d", i)
+			assertThat(limiter.deadline("client-" + i, limit).orElseThrow()).as("expiry of client-%d", i)
 				.isGreaterThanOrEqualTo(clock.millis());
 		}
 
@@ -145,20 +146,20 @@ class InMemoryRateLimiterTest {
 		InMemoryRateLimiter limiter = new InMemoryRateLimiter(new MutableClock(T0));
 		ExactModel model = new ExactModel();
 		LimitDefinition limit = LimitDefinition.of("expiring", algorithm, 3, Duration.ofSeconds(1));
-		LimitDefinition never = limit.withCost(4);
+		LimitRequest never = limit.request(4);
 		long at = T0 + 250;
 		for (int i = 0; i < 4; i++) {
-			assertSame(limiter.tryAcquire("client", limit, at), model.decide("client", limit, at));
+			assertSame(at(limiter, at).tryAcquire("client", limit), model.decide("client", limit.request(), at));
 		}
-		assertThat(limiter.deadline("client", limit)).isEqualTo(T0 + ttl);
+		assertThat(limiter.deadline("client", limit)).hasValue(T0 + ttl);
 
 		// an hour later on the requests' time, the clock unmoved: a request that can never fit writes nothing
 		long later = at + 3_600_000;
-		assertSame(limiter.tryAcquire("client", never, later), model.decide("client", never, later));
-		assertThat(limiter.deadline("client", limit)).isEqualTo(T0 + ttl);
-		RateLimitDecision back = limiter.tryAcquire("client", limit, at + 10);
+		assertSame(at(limiter, later).tryAcquire("client", never), model.decide("client", never, later));
+		assertThat(limiter.deadline("client", limit)).hasValue(T0 + ttl);
+		RateLimitDecision back = at(limiter, at + 10).tryAcquire("client", limit);
 		assertThat(back.allowed()).as("back in time after a request past the TTL").isFalse();
-		assertSame(back, model.decide("client", limit, at + 10));
+		assertSame(back, model.decide("client", limit.request(), at + 10));
 	}
 
 	/**
@@ -170,20 +171,20 @@ class InMemoryRateLimiterTest {
 	void slidingLogTrimmedToNothingIsNoState() {
 		InMemoryRateLimiter limiter = new InMemoryRateLimiter(new MutableClock(T0));
 		LimitDefinition limit = LimitDefinition.of("log", Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(1));
-		LimitDefinition never = limit.withCost(4);
+		LimitRequest never = limit.request(4);
 		long at = T0 + 250;
-		limiter.tryAcquire("client", limit, at);
-		limiter.tryAcquire("client", limit, at + 100);
+		at(limiter, at).tryAcquire("client", limit);
+		at(limiter, at + 100).tryAcquire("client", limit);
 		// the TTL from the newest entry: one window plus the margin, on the clock (at T0)
-		assertThat(limiter.deadline("client", limit)).isEqualTo(T0 + 1000 + MARGIN_MS);
+		assertThat(limiter.deadline("client", limit)).hasValue(T0 + 1000 + MARGIN_MS);
 
 		// entries with score <= now - W leave: at at + 1099 the entry at at + 100 is still in the window
-		assertThat(limiter.tryAcquire("client", never, at + 1099).remaining()).isEqualTo(2);
-		assertThat(limiter.deadline("client", limit)).isEqualTo(T0 + 1000 + MARGIN_MS);
-		assertThat(limiter.tryAcquire("client", never, at + 1100).remaining()).isEqualTo(3);
-		assertThat(limiter.deadline("client", limit)).isEqualTo(-1);
+		assertThat(at(limiter, at + 1099).tryAcquire("client", never).remaining()).isEqualTo(2);
+		assertThat(limiter.deadline("client", limit)).hasValue(T0 + 1000 + MARGIN_MS);
+		assertThat(at(limiter, at + 1100).tryAcquire("client", never).remaining()).isEqualTo(3);
+		assertThat(limiter.deadline("client", limit)).isEmpty();
 		// gone: a request back in time is decided at its own time, not held to the entry that left
-		RateLimitDecision back = limiter.tryAcquire("client", limit, at);
+		RateLimitDecision back = at(limiter, at).tryAcquire("client", limit);
 		assertThat(back.allowed()).isTrue();
 		assertThat(back.decisions().get(0).resetAfterMs()).isEqualTo(1000);
 	}
@@ -202,13 +203,13 @@ class InMemoryRateLimiterTest {
 		LimitDefinition limit = LimitDefinition.of("expiring", algorithm, 3, Duration.ofSeconds(1));
 		long at = T0 + 250;
 		for (int i = 0; i < 3; i++) {
-			assertThat(limiter.tryAcquire("client", limit, at).allowed()).isTrue();
+			assertThat(at(limiter, at).tryAcquire("client", limit).allowed()).isTrue();
 		}
 		clock.set(clockStart + ttl);
-		assertThat(limiter.tryAcquire("client", limit, at).allowed()).as("at the end of the TTL").isFalse();
-		assertThat(limiter.deadline("client", limit)).isEqualTo(clockStart + ttl);
+		assertThat(at(limiter, at).tryAcquire("client", limit).allowed()).as("at the end of the TTL").isFalse();
+		assertThat(limiter.deadline("client", limit)).hasValue(clockStart + ttl);
 		clock.set(clockStart + ttl + 1);
-		RateLimitDecision fresh = limiter.tryAcquire("client", limit, at);
+		RateLimitDecision fresh = at(limiter, at).tryAcquire("client", limit);
 		assertThat(fresh.allowed()).as("past the TTL").isTrue();
 		assertThat(fresh.remaining()).isEqualTo(2);
 	}

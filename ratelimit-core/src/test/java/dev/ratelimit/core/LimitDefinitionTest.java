@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
+import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -15,7 +16,7 @@ class LimitDefinitionTest {
 	void rejectsValuesBelowOneNamingTheField() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 0, SECOND))
 			.withMessage("limit of rate limit 'api' must be at least 1, but was 0");
-		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).withCost(0))
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).request(0))
 			.withMessageStartingWith("cost of rate limit 'api'");
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 5, SECOND).withCapacity(-1))
 			.withMessageStartingWith("capacity of rate limit 'api'");
@@ -28,8 +29,8 @@ class LimitDefinitionTest {
 	@Test
 	void theExceptionNamesTheFieldAtFaultForConfigurationToNameItsProperty() {
 		assertThat(field(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 0, SECOND))).isEqualTo("limit");
-		assertThat(field(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).withCost(0))).isEqualTo("cost");
-		assertThat(field(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).withCost(6).requireCostFits()))
+		assertThat(field(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).request(0))).isEqualTo("cost");
+		assertThat(field(() -> LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND).request(6).requireCostFits()))
 			.isEqualTo("cost");
 		assertThat(field(() -> LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 5, SECOND).withCapacity(0)))
 			.isEqualTo("capacity");
@@ -76,6 +77,11 @@ class LimitDefinitionTest {
 			.withMessageContaining("exact integer range");
 		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("big", Algorithm.TOKEN_BUCKET, 10, day).withCapacity(Long.MAX_VALUE / 2))
 			.withMessageContaining("exact integer range");
+		// the cost is the call's, checked where it is given
+		assertThat(LimitDefinition.of("ok", Algorithm.TOKEN_BUCKET, 10, day).request(10_000_000L).cost()).isEqualTo(10_000_000L);
+		assertThatIllegalArgumentException().isThrownBy(() -> LimitDefinition.of("big", Algorithm.TOKEN_BUCKET, 10, day).request(100_000_000L))
+			.withMessageStartingWith("cost of rate limit 'big' leaves Lua's exact integer range");
+		assertThat(field(() -> LimitDefinition.of("big", Algorithm.TOKEN_BUCKET, 10, day).request(100_000_000L))).isEqualTo("cost");
 	}
 
 	@Test
@@ -100,8 +106,8 @@ class LimitDefinitionTest {
 	@Test
 	void staticCostAboveTheLimitOrCapacityIsRejected() {
 		LimitDefinition bucket = LimitDefinition.of("reports", Algorithm.TOKEN_BUCKET, 10, SECOND).withCapacity(20);
-		assertThat(bucket.withCost(15).requireCostFits().cost()).isEqualTo(15);
-		assertThatIllegalArgumentException().isThrownBy(() -> bucket.withCost(21).requireCostFits())
+		assertThat(bucket.request(15).requireCostFits().cost()).isEqualTo(15);
+		assertThatIllegalArgumentException().isThrownBy(() -> bucket.request(21).requireCostFits())
 			.withMessage("cost 21 of rate limit 'reports' exceeds its capacity 20: such a request could never be admitted");
 	}
 
@@ -109,7 +115,7 @@ class LimitDefinitionTest {
 	void limiterRejectsTwoLimitsWithOneName() {
 		RedisRateLimiter limiter = new RedisRateLimiter((script, keys, args) -> null);
 		LimitDefinition limit = LimitDefinition.of("api", Algorithm.FIXED_WINDOW, 5, SECOND);
-		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("client", java.util.List.of(limit, limit), 0))
+		assertThatIllegalArgumentException().isThrownBy(() -> at(limiter, 0).tryAcquire("client", java.util.List.of(limit.request(), limit.request(3))))
 			.withMessageContaining("'api' appears twice");
 	}
 

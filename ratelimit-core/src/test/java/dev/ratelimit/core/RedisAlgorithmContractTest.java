@@ -12,6 +12,7 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
+import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -83,7 +84,7 @@ class RedisAlgorithmContractTest extends AlgorithmContract {
 	void eachLimitIsOneKeyAndTheSlidingLogOneMemberPerUnit(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 10, 1000);
 		for (int i = 0; i < 25; i++) {
-			this.limiter.tryAcquire("client", limit, T0 + 500);
+			at(this.limiter, T0 + 500).tryAcquire("client", limit);
 		}
 		List<String> keys = keys();
 		assertThat(keys).hasSize(1);
@@ -96,19 +97,19 @@ class RedisAlgorithmContractTest extends AlgorithmContract {
 	@EnumSource(Algorithm.class)
 	void scriptFlushBetweenCallsIsRecoveredOnTheSameCall(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 3, 1000);
-		assertThat(this.limiter.tryAcquire("client", limit, T0).remaining()).isEqualTo(2);
+		assertThat(at(this.limiter, T0).tryAcquire("client", limit).remaining()).isEqualTo(2);
 		jedis.scriptFlush();
-		assertThat(this.limiter.tryAcquire("client", limit, T0).remaining()).isEqualTo(1);
+		assertThat(at(this.limiter, T0).tryAcquire("client", limit).remaining()).isEqualTo(1);
 		jedis.scriptFlush();
-		assertThat(this.limiter.tryAcquire("client", limit, T0).remaining()).isZero();
-		assertThat(this.limiter.tryAcquire("client", limit, T0).allowed()).isFalse();
+		assertThat(at(this.limiter, T0).tryAcquire("client", limit).remaining()).isZero();
+		assertThat(at(this.limiter, T0).tryAcquire("client", limit).allowed()).isFalse();
 	}
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void keysShareOneHashTagPerClientAndHideTheClientId(Algorithm algorithm) {
 		String secret = "api-key-{0}:secret";
-		this.limiter.tryAcquire(secret, List.of(limit(algorithm, 3, 1000), LimitDefinition.of("other", Algorithm.TOKEN_BUCKET, 3, Duration.ofSeconds(1))), T0);
+		at(this.limiter, T0).tryAcquire(secret, List.of(limit(algorithm, 3, 1000).request(), LimitDefinition.of("other", Algorithm.TOKEN_BUCKET, 3, Duration.ofSeconds(1)).request()));
 		List<String> keys = keys();
 		assertThat(keys).hasSize(2);
 		assertThat(keys).allSatisfy((key) -> assertThat(key).doesNotContain("secret").doesNotContain("api-key"));

@@ -10,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -40,7 +41,7 @@ abstract class ReferenceResults {
 		LimitDefinition limit = LimitDefinition.of("steady-" + algorithm, algorithm, 10, Duration.ofSeconds(1));
 		List<Long> admitted = new ArrayList<>();
 		for (long offset : fixtureOffsets()) {
-			if (limiter.tryAcquire("client", limit, T0 + offset).allowed()) {
+			if (at(limiter, T0 + offset).tryAcquire("client", limit).allowed()) {
 				admitted.add(T0 + offset);
 			}
 		}
@@ -75,7 +76,7 @@ abstract class ReferenceResults {
 	private static int admitted(RateLimiter limiter, LimitDefinition limit, int requests, long now) {
 		int admitted = 0;
 		for (int i = 0; i < requests; i++) {
-			if (limiter.tryAcquire("client", limit, now).allowed()) {
+			if (at(limiter, now).tryAcquire("client", limit).allowed()) {
 				admitted++;
 			}
 		}

@@ -36,11 +36,11 @@ class RoundTripTest {
 	@Test
 	void everyDecisionIsOneScriptCallEvenForSeveralLimits() {
 		RateLimiter limiter = new RedisRateLimiter(new JedisScriptExecutor(this.jedis));
-		List<LimitDefinition> limits = List.of(
-				LimitDefinition.of("a", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(1)),
-				LimitDefinition.of("b", Algorithm.SLIDING_LOG, 5, Duration.ofSeconds(1)),
-				LimitDefinition.of("c", Algorithm.SLIDING_WINDOW_COUNTER, 5, Duration.ofSeconds(1)),
-				LimitDefinition.of("d", Algorithm.TOKEN_BUCKET, 5, Duration.ofSeconds(1)));
+		List<LimitRequest> limits = List.of(
+				LimitDefinition.of("a", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(1)).request(),
+				LimitDefinition.of("b", Algorithm.SLIDING_LOG, 5, Duration.ofSeconds(1)).request(),
+				LimitDefinition.of("c", Algorithm.SLIDING_WINDOW_COUNTER, 5, Duration.ofSeconds(1)).request(),
+				LimitDefinition.of("d", Algorithm.TOKEN_BUCKET, 5, Duration.ofSeconds(1)).request());
 		limiter.tryAcquire("warm-up", limits);
 		assertThat(this.redis.command("CONFIG", "RESETSTAT")).isEqualTo("+OK");
 

@@ -22,6 +22,7 @@ import redis.clients.jedis.JedisSentineled;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.util.SafeEncoder;
 
+import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -202,7 +203,7 @@ class SentinelTest {
 	private static int admitted(String client, LimitDefinition limit, int requests, long now) {
 		int admitted = 0;
 		for (int i = 0; i < requests; i++) {
-			if (limiter.tryAcquire(client, limit, now).allowed()) {
+			if (at(limiter, now).tryAcquire(client, limit).allowed()) {
 				admitted++;
 			}
 		}

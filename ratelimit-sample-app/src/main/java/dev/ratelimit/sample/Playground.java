@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
 
 /**
@@ -30,8 +31,15 @@ final class Playground {
 	record Traffic(String pattern, long[] offsetsMs) {
 	}
 
-	/** One request of one algorithm: when (ms after T0), whether admitted, and the Retry-After a denial would send (s). */
+	/**
+	 * One request of one algorithm: when (ms after T0), whether admitted, its retry-after in ms ({@link #NEVER}: it
+	 * can never be admitted), and the Retry-After a denial would send (s; none for never).
+	 */
 	record Request(long atMs, boolean allowed, long retryAfterMs, Long retryAfterSeconds) {
+
+		/** {@code retryAfterMs} of a request that can never be admitted, as the playground's JSON has it. */
+		static final long NEVER = -1;
+
 	}
 
 	/** One algorithm's run: every request, the totals, the most units admitted in any window span. */
@@ -101,15 +109,18 @@ final class Playground {
 	Run run(long limit, Duration window, long capacity, long cost, Traffic traffic) {
 		String client = "playground:" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
 		List<LimitDefinition> definitions = new ArrayList<>();
+		List<LimitRequest> requests = new ArrayList<>();
 		for (Algorithm algorithm : Algorithm.values()) {
 			long own = (algorithm == Algorithm.TOKEN_BUCKET) ? capacity : limit;
-			definitions.add(new LimitDefinition("playground-" + code(algorithm), algorithm, limit, window, own, cost)
-				.requireCostFits());
+			LimitDefinition definition = new LimitDefinition("playground-" + code(algorithm), algorithm, limit, window,
+					own);
+			definitions.add(definition);
+			requests.add(definition.request(cost).requireCostFits());
 		}
 		List<AlgorithmRun> runs = new ArrayList<>();
 		try {
-			for (LimitDefinition definition : definitions) {
-				runs.add(run(client, definition, traffic));
+			for (LimitRequest request : requests) {
+				runs.add(run(client, request, traffic));
 			}
 		}
 		finally {
@@ -121,11 +132,14 @@ final class Playground {
 				firstEdgeOffset(window.toMillis()), runs);
 	}
 
-	private AlgorithmRun run(String client, LimitDefinition limit, Traffic traffic) {
+	private AlgorithmRun run(String client, LimitRequest request, Traffic traffic) {
+		LimitDefinition limit = request.definition();
 		List<Request> requests = new ArrayList<>();
 		List<Long> admitted = new ArrayList<>();
 		for (long offset : traffic.offsetsMs()) {
-			LimitDecision decision = this.limiter.tryAcquire(client, limit, ReferenceComparison.T0 + offset)
+			// a limiter of its own at the traffic's time, on the application's store
+			LimitDecision decision = ReferenceComparison.at(this.limiter, ReferenceComparison.T0 + offset)
+				.tryAcquire(client, request)
 				.decisions()
 				.get(0);
 			if (decision.allowed()) {
@@ -133,13 +147,13 @@ final class Playground {
 				requests.add(new Request(offset, true, 0, null));
 			}
 			else {
-				requests.add(new Request(offset, false, decision.retryAfterMs(),
-						decision.never() ? null : Math.max(1, Math.floorDiv(decision.retryAfterMs() + 999, 1000))));
+				requests.add(new Request(offset, false, decision.retryAfterMs().orElse(Request.NEVER), decision.never()
+						? null : Math.max(1, Math.floorDiv(decision.retryAfterMs().getAsLong() + 999, 1000))));
 			}
 		}
 		return new AlgorithmRun(code(limit.algorithm()), limit.algorithm().name().toLowerCase(Locale.ROOT).replace('_', ' '),
 				limit.limit(), limit.capacity(), admitted.size(), requests.size() - admitted.size(),
-				mostInAnyWindow(admitted, limit.windowMs()) * (int) limit.cost(), requests);
+				mostInAnyWindow(admitted, limit.windowMs()) * (int) request.cost(), requests);
 	}
 
 	/**

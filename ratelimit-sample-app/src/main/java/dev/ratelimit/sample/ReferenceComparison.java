@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -115,7 +117,7 @@ final class ReferenceComparison {
 		LimitDefinition limit = limit("steady", algorithm);
 		List<Long> admitted = new ArrayList<>();
 		for (long offset : offsets) {
-			if (this.limiter.tryAcquire(CLIENT, limit, T0 + offset).allowed()) {
+			if (at(this.limiter, T0 + offset).tryAcquire(CLIENT, limit).allowed()) {
 				admitted.add(T0 + offset);
 			}
 		}
@@ -127,13 +129,22 @@ final class ReferenceComparison {
 	}
 
 	private int admitted(LimitDefinition limit, int requests, long nowMs) {
+		RateLimiter limiter = at(this.limiter, nowMs);
 		int admitted = 0;
 		for (int i = 0; i < requests; i++) {
-			if (this.limiter.tryAcquire(CLIENT, limit, nowMs).allowed()) {
+			if (limiter.tryAcquire(CLIENT, limit).allowed()) {
 				admitted++;
 			}
 		}
 		return admitted;
+	}
+
+	/**
+	 * A limiter on {@code limiter}'s store deciding at {@code nowMs} rather than the store's time
+	 * ({@link RateLimiter#withClock}): its decisions are its own, never remembered by the application's enforcement.
+	 */
+	static RateLimiter at(RateLimiter limiter, long nowMs) {
+		return limiter.withClock(InstantSource.fixed(Instant.ofEpochMilli(nowMs)));
 	}
 
 	/** Most admitted in {@code [s, s + 1000)} for s = T0, T0 + 5, ..., T0 + 8995, as the spec defines it. */

@@ -98,7 +98,7 @@ public final class ChargeByOutcome {
 			}
 		}
 		List<LimitDecision> uncharged = admission.stream()
-			.filter((decision) -> charged.stream().noneMatch((limit) -> limit.name().equals(decision.limit().name())))
+			.filter((decision) -> charged.stream().noneMatch((limit) -> limit.name().equals(decision.request().name())))
 			.toList();
 		enforcer.charge(request, charged, context, uncharged);
 	}

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.LimitDecision;
-import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.FailurePolicy;
@@ -84,7 +84,7 @@ public final class LocalFallback {
 	 * with one name are one budget here too: the request takes the sum of their costs.
 	 */
 	RateLimitDecision decide(String clientKey, List<ConfiguredLimit> limits) {
-		List<LimitDefinition> shares = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::localShare);
+		List<LimitRequest> shares = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::localShare);
 		return shares.isEmpty() ? null : this.local.tryAcquire(clientKey, shares);
 	}
 

@@ -9,7 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 
 import dev.ratelimit.core.LimitDecision;
-import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.RateLimitException;
@@ -154,7 +154,7 @@ public final class RateLimitEnforcer {
 		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
 			String clientKey = this.clientKeys.resolve(limit, request, context);
 			LimitDecision state = this.redis.spared(List.of(limit)) ? null
-					: this.redis.peekAndWait(clientKey, limit.definition(), deadline);
+					: this.redis.peekAndWait(clientKey, limit.request(), deadline);
 			if (state != null) {
 				peeked.add(state);
 				continue;
@@ -201,7 +201,7 @@ public final class RateLimitEnforcer {
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			RateLimitDecision decision = this.redis.spared(group.getValue()) ? null
 					: this.redis.decideAndWait(group.getKey(),
-							ConfiguredLimit.sharedBudgets(group.getValue(), ConfiguredLimit::definition), deadline);
+							ConfiguredLimit.sharedBudgets(group.getValue(), ConfiguredLimit::request), deadline);
 			if (decision != null) {
 				this.answers.decided(decision);
 			}
@@ -219,8 +219,8 @@ public final class RateLimitEnforcer {
 	/** The limits of one client key: their decision added to the sequence's, or their failure policy. */
 	private CompletableFuture<Void> decide(Sequence sequence, String clientKey, List<ConfiguredLimit> limits) {
 		LimitedRequest request = sequence.request();
-		List<LimitDefinition> definitions = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::definition);
-		RateLimitDecision remembered = this.denials.recall(clientKey, definitions);
+		List<LimitRequest> requests = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::request);
+		RateLimitDecision remembered = this.denials.recall(clientKey, requests);
 		if (remembered != null) {
 			this.answers.deniedFromMemory();
 			return runNow(() -> this.answers.apply(request, remembered, sequence.applied()));
@@ -229,7 +229,7 @@ public final class RateLimitEnforcer {
 			return runNow(() -> this.answers.decideLocally(request, clientKey, limits, sequence.applied()));
 		}
 		long sentAt = this.denials.now();
-		return this.redis.decide(clientKey, definitions, sequence.deadline()).handleAsync((decision, failure) -> {
+		return this.redis.decide(clientKey, requests, sequence.deadline()).handleAsync((decision, failure) -> {
 			if (failure != null) {
 				this.redis.failed(failure);
 				this.answers.decideLocally(request, clientKey, limits, sequence.applied());
@@ -240,7 +240,7 @@ public final class RateLimitEnforcer {
 				this.denials.forget(clientKey);
 			}
 			else {
-				this.denials.remember(clientKey, definitions, decision, sentAt);
+				this.denials.remember(clientKey, requests, decision, sentAt);
 			}
 			this.answers.apply(request, decision, sequence.applied());
 			return null;

@@ -132,14 +132,14 @@ public class RateLimitEvents {
 		@Override
 		void decided(RateLimitDecision decision) {
 			for (LimitDecision limit : decision.decisions()) {
-				decision(limit.limit().name(), outcome(limit, "allowed", "denied")).increment();
+				decision(limit.request().name(), outcome(limit, "allowed", "denied")).increment();
 			}
 		}
 
 		@Override
 		void decidedLocally(RateLimitDecision decision) {
 			for (LimitDecision limit : decision.decisions()) {
-				decision(limit.limit().name(), outcome(limit, "local-allowed", "local-denied")).increment();
+				decision(limit.request().name(), outcome(limit, "local-allowed", "local-denied")).increment();
 			}
 		}
 
@@ -197,7 +197,7 @@ public class RateLimitEvents {
 			if (limit.allowed()) {
 				return allowed;
 			}
-			return limit.limit().shadow() ? "shadow-denied" : denied;
+			return limit.request().shadow() ? "shadow-denied" : denied;
 		}
 
 		private Counter decision(String limit, String outcome) {

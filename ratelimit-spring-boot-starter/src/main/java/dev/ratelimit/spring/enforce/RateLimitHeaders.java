@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.StringJoiner;
 
 import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.spring.HeaderStyle;
 
 import org.springframework.http.HttpHeaders;
@@ -78,9 +79,8 @@ public final class RateLimitHeaders {
 	 */
 	HttpHeaders denied(LimitedRequest request, List<LimitDecision> decisions, LimitDecision governing) {
 		HttpHeaders headers = new HttpHeaders();
-		if (!governing.never()) {
-			headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(governing.retryAfterMs())));
-		}
+		governing.retryAfterMs()
+			.ifPresent((ms) -> headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(ms))));
 		if (this.style == HeaderStyle.IETF) {
 			headers.set(RATE_LIMIT_POLICY, join(request.responseHeader(RATE_LIMIT_POLICY), policies(decisions)));
 			headers.set(RATE_LIMIT, join(request.responseHeader(RATE_LIMIT), states(decisions)));
@@ -92,7 +92,7 @@ public final class RateLimitHeaders {
 	}
 
 	private void single(HttpHeaders headers, LimitDecision decision) {
-		headers.set(prefix() + "RateLimit-Limit", Long.toString(decision.limit().limit()));
+		headers.set(prefix() + "RateLimit-Limit", Long.toString(decision.request().definition().limit()));
 		headers.set(prefix() + "RateLimit-Remaining", Long.toString(decision.remaining()));
 		headers.set(prefix() + "RateLimit-Reset", Long.toString(resetSeconds(decision)));
 	}
@@ -126,22 +126,27 @@ public final class RateLimitHeaders {
 
 	/** The decision's list item of {@code RateLimit-Policy}: {@code "name";q=<limit>;w=<window s>}. */
 	public static String policyItem(LimitDecision decision) {
-		return quoted(decision.limit().name()) + ";q=" + decision.limit().limit() + ";w="
-				+ Math.max(1, ceilSeconds(decision.limit().windowMs()));
+		LimitDefinition limit = decision.request().definition();
+		return quoted(limit.name()) + ";q=" + limit.limit() + ";w=" + Math.max(1, ceilSeconds(limit.windowMs()));
 	}
 
 	/** The decision's list item of {@code RateLimit}: {@code "name";r=<remaining>;t=<s>}. */
 	public static String stateItem(LimitDecision decision) {
-		long t = denying(decision) ? retryAfterSeconds(decision.retryAfterMs()) : ceilSeconds(decision.moreAfterMs());
-		return quoted(decision.limit().name()) + ";r=" + decision.remaining() + ";t=" + t;
+		long t = denying(decision) ? retryAfterSeconds(decision.retryAfterMs().getAsLong())
+				: ceilSeconds(decision.moreAfterMs());
+		return quoted(decision.request().name()) + ";r=" + decision.remaining() + ";t=" + t;
 	}
 
 	/** {@code -Reset}: Retry-After for a denying limit, else the seconds until the full allowance is back. */
 	private static long resetSeconds(LimitDecision decision) {
-		return denying(decision) ? retryAfterSeconds(decision.retryAfterMs()) : ceilSeconds(decision.resetAfterMs());
+		return denying(decision) ? retryAfterSeconds(decision.retryAfterMs().getAsLong())
+				: ceilSeconds(decision.resetAfterMs());
 	}
 
-	/** Denied, and admissible after a wait (a request that can never fit has no wait to announce). */
+	/**
+	 * Denied, and admissible after a wait, so that its retry-after is present (a request that can never fit has no
+	 * wait to announce).
+	 */
 	private static boolean denying(LimitDecision decision) {
 		return !decision.allowed() && !decision.never();
 	}

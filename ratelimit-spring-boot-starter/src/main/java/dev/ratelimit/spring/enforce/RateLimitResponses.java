@@ -3,6 +3,7 @@ package dev.ratelimit.spring.enforce;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
@@ -41,19 +42,20 @@ public final class RateLimitResponses {
 	public RateLimitExceededException exceeded(LimitedRequest request, List<LimitDecision> applied,
 			RateLimitDecision denied) {
 		LimitDecision governing = denied.mostRestrictive();
-		List<String> violated = denied.violated().stream().map((decision) -> decision.limit().name()).toList();
-		String detail = governing.never()
-				? "Rate limit '" + governing.limit().name() + "' can never admit this request: its cost "
-						+ governing.limit().cost() + " exceeds what the limit allows (" + bound(governing) + ")"
-				: "Rate limit '" + governing.limit().name() + "' exceeded: retry in "
-						+ RateLimitHeaders.retryAfterSeconds(governing.retryAfterMs()) + " s";
+		List<String> violated = denied.violated().stream().map((decision) -> decision.request().name()).toList();
+		OptionalLong retryAfterMs = governing.retryAfterMs();
+		String detail = retryAfterMs.isEmpty()
+				? "Rate limit '" + governing.request().name() + "' can never admit this request: its cost "
+						+ governing.request().cost() + " exceeds what the limit allows (" + bound(governing) + ")"
+				: "Rate limit '" + governing.request().name() + "' exceeded: retry in "
+						+ RateLimitHeaders.retryAfterSeconds(retryAfterMs.getAsLong()) + " s";
 		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
 		body.setType(QUOTA_EXCEEDED);
 		body.setTitle("Too Many Requests");
 		body.setInstance(instance(request));
 		body.setProperty("violated-policies", violated);
 		return new RateLimitExceededException(body, this.headers.denied(request, applied, governing), violated,
-				governing.limit().name(), governing.retryAfterMs());
+				governing.request().name(), retryAfterMs.orElse(RateLimitExceededException.NEVER));
 	}
 
 	/** 503 for a fail-closed limit that Redis could not decide. */
@@ -80,7 +82,7 @@ public final class RateLimitResponses {
 	}
 
 	private static long bound(LimitDecision decision) {
-		return Math.max(decision.limit().limit(), decision.limit().capacity());
+		return Math.max(decision.request().definition().limit(), decision.request().definition().capacity());
 	}
 
 	private static URI instance(LimitedRequest request) {

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import dev.ratelimit.core.LimitDecision;
-import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
@@ -74,17 +74,17 @@ public final class RedisCalls {
 	}
 
 	/** A decision of Redis, or a failure when Redis fails or has not answered by {@code deadline}. */
-	CompletableFuture<RateLimitDecision> decide(String clientKey, List<LimitDefinition> limits, long deadline) {
+	CompletableFuture<RateLimitDecision> decide(String clientKey, List<LimitRequest> limits, long deadline) {
 		return bounded(() -> this.limiter.tryAcquireAsync(clientKey, limits), deadline);
 	}
 
 	/** {@link #decide}, waited for on this thread: the decision, or {@code null} when Redis did not decide. */
-	RateLimitDecision decideAndWait(String clientKey, List<LimitDefinition> limits, long deadline) {
+	RateLimitDecision decideAndWait(String clientKey, List<LimitRequest> limits, long deadline) {
 		return await(decide(clientKey, limits, deadline));
 	}
 
 	/** A read without consuming, waited for on this thread: the state, or {@code null} when Redis did not answer. */
-	LimitDecision peekAndWait(String clientKey, LimitDefinition limit, long deadline) {
+	LimitDecision peekAndWait(String clientKey, LimitRequest limit, long deadline) {
 		return await(bounded(() -> this.limiter.peekAsync(clientKey, limit), deadline));
 	}
 

@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimitDecision;
@@ -65,13 +67,18 @@ public final class RememberedDenials {
 	 * Remembers {@code decision} when it is a denial that a wait can end.
 	 * @param sentAt {@link #now()} before the call that decided it was sent
 	 */
-	void remember(String clientKey, List<LimitDefinition> limits, RateLimitDecision decision, long sentAt) {
+	void remember(String clientKey, List<LimitRequest> limits, RateLimitDecision decision, long sentAt) {
 		if (!this.enabled || decision.allowed() || decision.never()) {
 			return;
 		}
 		// Until the first denying limit would admit: from then on, a field of the remembered decision would be wrong
-		// (that limit's verdict), even though the request would still be denied by the others.
-		long wait = decision.violated().stream().mapToLong(LimitDecision::retryAfterMs).min().orElseThrow();
+		// (that limit's verdict), even though the request would still be denied by the others. None of them is
+		// "never": the most restrictive would be, and the decision too.
+		long wait = decision.violated()
+			.stream()
+			.mapToLong((denial) -> denial.retryAfterMs().orElseThrow())
+			.min()
+			.orElseThrow();
 		long until = sentAt + Math.min(this.maxAgeNanos, wait * 1_000_000);
 		this.clients.get(clientKey).put(identity(limits), new Denial(decision, sentAt, until));
 	}
@@ -80,7 +87,7 @@ public final class RememberedDenials {
 	 * The denial remembered for this request, with its times reduced by the time since it was decided; {@code null}
 	 * when there is none, it has run out, or the request costs less than the one denied.
 	 */
-	RateLimitDecision recall(String clientKey, List<LimitDefinition> limits) {
+	RateLimitDecision recall(String clientKey, List<LimitRequest> limits) {
 		if (!this.enabled || !this.clients.contains(clientKey)) {
 			return null;
 		}
@@ -97,7 +104,7 @@ public final class RememberedDenials {
 		}
 		List<LimitDecision> decided = denial.decision().decisions();
 		for (int i = 0; i < limits.size(); i++) {
-			if (limits.get(i).cost() != decided.get(i).limit().cost()) {
+			if (limits.get(i).cost() != decided.get(i).request().cost()) {
 				// a cheaper request may fit where the denied one did not; a costlier one waits longer, and its
 				// Retry-After must say how long
 				return null;
@@ -116,24 +123,32 @@ public final class RememberedDenials {
 		}
 	}
 
-	/** The decision {@code elapsedMs} later with no other traffic: every wait shorter by that much. */
+	/**
+	 * The decision {@code elapsedMs} later with no other traffic: every wait shorter by that much (a shadow limit that
+	 * can never admit the request stays so).
+	 */
 	private static RateLimitDecision aged(RateLimitDecision decision, long elapsedMs) {
 		List<LimitDecision> aged = new ArrayList<>(decision.decisions().size());
 		for (LimitDecision limit : decision.decisions()) {
-			aged.add(new LimitDecision(limit.limit(), limit.allowed(), limit.remaining(),
-					limit.allowed() ? 0 : Math.max(1, limit.retryAfterMs() - elapsedMs),
-					Math.max(0, limit.resetAfterMs() - elapsedMs), Math.max(0, limit.moreAfterMs() - elapsedMs)));
+			LimitDecision.Allowance allowance = new LimitDecision.Allowance(limit.remaining(),
+					Math.max(0, limit.resetAfterMs() - elapsedMs), Math.max(0, limit.moreAfterMs() - elapsedMs));
+			OptionalLong retryAfterMs = limit.retryAfterMs();
+			if (!limit.allowed() && retryAfterMs.isPresent()) {
+				retryAfterMs = OptionalLong.of(Math.max(1, retryAfterMs.getAsLong() - elapsedMs));
+			}
+			aged.add(new LimitDecision(limit.request(), limit.allowed(), retryAfterMs, allowance));
 		}
 		return new RateLimitDecision(aged);
 	}
 
-	/** The limits' names and shapes, not their costs. */
-	private static String identity(List<LimitDefinition> limits) {
+	/** The limits' names, shapes and modes, not their costs. */
+	private static String identity(List<LimitRequest> limits) {
 		StringBuilder identity = new StringBuilder();
-		for (LimitDefinition limit : limits) {
+		for (LimitRequest request : limits) {
+			LimitDefinition limit = request.definition();
 			identity.append(limit.name()).append(' ').append(limit.algorithm()).append(' ').append(limit.limit())
 				.append(' ').append(limit.windowMs()).append(' ').append(limit.capacity()).append(' ')
-				.append(limit.shadow()).append('\n');
+				.append(request.shadow()).append('\n');
 		}
 		return identity.toString();
 	}

@@ -100,7 +100,7 @@ public final class RequestAnswers {
 	 * for although they refuse nothing.
 	 */
 	static List<LimitDecision> enforced(RateLimitDecision decision) {
-		return decision.decisions().stream().filter((limit) -> !limit.limit().shadow()).toList();
+		return decision.decisions().stream().filter((limit) -> !limit.request().shadow()).toList();
 	}
 
 	private void applyLocal(LimitedRequest request, RateLimitDecision decision, List<LimitDecision> applied) {

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.enforce;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -27,17 +28,22 @@ public final class ShadowDenials {
 		this.intervalNanos = interval.toNanos();
 	}
 
+	private static String retryAfter(LimitDecision denied) {
+		OptionalLong ms = denied.retryAfterMs();
+		return ms.isPresent() ? "retry after " + ms.getAsLong() + " ms" : "its cost can never fit";
+	}
+
 	void record(RateLimitDecision decision) {
 		for (LimitDecision denied : decision.shadowDenied()) {
-			Window window = this.byLimit.computeIfAbsent(denied.limit().name(), (name) -> new Window());
+			Window window = this.byLimit.computeIfAbsent(denied.request().name(), (name) -> new Window());
 			window.denials.incrementAndGet();
 			long now = System.nanoTime();
 			long last = window.lastLogged.get();
 			if (now - last >= this.intervalNanos && window.lastLogged.compareAndSet(last, now)) {
 				long denials = window.denials.getAndSet(0);
-				logger.info("Shadow limit '" + denied.limit().name() + "' would have denied "
+				logger.info("Shadow limit '" + denied.request().name() + "' would have denied "
 						+ ((denials == 1) ? "a request" : denials + " requests")
-						+ " since its last report (retry after " + denied.retryAfterMs() + " ms); it is in shadow mode,"
+						+ " since its last report (" + retryAfter(denied) + "); it is in shadow mode,"
 						+ " so " + ((denials == 1) ? "it went" : "they went") + " ahead");
 			}
 		}

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
-import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.FailurePolicy;
 
 import org.springframework.expression.Expression;
@@ -14,7 +14,8 @@ import org.springframework.expression.Expression;
 /**
  * A limit as configured by an annotation or a filter rule, checked at startup.
  *
- * @param definition the limit with every default applied; in shadow mode, {@link LimitDefinition#shadow()}
+ * @param request the limit with every default applied, and what each call asks of it: its cost, and in shadow mode
+ * {@link LimitRequest#shadow()}
  * @param key the parsed client key expression, or {@code null} for the client's IP address
  * @param failurePolicy what to do when Redis fails
  * @param source where it was configured, for messages: {@code "@RateLimited on Foo.bar(String)"} or
@@ -24,7 +25,7 @@ import org.springframework.expression.Expression;
  * it can be decided only when the method is called, not when the request arrives
  * @param localShare for {@link FailurePolicy#FAIL_LOCAL}, the limit this instance applies alone while Redis fails
  * ({@code ratelimit.fail-local.instances}); {@code null} for the other policies
- * @param plan the plan whose shape {@code definition} has, or {@code null} when it is the limit's own
+ * @param plan the plan whose shape {@code request} has, or {@code null} when it is the limit's own
  * @param byPlan when {@code ratelimit.plans} names this limit: this limit as each configured plan shapes it, by plan
  * name; otherwise empty
  * @param maxWait the annotation's {@code maxWait}: how long a denied call may wait for a permit; {@code null} when
@@ -32,8 +33,8 @@ import org.springframework.expression.Expression;
  * @param charge for a limit charged by outcome, when a call is charged; {@code null} for a limit charged before the
  * call
  */
-public record ConfiguredLimit(LimitDefinition definition, Expression key, FailurePolicy failurePolicy, String source,
-		boolean explicitName, boolean readsArguments, LimitDefinition localShare, String plan,
+public record ConfiguredLimit(LimitRequest request, Expression key, FailurePolicy failurePolicy, String source,
+		boolean explicitName, boolean readsArguments, LimitRequest localShare, String plan,
 		Map<String, ConfiguredLimit> byPlan, Duration maxWait, ChargeCondition charge) {
 
 	public ConfiguredLimit {
@@ -41,12 +42,12 @@ public record ConfiguredLimit(LimitDefinition definition, Expression key, Failur
 	}
 
 	public String name() {
-		return this.definition.name();
+		return this.request.name();
 	}
 
 	/** Whether this limit is in shadow mode: decided and counted, never refusing. */
 	public boolean shadow() {
-		return this.definition.shadow();
+		return this.request.shadow();
 	}
 
 	/**
@@ -63,17 +64,17 @@ public record ConfiguredLimit(LimitDefinition definition, Expression key, Failur
 	}
 
 	/**
-	 * This limit as one plan shapes it: the plan's definition and local share, every other component this limit's.
+	 * This limit as one plan shapes it: the plan's request and local share, every other component this limit's.
 	 * @param plan the plan's name
 	 */
-	ConfiguredLimit inPlan(String plan, LimitDefinition definition, LimitDefinition localShare) {
-		return new ConfiguredLimit(definition, this.key, this.failurePolicy, this.source, this.explicitName,
+	ConfiguredLimit inPlan(String plan, LimitRequest request, LimitRequest localShare) {
+		return new ConfiguredLimit(request, this.key, this.failurePolicy, this.source, this.explicitName,
 				this.readsArguments, localShare, plan, Map.of(), this.maxWait, this.charge);
 	}
 
 	/** This limit with its shape in every plan ({@link #forPlan}). */
 	ConfiguredLimit withPlans(Map<String, ConfiguredLimit> byPlan) {
-		return new ConfiguredLimit(this.definition, this.key, this.failurePolicy, this.source, this.explicitName,
+		return new ConfiguredLimit(this.request, this.key, this.failurePolicy, this.source, this.explicitName,
 				this.readsArguments, this.localShare, null, byPlan, this.maxWait, this.charge);
 	}
 
@@ -95,14 +96,15 @@ public record ConfiguredLimit(LimitDefinition definition, Expression key, Failur
 	 * The budgets that {@code limits} take from, one per name: limits with one name are one budget (their shapes
 	 * agree: {@link LimitRegistry}), so when several apply to one request (a rule and an annotation, a class and its
 	 * method) the request takes the sum of their costs from it once.
-	 * @param definition which definition of each limit: its own, or its local share ({@code null}: none, skipped)
-	 * @return the merged definitions, in the order of the first limit of each name; empty when none
+	 * @param request which request of each limit: its own, or its local share ({@code null}: none, skipped)
+	 * @return the merged requests, one per name with the sum of the costs, in the order of the first limit of each
+	 * name; empty when none
 	 */
-	public static List<LimitDefinition> sharedBudgets(List<ConfiguredLimit> limits,
-			Function<ConfiguredLimit, LimitDefinition> definition) {
-		Map<String, LimitDefinition> byName = new LinkedHashMap<>();
+	public static List<LimitRequest> sharedBudgets(List<ConfiguredLimit> limits,
+			Function<ConfiguredLimit, LimitRequest> request) {
+		Map<String, LimitRequest> byName = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : limits) {
-			LimitDefinition budget = definition.apply(limit);
+			LimitRequest budget = request.apply(limit);
 			if (budget != null) {
 				byName.merge(limit.name(), budget, (first, second) -> first.withCost(first.cost() + second.cost()));
 			}

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.limits;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.FailurePolicy;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -27,13 +28,15 @@ final class FailLocalShares {
 	}
 
 	/**
-	 * @return this instance's share of {@code definition}; {@code null} unless the policy is fail-local
+	 * @return this instance's share of {@code request}'s limit, at its cost and mode; {@code null} unless the policy
+	 * is fail-local
 	 * @throws IllegalArgumentException when that share could never admit a request of the limit's cost
 	 */
-	LimitDefinition of(LimitDefinition definition, FailurePolicy failurePolicy) {
+	LimitRequest of(LimitRequest request, FailurePolicy failurePolicy) {
 		if (failurePolicy != FailurePolicy.FAIL_LOCAL || this.instances == null) {
 			return null;
 		}
+		LimitDefinition definition = request.definition();
 		boolean bucket = definition.algorithm() == Algorithm.TOKEN_BUCKET;
 		long limit = definition.limit() / this.instances;
 		long capacity = bucket ? definition.capacity() / this.instances : limit;
@@ -45,13 +48,13 @@ final class FailLocalShares {
 					+ " = 0 per " + definition.window()
 					+ " (rounded down), which admits nothing; raise the limit, or use fewer instances or another failure policy");
 		}
-		if (bound < definition.cost()) {
+		if (bound < request.cost()) {
 			throw new IllegalArgumentException(share + (bucket ? "a capacity of " : "a limit of ") + bound
-					+ ", which could never admit a request of cost " + definition.cost()
+					+ ", which could never admit a request of cost " + request.cost()
 					+ "; raise the limit, or use fewer instances or another failure policy");
 		}
-		return new LimitDefinition(definition.name(), definition.algorithm(), limit, definition.window(), capacity,
-				definition.cost()).withShadow(definition.shadow());
+		return new LimitRequest(new LimitDefinition(definition.name(), definition.algorithm(), limit,
+				definition.window(), capacity), request.cost(), request.shadow());
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 
 /**
  * Makes sure that one name means one budget. Limits with the same name share their Redis state per client, which is
@@ -65,12 +66,13 @@ public final class LimitRegistry {
 			throw new IllegalStateException("Rate limits of " + first.source() + " and " + limit.source()
 					+ " both get the name '" + limit.name() + "'; give them distinct names, or the same name on purpose to share a budget");
 		}
-		LimitDefinition a = first.definition();
-		LimitDefinition b = limit.definition();
+		LimitDefinition a = first.request().definition();
+		LimitDefinition b = limit.request().definition();
 		if (a.algorithm() != b.algorithm() || a.limit() != b.limit() || !a.window().equals(b.window())
-				|| a.capacity() != b.capacity() || a.shadow() != b.shadow()) {
+				|| a.capacity() != b.capacity() || first.shadow() != limit.shadow()) {
 			throw new IllegalStateException("Rate limits named '" + limit.name() + "' share a budget but differ: "
-					+ first.source() + " has " + describe(a) + ", " + limit.source() + " has " + describe(b));
+					+ first.source() + " has " + describe(first.request()) + ", " + limit.source() + " has "
+					+ describe(limit.request()));
 		}
 	}
 
@@ -78,9 +80,10 @@ public final class LimitRegistry {
 		return limit.source().startsWith("ratelimit.filter.rules[");
 	}
 
-	private static String describe(LimitDefinition limit) {
+	private static String describe(LimitRequest request) {
+		LimitDefinition limit = request.definition();
 		return limit.algorithm() + " " + limit.limit() + " per " + limit.window() + " (capacity " + limit.capacity() + ")"
-				+ (limit.shadow() ? " in shadow mode" : "");
+				+ (request.shadow() ? " in shadow mode" : "");
 	}
 
 }

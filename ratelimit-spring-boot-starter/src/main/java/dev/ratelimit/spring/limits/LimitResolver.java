@@ -7,6 +7,7 @@ import java.util.Map;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.InvalidLimitException;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
 import dev.ratelimit.spring.RateLimited;
@@ -79,13 +80,13 @@ public final class LimitResolver {
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy();
 			LimitMode mode = StringUtils.hasText(annotation.mode()) ? parseMode(resolve(annotation.mode()))
 					: this.defaults.getMode();
-			LimitDefinition definition = definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW);
+			LimitRequest request = definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW);
 			Expression key = this.expressions.parse(annotation.key(), variables);
 			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
 					: null;
-			return planned(new ConfiguredLimit(definition, key, failurePolicy, source,
+			return planned(new ConfiguredLimit(request, key, failurePolicy, source,
 					StringUtils.hasText(annotation.name()), LimitExpressions.readsArguments(key),
-					this.shares.of(definition, failurePolicy), null, Map.of(), maxWait,
+					this.shares.of(request, failurePolicy), null, Map.of(), maxWait,
 					this.expressions.charge(annotation, variables)));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
@@ -117,20 +118,20 @@ public final class LimitResolver {
 		Expression key = ruleKey(rule, property);
 		try {
 			LimitMode mode = (rule.getMode() != null) ? rule.getMode() : this.defaults.getMode();
-			LimitDefinition definition = definition(name, LimitShape.of(this.defaults).with(rule),
+			LimitRequest request = definition(name, LimitShape.of(this.defaults).with(rule),
 					(rule.getCost() != null) ? rule.getCost() : this.defaults.getCost())
 				.withShadow(mode == LimitMode.SHADOW);
 			FailurePolicy failurePolicy = (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
 					: this.defaults.getFailurePolicy();
-			LimitDefinition localShare;
+			LimitRequest localShare;
 			try {
-				localShare = this.shares.of(definition, failurePolicy);
+				localShare = this.shares.of(request, failurePolicy);
 			}
 			catch (IllegalArgumentException ex) {
 				throw new InvalidConfigurationPropertyValueException(property + ".failure-policy", failurePolicy,
 						ex.getMessage());
 			}
-			return planned(new ConfiguredLimit(definition, key, failurePolicy, property,
+			return planned(new ConfiguredLimit(request, key, failurePolicy, property,
 					StringUtils.hasText(rule.getName()), false, localShare, null, Map.of(), null, null));
 		}
 		catch (IllegalArgumentException ex) {
@@ -171,8 +172,9 @@ public final class LimitResolver {
 		if (!this.plans.shapes(base.name())) {
 			return base;
 		}
-		LimitDefinition own = base.definition();
-		LimitShape ownShape = new LimitShape(own.algorithm(), own.limit(), own.window(), null);
+		LimitRequest own = base.request();
+		LimitShape ownShape = new LimitShape(own.definition().algorithm(), own.definition().limit(),
+				own.definition().window(), null);
 		Map<String, ConfiguredLimit> byPlan = new LinkedHashMap<>();
 		for (String plan : this.plans.names()) {
 			String shaping = (this.plans.shape(plan, base.name()) != null) ? plan : this.plans.defaultPlan();
@@ -182,9 +184,9 @@ public final class LimitResolver {
 				continue;
 			}
 			try {
-				LimitDefinition definition = definition(base.name(), ownShape.with(shape), own.cost())
+				LimitRequest request = definition(base.name(), ownShape.with(shape), own.cost())
 					.withShadow(own.shadow());
-				byPlan.put(plan, base.inPlan(plan, definition, this.shares.of(definition, base.failurePolicy())));
+				byPlan.put(plan, base.inPlan(plan, request, this.shares.of(request, base.failurePolicy())));
 			}
 			catch (IllegalArgumentException ex) {
 				throw new InvalidConfigurationPropertyValueException("ratelimit.plans." + shaping + "." + base.name(),
@@ -195,10 +197,10 @@ public final class LimitResolver {
 	}
 
 	/**
-	 * The limit of {@code name} in {@code shape}, taking {@code cost} per request.
+	 * The limit of {@code name} in {@code shape}, taking {@code cost} per request, enforced.
 	 * @throws InvalidLimitException naming the field when a value is invalid or the cost can never fit
 	 */
-	private LimitDefinition definition(String name, LimitShape shape, long cost) {
+	private LimitRequest definition(String name, LimitShape shape, long cost) {
 		if (shape.capacity() != null && shape.algorithm() != Algorithm.TOKEN_BUCKET) {
 			throw new InvalidLimitException("capacity", "capacity of rate limit '" + name
 					+ "' applies to the token bucket only, not to " + shape.algorithm());
@@ -206,7 +208,7 @@ public final class LimitResolver {
 		Long defaultCapacity = (shape.algorithm() == Algorithm.TOKEN_BUCKET) ? this.defaults.getCapacity() : null;
 		long capacity = (shape.capacity() != null) ? shape.capacity()
 				: (defaultCapacity != null) ? defaultCapacity : shape.limit();
-		return new LimitDefinition(name, shape.algorithm(), shape.limit(), shape.window(), capacity, cost)
+		return new LimitDefinition(name, shape.algorithm(), shape.limit(), shape.window(), capacity).request(cost)
 			.requireCostFits();
 	}
 

@@ -2,7 +2,7 @@ package dev.ratelimit.spring.limits;
 
 import java.util.Map;
 
-import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.expression.Expression;
@@ -12,10 +12,10 @@ import org.springframework.util.StringUtils;
 /** Checks {@code ratelimit.plan.*} and {@code ratelimit.plans.*} at startup and makes the {@link Plans} of them. */
 final class PlanResolver {
 
-	/** The limit of a name in a shape, at a cost: {@link LimitResolver}'s one way of making a definition. */
+	/** The limit of a name in a shape, at a cost: {@link LimitResolver}'s one way of making a limit. */
 	interface Definitions {
 
-		LimitDefinition definition(String name, LimitShape shape, long cost);
+		LimitRequest definition(String name, LimitShape shape, long cost);
 
 	}
 

@@ -7,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.app.XClient;
@@ -338,36 +340,31 @@ class BurstTests {
 			return new RateLimiter() {
 
 				@Override
-				public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits) {
+				public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
 					return limiter.tryAcquire(clientId, limits);
 				}
 
 				@Override
-				public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
-					return limiter.tryAcquire(clientId, limits, nowMs);
+				public RateLimiter withClock(InstantSource clock) {
+					return limiter.withClock(clock);
 				}
 
 				@Override
 				public CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId,
-						List<LimitDefinition> limits) {
+						List<LimitRequest> limits) {
 					InFlightProbe.this.peak.accumulateAndGet(InFlightProbe.this.inFlight.incrementAndGet(), Math::max);
 					return limiter.tryAcquireAsync(clientId, limits)
 						.whenComplete((decision, failure) -> InFlightProbe.this.inFlight.decrementAndGet());
 				}
 
 				@Override
-				public LimitDecision peek(String clientId, LimitDefinition limit) {
+				public LimitDecision peek(String clientId, LimitRequest limit) {
 					return limiter.peek(clientId, limit);
 				}
 
 				@Override
-				public CompletionStage<LimitDecision> peekAsync(String clientId, LimitDefinition limit) {
+				public CompletionStage<LimitDecision> peekAsync(String clientId, LimitRequest limit) {
 					return limiter.peekAsync(clientId, limit);
-				}
-
-				@Override
-				public LimitDecision peek(String clientId, LimitDefinition limit, long nowMs) {
-					return limiter.peek(clientId, limit, nowMs);
 				}
 
 				@Override

@@ -34,6 +34,7 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import static dev.ratelimit.spring.autoconfigure.app.TestClock.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -103,7 +104,7 @@ class ClusterAutoConfigurationTests {
 		// Interleaved, so consecutive calls go to different nodes.
 		for (int round = 0; round < 5; round++) {
 			for (int i = 0; i < clients.size(); i++) {
-				if (limiter.tryAcquire(clients.get(i), limit, T0 + 100 + round).allowed()) {
+				if (at(limiter, T0 + 100 + round).tryAcquire(clients.get(i), limit).allowed()) {
 					admitted[i]++;
 				}
 			}
@@ -149,9 +150,10 @@ class ClusterAutoConfigurationTests {
 			for (String client : clients) {
 				assertThat(admitted(limiter, client, limits, 3, now)).as(client).isEqualTo(3);
 				for (int i = 0; i < 3; i++) {
-					RateLimitDecision denied = limiter.tryAcquire(client, limits, now);
+					RateLimitDecision denied = at(limiter, now)
+						.tryAcquire(client, limits.stream().map(LimitDefinition::request).toList());
 					assertThat(denied.allowed()).isFalse();
-					assertThat(denied.violated()).extracting(LimitDecision::limit).containsExactly(log);
+					assertThat(denied.violated()).extracting(LimitDecision::request).containsExactly(log.request());
 					assertThat(denied.decisions()).extracting(LimitDecision::remaining).containsExactly(2L, 0L, 1L, 3L);
 				}
 				// The denied requests took nothing from the limits that allowed them.
@@ -174,7 +176,7 @@ class ClusterAutoConfigurationTests {
 		run((context) -> {
 			RateLimiter limiter = context.getBean(RateLimiter.class);
 			for (String client : clients) {
-				assertThat(limiter.tryAcquire(client, limit, T0 + 300).allowed()).isTrue();
+				assertThat(at(limiter, T0 + 300).tryAcquire(client, limit).allowed()).isTrue();
 			}
 			redis.scriptFlush();
 			for (int node = 0; node < TestRedisCluster.NODES; node++) {
@@ -234,7 +236,7 @@ class ClusterAutoConfigurationTests {
 			long now) {
 		int admitted = 0;
 		for (int i = 0; i < requests; i++) {
-			if (limiter.tryAcquire(client, limits, now).allowed()) {
+			if (at(limiter, now).tryAcquire(client, limits.stream().map(LimitDefinition::request).toList()).allowed()) {
 				admitted++;
 			}
 		}

@@ -48,11 +48,11 @@ class PlanAndModeConfigurationTests {
 				Plans plans = context.getBean(LimitResolver.class).plans();
 				assertThat(plans.names()).containsExactly("free", "pro");
 				ConfiguredLimit rule = onlyRule(context.getBean(FilterRules.class));
-				assertThat(rule.forPlan("free").definition().limit()).isEqualTo(5);
-				assertThat(rule.forPlan("pro").definition().limit()).isEqualTo(50);
-				assertThat(rule.forPlan("pro").definition().windowMs()).isEqualTo(3_600_000);
+				assertThat(rule.forPlan("free").request().definition().limit()).isEqualTo(5);
+				assertThat(rule.forPlan("pro").request().definition().limit()).isEqualTo(50);
+				assertThat(rule.forPlan("pro").request().definition().windowMs()).isEqualTo(3_600_000);
 				// The cost stays the rule's own.
-				assertThat(rule.forPlan("pro").definition().cost()).isEqualTo(3);
+				assertThat(rule.forPlan("pro").request().cost()).isEqualTo(3);
 			});
 	}
 

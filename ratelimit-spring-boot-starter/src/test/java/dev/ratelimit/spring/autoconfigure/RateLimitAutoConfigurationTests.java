@@ -766,7 +766,7 @@ class RateLimitAutoConfigurationTests {
 					.limitsFor(PlaceholderWindowController.class.getDeclaredMethod("placeholder"),
 							PlaceholderWindowController.class);
 				assertThat(limits).singleElement()
-					.satisfies((limit) -> assertThat(limit.definition().window()).isEqualTo(Duration.ofSeconds(2)));
+					.satisfies((limit) -> assertThat(limit.request().definition().window()).isEqualTo(Duration.ofSeconds(2)));
 			});
 	}
 

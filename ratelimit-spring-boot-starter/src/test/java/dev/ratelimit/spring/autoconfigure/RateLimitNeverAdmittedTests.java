@@ -6,6 +6,7 @@ import java.util.List;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.HeaderStyle;
 import dev.ratelimit.spring.RateLimitExceededException;
@@ -67,11 +68,12 @@ class RateLimitNeverAdmittedTests {
 
 	@Test
 	void neverAdmittedOutranksAWaitInAnotherLimit() {
-		LimitDefinition waiting = LimitDefinition.of("waiting", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(10));
-		LimitDefinition oversized = new LimitDefinition("oversized", Algorithm.TOKEN_BUCKET, 10,
-				Duration.ofMinutes(1), 10, 11);
-		RateLimitDecision decision = new RateLimitDecision(List.of(new LimitDecision(waiting, false, 0, 4_200, 4_200, 4_200),
-				new LimitDecision(oversized, false, 10, LimitDecision.NEVER, 0, 0)));
+		LimitRequest waiting = LimitDefinition.of("waiting", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(10)).request();
+		LimitRequest oversized = new LimitDefinition("oversized", Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1), 10)
+			.request(11);
+		RateLimitDecision decision = new RateLimitDecision(List.of(
+				LimitDecision.denied(waiting, 4_200, new LimitDecision.Allowance(0, 4_200, 4_200)),
+				LimitDecision.never(oversized, new LimitDecision.Allowance(10, 0, 0))));
 		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(HeaderStyle.IETF),
 				Duration.ofSeconds(1));
 		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/bulk-import");

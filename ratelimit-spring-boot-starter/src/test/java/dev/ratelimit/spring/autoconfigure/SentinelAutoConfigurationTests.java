@@ -33,6 +33,7 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import static dev.ratelimit.spring.autoconfigure.app.TestClock.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -223,7 +224,7 @@ class SentinelAutoConfigurationTests {
 	private static int admitted(RateLimiter limiter, String client, LimitDefinition limit, int requests, long now) {
 		int admitted = 0;
 		for (int i = 0; i < requests; i++) {
-			if (limiter.tryAcquire(client, limit, now).allowed()) {
+			if (at(limiter, now).tryAcquire(client, limit).allowed()) {
 				admitted++;
 			}
 		}

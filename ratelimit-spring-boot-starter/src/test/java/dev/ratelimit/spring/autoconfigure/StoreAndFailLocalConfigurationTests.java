@@ -6,6 +6,7 @@ import java.util.List;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.FailurePolicy;
@@ -294,7 +295,7 @@ class StoreAndFailLocalConfigurationTests {
 				assertThat(rules).extracting(ConfiguredLimit::failurePolicy)
 					.containsExactly(FailurePolicy.FAIL_LOCAL, FailurePolicy.FAIL_LOCAL, FailurePolicy.FAIL_OPEN);
 				// 5 / 2, rounded down; the limit itself is unchanged.
-				assertThat(rules.get(0).definition().limit()).isEqualTo(5);
+				assertThat(rules.get(0).request().definition().limit()).isEqualTo(5);
 				assertShare(rules.get(0).localShare(), "share-rule", 2, 2);
 				// A token bucket's capacity is shared too: 10 / 2 and 7 / 2.
 				assertShare(rules.get(1).localShare(), "bucket-rule", 5, 3);
@@ -303,7 +304,7 @@ class StoreAndFailLocalConfigurationTests {
 					.limitsFor(ShareController.class.getDeclaredMethod("share"), ShareController.class);
 				assertThat(annotated).singleElement().satisfies((limit) -> {
 					assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.FAIL_LOCAL);
-					assertThat(limit.definition().limit()).isEqualTo(9);
+					assertThat(limit.request().definition().limit()).isEqualTo(9);
 					assertShare(limit.localShare(), "share-annotated", 4, 4);
 				});
 			});
@@ -361,11 +362,11 @@ class StoreAndFailLocalConfigurationTests {
 		assertThat(limiter.tryAcquire(client, limit).allowed()).isFalse();
 	}
 
-	private static void assertShare(LimitDefinition share, String name, long limit, long capacity) {
+	private static void assertShare(LimitRequest share, String name, long limit, long capacity) {
 		assertThat(share).isNotNull();
 		assertThat(share.name()).isEqualTo(name);
-		assertThat(share.limit()).isEqualTo(limit);
-		assertThat(share.capacity()).isEqualTo(capacity);
+		assertThat(share.definition().limit()).isEqualTo(limit);
+		assertThat(share.definition().capacity()).isEqualTo(capacity);
 	}
 
 	private void assertStartupFailsNaming(String property, String... properties) {

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.HeaderStyle;
@@ -60,7 +61,7 @@ class FailurePoliciesTests {
 		RateLimitDecision first = this.policies.apply(this.request, "client", limits, Moment.DECISION);
 		RateLimitDecision second = this.policies.apply(this.request, "client", limits, Moment.DECISION);
 		RateLimitDecision third = this.policies.apply(this.request, "client", limits, Moment.DECISION);
-		assertThat(first.decisions()).extracting((decision) -> decision.limit().name()).containsExactly("local");
+		assertThat(first.decisions()).extracting((decision) -> decision.request().name()).containsExactly("local");
 		assertThat(List.of(first.allowed(), second.allowed(), third.allowed())).containsExactly(true, true, false);
 		assertThat(count("local", "local-allowed")).isEqualTo(2);
 		assertThat(count("local", "local-denied")).isEqualTo(1);
@@ -83,7 +84,7 @@ class FailurePoliciesTests {
 		List<ConfiguredLimit> limits = List.of(limit("closed", FailurePolicy.FAIL_CLOSED, false),
 				limit("open", FailurePolicy.FAIL_OPEN, false), limit("local", FailurePolicy.FAIL_LOCAL, false));
 		RateLimitDecision charged = this.policies.apply(this.request, "client", limits, Moment.CHARGE);
-		assertThat(charged.decisions()).extracting((decision) -> decision.limit().name()).containsExactly("local");
+		assertThat(charged.decisions()).extracting((decision) -> decision.request().name()).containsExactly("local");
 		assertThat(count("closed", "fail-closed")).isZero();
 		assertThat(count("open", "fail-open")).isZero();
 		assertThat(count("local", "local-allowed")).isEqualTo(1);
@@ -98,7 +99,8 @@ class FailurePoliciesTests {
 
 	/** 2 per hour, of which a fail-local limit keeps the whole share (one instance). */
 	private static ConfiguredLimit limit(String name, FailurePolicy policy, boolean shadow) {
-		LimitDefinition definition = LimitDefinition.of(name, Algorithm.FIXED_WINDOW, 2, Duration.ofHours(1))
+		LimitRequest definition = LimitDefinition.of(name, Algorithm.FIXED_WINDOW, 2, Duration.ofHours(1))
+			.request()
 			.withShadow(shadow);
 		return new ConfiguredLimit(definition, null, policy, name, true, false,
 				(policy == FailurePolicy.FAIL_LOCAL) ? definition : null, null, Map.of(), null, null);

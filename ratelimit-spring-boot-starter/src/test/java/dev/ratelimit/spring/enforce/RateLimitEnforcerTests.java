@@ -13,6 +13,7 @@ import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
@@ -86,9 +87,9 @@ class RateLimitEnforcerTests {
 		assertThatExceptionOfType(RateLimitExceededException.class)
 			.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context));
 
-		assertThat(this.limiter.peek("ip:192.0.2.1", byIp.definition()).remaining())
+		assertThat(this.limiter.peek("ip:192.0.2.1", byIp.request()).remaining())
 			.as("the earlier key keeps its consumption").isEqualTo(8);
-		assertThat(this.limiter.peek("key:third", later.definition()).remaining())
+		assertThat(this.limiter.peek("key:third", later.request()).remaining())
 			.as("the key after the denial was not decided").isEqualTo(9);
 	}
 
@@ -140,8 +141,9 @@ class RateLimitEnforcerTests {
 
 	/** A token bucket of {@code limit} per hour, by IP address or by {@code key}. */
 	private static ConfiguredLimit limit(String name, long limit, String key, FailurePolicy policy) {
-		LimitDefinition definition = LimitDefinition.of(name, Algorithm.TOKEN_BUCKET, limit, Duration.ofHours(1));
-		return new ConfiguredLimit(definition, (key != null) ? new SpelExpressionParser().parseRaw(key) : null, policy,
+		LimitRequest request = LimitRequest
+			.of(LimitDefinition.of(name, Algorithm.TOKEN_BUCKET, limit, Duration.ofHours(1)));
+		return new ConfiguredLimit(request, (key != null) ? new SpelExpressionParser().parseRaw(key) : null, policy,
 				name, true, false, null, null, Map.of(), null, null);
 	}
 
@@ -157,18 +159,13 @@ class RateLimitEnforcerTests {
 		}
 
 		@Override
-		public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits) {
+		public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
 			this.decisions.incrementAndGet();
 			return this.store.tryAcquire(clientId, limits);
 		}
 
 		@Override
-		public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
-			throw new AssertionError("the enforcer decides at the store's time");
-		}
-
-		@Override
-		public LimitDecision peek(String clientId, LimitDefinition limit) {
+		public LimitDecision peek(String clientId, LimitRequest limit) {
 			return this.store.peek(clientId, limit);
 		}
 

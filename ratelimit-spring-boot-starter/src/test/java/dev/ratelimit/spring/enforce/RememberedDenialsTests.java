@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import org.junit.jupiter.api.Test;
 
@@ -21,11 +22,11 @@ class RememberedDenialsTests {
 
 	private static final long MS = 1_000_000;
 
-	private static final LimitDefinition HOURLY = LimitDefinition.of("hourly", Algorithm.SLIDING_LOG, 2,
-			Duration.ofHours(1));
+	private static final LimitRequest HOURLY = LimitDefinition.of("hourly", Algorithm.SLIDING_LOG, 2,
+			Duration.ofHours(1)).request();
 
-	private static final LimitDefinition SECONDLY = LimitDefinition.of("secondly", Algorithm.TOKEN_BUCKET, 5,
-			Duration.ofSeconds(1));
+	private static final LimitRequest SECONDLY = LimitDefinition.of("secondly", Algorithm.TOKEN_BUCKET, 5,
+			Duration.ofSeconds(1)).request();
 
 	private final AtomicLong nanos = new AtomicLong(7 * MS);
 
@@ -33,14 +34,14 @@ class RememberedDenialsTests {
 
 	@Test
 	void aDenialAnswersUntilItsRetryAfterWithItsWaitsShortenedByTheTimeSince() {
-		RateLimitDecision denied = decision(new LimitDecision(HOURLY, false, 0, 4_000, 3_500_000, 4_000));
+		RateLimitDecision denied = decision(denied(HOURLY, 0, 4_000, 3_500_000, 4_000));
 		this.denials.remember("key:k", List.of(HOURLY), denied, this.nanos.get());
 
 		this.nanos.addAndGet(1_250 * MS);
 		assertThat(this.denials.recall("key:k", List.of(HOURLY)).decisions())
-			.containsExactly(new LimitDecision(HOURLY, false, 0, 2_750, 3_498_750, 2_750));
+			.containsExactly(denied(HOURLY, 0, 2_750, 3_498_750, 2_750));
 		this.nanos.addAndGet(2_749 * MS);
-		assertThat(this.denials.recall("key:k", List.of(HOURLY)).retryAfterMs()).isEqualTo(1);
+		assertThat(this.denials.recall("key:k", List.of(HOURLY)).retryAfterMs()).hasValue(1);
 		this.nanos.addAndGet(1 * MS);
 		assertThat(this.denials.recall("key:k", List.of(HOURLY))).as("at its retry-after").isNull();
 	}
@@ -48,9 +49,9 @@ class RememberedDenialsTests {
 	@Test
 	void noDenialAnswersLongerThanTheMaximumAge() {
 		this.denials.remember("key:k", List.of(HOURLY),
-				decision(new LimitDecision(HOURLY, false, 0, 3_000_000, 3_000_000, 3_000_000)), this.nanos.get());
+				decision(denied(HOURLY, 0, 3_000_000, 3_000_000, 3_000_000)), this.nanos.get());
 		this.nanos.addAndGet(9_999 * MS);
-		assertThat(this.denials.recall("key:k", List.of(HOURLY)).retryAfterMs()).isEqualTo(3_000_000 - 9_999);
+		assertThat(this.denials.recall("key:k", List.of(HOURLY)).retryAfterMs()).hasValue(3_000_000 - 9_999);
 		this.nanos.addAndGet(1 * MS);
 		assertThat(this.denials.recall("key:k", List.of(HOURLY))).isNull();
 	}
@@ -58,8 +59,8 @@ class RememberedDenialsTests {
 	@Test
 	void withSeveralDenyingLimitsTheShortestWaitEndsIt() {
 		this.denials.remember("key:k", List.of(SECONDLY, HOURLY),
-				decision(new LimitDecision(SECONDLY, false, 0, 200, 1_000, 200),
-						new LimitDecision(HOURLY, false, 0, 5_000, 3_600_000, 5_000)),
+				decision(denied(SECONDLY, 0, 200, 1_000, 200),
+						denied(HOURLY, 0, 5_000, 3_600_000, 5_000)),
 				this.nanos.get());
 		this.nanos.addAndGet(199 * MS);
 		assertThat(this.denials.recall("key:k", List.of(SECONDLY, HOURLY)).violated()).hasSize(2);
@@ -70,9 +71,9 @@ class RememberedDenialsTests {
 
 	@Test
 	void onlyTheSameClientLimitsAndCostAreAnswered() {
-		LimitDefinition costly = HOURLY.withCost(2);
+		LimitRequest costly = HOURLY.withCost(2);
 		this.denials.remember("key:k", List.of(costly),
-				decision(new LimitDecision(costly, false, 1, 4_000, 3_500_000, 4_000)), this.nanos.get());
+				decision(denied(costly, 1, 4_000, 3_500_000, 4_000)), this.nanos.get());
 
 		assertThat(this.denials.recall("key:k", List.of(costly))).isNotNull();
 		assertThat(this.denials.recall("key:k", List.of(HOURLY.withCost(3))))
@@ -80,19 +81,19 @@ class RememberedDenialsTests {
 		assertThat(this.denials.recall("key:k", List.of(HOURLY))).as("a cheaper request may fit").isNull();
 		assertThat(this.denials.recall("key:other", List.of(costly))).isNull();
 		assertThat(this.denials.recall("key:k", List.of(costly, SECONDLY))).as("other limits").isNull();
-		LimitDefinition pro = new LimitDefinition("hourly", Algorithm.SLIDING_LOG, 20, Duration.ofHours(1), 20, 2);
+		LimitRequest pro = new LimitDefinition("hourly", Algorithm.SLIDING_LOG, 20, Duration.ofHours(1), 20).request(2);
 		assertThat(this.denials.recall("key:k", List.of(pro))).as("another shape (another plan)").isNull();
 		assertThat(this.denials.recall("key:k", List.of(costly.withShadow(true)))).as("shadow").isNull();
 	}
 
 	@Test
 	void admittedNeverAdmissibleAndSwitchedOffDecisionsAreNotRemembered() {
-		this.denials.remember("key:a", List.of(HOURLY), decision(new LimitDecision(HOURLY, true, 1, 0, 1_000, 1_000)),
+		this.denials.remember("key:a", List.of(HOURLY), decision(LimitDecision.allowed(HOURLY, new LimitDecision.Allowance(1, 1_000, 1_000))),
 				this.nanos.get());
 		this.denials.remember("key:n", List.of(HOURLY),
-				decision(new LimitDecision(HOURLY, false, 2, LimitDecision.NEVER, 0, 0)), this.nanos.get());
+				decision(LimitDecision.never(HOURLY, new LimitDecision.Allowance(2, 0, 0))), this.nanos.get());
 		RememberedDenials off = new RememberedDenials(false, Duration.ofSeconds(10), 100, this.nanos::get);
-		RateLimitDecision denied = decision(new LimitDecision(HOURLY, false, 0, 4_000, 4_000, 4_000));
+		RateLimitDecision denied = decision(denied(HOURLY, 0, 4_000, 4_000, 4_000));
 		off.remember("key:k", List.of(HOURLY), denied, this.nanos.get());
 
 		assertThat(this.denials.recall("key:a", List.of(HOURLY))).isNull();
@@ -102,7 +103,7 @@ class RememberedDenialsTests {
 
 	@Test
 	void forgettingAClientEndsItsDenialsAndTheLeastRecentClientsGoFirst() {
-		RateLimitDecision denied = decision(new LimitDecision(HOURLY, false, 0, 4_000, 4_000, 4_000));
+		RateLimitDecision denied = decision(denied(HOURLY, 0, 4_000, 4_000, 4_000));
 		this.denials.remember("key:k", List.of(HOURLY), denied, this.nanos.get());
 		this.denials.forget("key:k");
 		assertThat(this.denials.recall("key:k", List.of(HOURLY))).isNull();
@@ -114,6 +115,13 @@ class RememberedDenialsTests {
 		assertThat(small.recall("key:1", List.of(HOURLY))).isNull();
 		assertThat(small.recall("key:2", List.of(HOURLY))).isNotNull();
 		assertThat(small.recall("key:3", List.of(HOURLY))).isNotNull();
+	}
+
+	/** A denial of {@code request} that a wait of {@code retryAfterMs} lifts. */
+	private static LimitDecision denied(LimitRequest request, long remaining, long retryAfterMs, long resetAfterMs,
+			long moreAfterMs) {
+		return LimitDecision.denied(request, retryAfterMs,
+				new LimitDecision.Allowance(remaining, resetAfterMs, moreAfterMs));
 	}
 
 	private static RateLimitDecision decision(LimitDecision... decisions) {

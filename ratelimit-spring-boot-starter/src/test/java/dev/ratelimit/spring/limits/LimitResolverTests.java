@@ -44,10 +44,10 @@ class LimitResolverTests {
 		ConfiguredLimit limit = fromAnnotation("named");
 
 		assertThat(limit.name()).isEqualTo("orders");
-		assertThat(limit.definition().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
-		assertThat(limit.definition().limit()).isEqualTo(7);
-		assertThat(limit.definition().window()).isEqualTo(Duration.ofSeconds(30));
-		assertThat(limit.definition().capacity()).as("capacity equals the limit outside the token bucket").isEqualTo(7);
+		assertThat(limit.request().definition().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
+		assertThat(limit.request().definition().limit()).isEqualTo(7);
+		assertThat(limit.request().definition().window()).isEqualTo(Duration.ofSeconds(30));
+		assertThat(limit.request().definition().capacity()).as("capacity equals the limit outside the token bucket").isEqualTo(7);
 		assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.FAIL_CLOSED);
 		assertThat(limit.key()).as("by IP address").isNull();
 		assertThat(limit.explicitName()).isTrue();
@@ -61,18 +61,18 @@ class LimitResolverTests {
 
 		assertThat(limit.name()).isEqualTo("Api.shaped");
 		assertThat(limit.explicitName()).isFalse();
-		assertThat(limit.definition().algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
-		assertThat(limit.definition().limit()).isEqualTo(10);
-		assertThat(limit.definition().capacity()).isEqualTo(25);
-		assertThat(limit.definition().window()).isEqualTo(Duration.ofMinutes(2));
+		assertThat(limit.request().definition().algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
+		assertThat(limit.request().definition().limit()).isEqualTo(10);
+		assertThat(limit.request().definition().capacity()).isEqualTo(25);
+		assertThat(limit.request().definition().window()).isEqualTo(Duration.ofMinutes(2));
 		assertThat(limit.maxWait()).isEqualTo(Duration.ofMillis(500));
 	}
 
 	@Test
 	void aTokenBucketWithoutCapacityTakesTheDefaultCapacityElseItsLimit() throws Exception {
-		assertThat(fromAnnotation("bucket").definition().capacity()).isEqualTo(10);
+		assertThat(fromAnnotation("bucket").request().definition().capacity()).isEqualTo(10);
 		this.properties.getDefaults().setCapacity(40L);
-		assertThat(fromAnnotation("bucket").definition().capacity()).isEqualTo(40);
+		assertThat(fromAnnotation("bucket").request().definition().capacity()).isEqualTo(40);
 	}
 
 	@Test
@@ -134,9 +134,9 @@ class LimitResolverTests {
 		bucket.setCapacity(20L);
 		ConfiguredLimit limit = new LimitResolver(this.properties, 3, this.environment, this.beanFactory).fromRule(bucket,
 				"ratelimit.filter.rules[0]");
-		assertThat(limit.localShare().limit()).isEqualTo(3);
-		assertThat(limit.localShare().capacity()).isEqualTo(6);
-		assertThat(limit.definition().limit()).as("the shared limit itself").isEqualTo(10);
+		assertThat(limit.localShare().definition().limit()).isEqualTo(3);
+		assertThat(limit.localShare().definition().capacity()).isEqualTo(6);
+		assertThat(limit.request().definition().limit()).as("the shared limit itself").isEqualTo(10);
 		assertThat(new LimitResolver(this.properties, null, this.environment, this.beanFactory)
 			.fromRule(bucket, "ratelimit.filter.rules[0]")
 			.localShare()).as("the in-memory store never fails: no share").isNull();
@@ -167,10 +167,10 @@ class LimitResolverTests {
 		ConfiguredLimit limit = fromAnnotation("named");
 
 		assertThat(limit.planned()).isTrue();
-		assertThat(limit.forPlan("pro").definition().limit()).isEqualTo(100);
-		assertThat(limit.forPlan("free").definition().limit()).isEqualTo(10);
-		assertThat(limit.forPlan("team").definition().limit()).as("the default plan's shape").isEqualTo(10);
-		assertThat(limit.forPlan("team").definition().window()).as("the limit's own window").isEqualTo(Duration.ofMinutes(1));
+		assertThat(limit.forPlan("pro").request().definition().limit()).isEqualTo(100);
+		assertThat(limit.forPlan("free").request().definition().limit()).isEqualTo(10);
+		assertThat(limit.forPlan("team").request().definition().limit()).as("the default plan's shape").isEqualTo(10);
+		assertThat(limit.forPlan("team").request().definition().window()).as("the limit's own window").isEqualTo(Duration.ofMinutes(1));
 		assertThat(limit.forPlan("pro").plan()).isEqualTo("pro");
 	}
 

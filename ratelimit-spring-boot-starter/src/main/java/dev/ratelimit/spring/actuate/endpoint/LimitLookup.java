@@ -48,15 +48,15 @@ final class LimitLookup {
 	}
 
 	/**
-	 * Every shape the limit {@code name} can have, with cost 1 (a peek's cost is that of the request asked about), and
-	 * the plan that gives it ({@code null}: the limit's own).
+	 * Every shape the limit {@code name} can have (a peek's cost is that of the request asked about), and the plan
+	 * that gives it ({@code null}: the limit's own).
 	 */
 	Map<LimitDefinition, String> shapesOf(String name) {
 		Map<LimitDefinition, String> shapes = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : this.names.all()) {
 			if (limit.name().equals(name)) {
 				for (ConfiguredLimit shaped : shapes(limit)) {
-					shapes.putIfAbsent(shaped.definition().withCost(1), shaped.plan());
+					shapes.putIfAbsent(shaped.request().definition(), shaped.plan());
 				}
 			}
 		}
@@ -68,10 +68,15 @@ final class LimitLookup {
 		return this.names.all()
 			.stream()
 			.filter((limit) -> limit.name().equals(name))
-			.map((limit) -> limit.definition().cost())
+			.map((limit) -> limit.request().cost())
 			.distinct()
 			.sorted()
 			.toList();
+	}
+
+	/** Whether the limit {@code name} is in shadow mode (limits of one name agree: {@code LimitRegistry}). */
+	boolean shadow(String name) {
+		return this.names.all().stream().anyMatch((limit) -> limit.name().equals(name) && limit.shadow());
 	}
 
 	/** The limit as each plan shapes it, in the plans' order; the limit itself when it is not planned. */

@@ -8,6 +8,7 @@ import java.util.function.BiFunction;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.RateLimitHeaders;
@@ -79,9 +80,9 @@ public class RateLimitsEndpoint {
 		List<Limit> limits = new ArrayList<>();
 		for (ConfiguredLimit limit : this.lookup.all()) {
 			for (ConfiguredLimit shaped : this.lookup.shapes(limit)) {
-				LimitDefinition definition = shaped.definition();
+				LimitDefinition definition = shaped.request().definition();
 				limits.add(new Limit(definition.name(), limit.source(), shaped.plan(), term(definition.algorithm()),
-						definition.limit(), definition.window().toString(), definition.capacity(), definition.cost(),
+						definition.limit(), definition.window().toString(), definition.capacity(), shaped.request().cost(),
 						(limit.key() != null) ? limit.key().getExpressionString() : null, term(limit.failurePolicy()),
 						limit.shadow() ? "shadow" : "enforce"));
 			}
@@ -97,7 +98,8 @@ public class RateLimitsEndpoint {
 			try {
 				List<State> states = new ArrayList<>();
 				for (Map.Entry<LimitDefinition, String> shape : this.lookup.shapesOf(limit).entrySet()) {
-					states.add(state(key, shape.getKey(), shape.getValue(), this.lookup.costsOf(limit)));
+					states.add(state(key, shape.getKey().request().withShadow(this.lookup.shadow(limit)), shape.getValue(),
+							this.lookup.costsOf(limit)));
 				}
 				return new WebEndpointResponse<>(new ClientState(limit, key, states));
 			}
@@ -108,13 +110,14 @@ public class RateLimitsEndpoint {
 	}
 
 	/** The client's state of one shape, and what a request of each cost would get now. */
-	private State state(String key, LimitDefinition definition, String plan, List<Long> costs) {
+	private State state(String key, LimitRequest shape, String plan, List<Long> costs) {
+		LimitDefinition definition = shape.definition();
 		List<Request> requests = new ArrayList<>();
 		LimitDecision peeked = null;
 		for (long cost : costs) {
-			peeked = this.limiter.peek(key, definition.withCost(cost));
-			requests.add(new Request(cost, peeked.allowed(), peeked.retryAfterMs(),
-					definition.shadow() ? null : RateLimitHeaders.stateItem(peeked)));
+			peeked = this.limiter.peek(key, shape.withCost(cost));
+			requests.add(new Request(cost, peeked.allowed(), peeked.retryAfterMs().orElse(Request.NEVER),
+					shape.shadow() ? null : RateLimitHeaders.stateItem(peeked)));
 		}
 		return new State(plan, term(definition.algorithm()), definition.limit(), definition.window().toString(),
 				definition.capacity(), peeked.remaining(), peeked.resetAfterMs(), peeked.moreAfterMs(), requests);
@@ -240,6 +243,10 @@ public class RateLimitsEndpoint {
 	 * {@code null} for a shadow limit, whose responses carry none
 	 */
 	public record Request(long cost, boolean allowed, long retryAfterMs, String rateLimit) {
+
+		/** {@code retryAfterMs} of a request that can never be admitted (the JSON's -1). */
+		public static final long NEVER = -1;
+
 	}
 
 	/** What {@code DELETE /actuator/ratelimits/{name}?client=...} answers: how many states existed and are gone. */

@@ -3,7 +3,7 @@ package dev.ratelimit.spring.autoconfigure.app;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.test.TestRedis;
 
@@ -45,8 +45,8 @@ public class ClockedLimiterConfiguration {
 		});
 	}
 
-	private static LimitDefinition oversize(LimitDefinition limit) {
-		return limit.name().equals("oversized") ? limit.withCost(limit.capacity() + 1) : limit;
+	private static LimitRequest oversize(LimitRequest limit) {
+		return limit.name().equals("oversized") ? limit.withCost(limit.definition().capacity() + 1) : limit;
 	}
 
 }

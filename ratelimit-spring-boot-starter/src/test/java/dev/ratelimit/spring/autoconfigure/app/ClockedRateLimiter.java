@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.autoconfigure.app;
 
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -7,7 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.function.UnaryOperator;
 
 import dev.ratelimit.core.JedisScriptExecutor;
-import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
@@ -15,8 +17,8 @@ import dev.ratelimit.test.TestRedis;
 import redis.clients.jedis.JedisPooled;
 
 /**
- * A {@link RateLimiter} on a real Redis that decides at the time of a {@link TestClock} instead of the server's, so
- * tests make time pass without sleeping. It can also rewrite the limits it is given, to build requests that static
+ * A {@link RateLimiter} on a real Redis that decides at the time of a {@link TestClock} instead of the server's
+ * ({@link RedisRateLimiter#withClock}), so tests make time pass without sleeping. It can also rewrite the limits it is given, to build requests that static
  * validation rules out (a cost larger than the bucket).
  *
  * <p>
@@ -29,11 +31,11 @@ public final class ClockedRateLimiter implements RateLimiter, AutoCloseable {
 
 	private final JedisPooled jedis;
 
-	private final RateLimiter delegate;
+	private final RedisRateLimiter delegate;
 
 	private final TestClock clock;
 
-	private final UnaryOperator<LimitDefinition> rewrite;
+	private final UnaryOperator<LimitRequest> rewrite;
 
 	private final ExecutorService executor;
 
@@ -46,7 +48,7 @@ public final class ClockedRateLimiter implements RateLimiter, AutoCloseable {
 	 * the calling thread
 	 */
 	public ClockedRateLimiter(TestRedis redis, String keyPrefix, TestClock clock,
-			UnaryOperator<LimitDefinition> rewrite, ExecutorService executor) {
+			UnaryOperator<LimitRequest> rewrite, ExecutorService executor) {
 		this.jedis = new JedisPooled(redis.host(), redis.port());
 		this.delegate = new RedisRateLimiter(new JedisScriptExecutor(this.jedis), keyPrefix);
 		this.clock = clock;
@@ -55,17 +57,17 @@ public final class ClockedRateLimiter implements RateLimiter, AutoCloseable {
 	}
 
 	@Override
-	public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits) {
+	public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
 		return tryAcquire(clientId, limits, this.clock.millis());
 	}
 
-	@Override
-	public RateLimitDecision tryAcquire(String clientId, List<LimitDefinition> limits, long nowMs) {
-		return this.delegate.tryAcquire(clientId, limits.stream().map(this.rewrite).toList(), nowMs);
+	private RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits, long nowMs) {
+		return this.delegate.withClock(InstantSource.fixed(Instant.ofEpochMilli(nowMs)))
+			.tryAcquire(clientId, limits.stream().map(this.rewrite).toList());
 	}
 
 	@Override
-	public CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId, List<LimitDefinition> limits) {
+	public CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId, List<LimitRequest> limits) {
 		if (this.executor == null) {
 			return RateLimiter.super.tryAcquireAsync(clientId, limits);
 		}

@@ -1,9 +1,13 @@
 package dev.ratelimit.spring.autoconfigure.app;
 
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.ratelimit.core.RateLimiter;
+
 /** A clock that tests set and advance; time never passes on its own. */
-public final class TestClock {
+public final class TestClock implements InstantSource {
 
 	private final AtomicLong millis;
 
@@ -11,8 +15,19 @@ public final class TestClock {
 		this.millis = new AtomicLong(startMillis);
 	}
 
+	@Override
 	public long millis() {
 		return this.millis.get();
+	}
+
+	@Override
+	public Instant instant() {
+		return Instant.ofEpochMilli(millis());
+	}
+
+	/** {@code limiter} deciding at {@code nowMs}: {@link RateLimiter#withClock} with a fixed clock. */
+	public static RateLimiter at(RateLimiter limiter, long nowMs) {
+		return limiter.withClock(InstantSource.fixed(Instant.ofEpochMilli(nowMs)));
 	}
 
 	public void set(long millis) {
