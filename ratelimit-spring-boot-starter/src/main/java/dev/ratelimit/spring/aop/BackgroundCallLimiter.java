@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import dev.ratelimit.spring.enforce.BackgroundCall;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import reactor.core.publisher.Mono;
@@ -21,7 +21,7 @@ import org.springframework.util.ClassUtils;
  * Limited calls made outside an HTTP request: a scheduled job, a message listener, any thread of the application,
  * in any application (web or not). The key reads the method's arguments and beans ({@code #request} and
  * {@code #principal} are null); a limit without a key is one budget for all such calls. A denied call waits for a
- * permit up to its max wait ({@link PermitWaits}), as its {@link ReturnType} says: a reactive type ({@code Mono},
+ * permit up to its max wait ({@link PermitWaiter}), as its {@link ReturnType} says: a reactive type ({@code Mono},
  * {@code Flux}, ...) with a delay, a {@code CompletionStage} or {@code CompletableFuture} with a delayed stage,
  * anything else by sleeping on the calling thread.
  */
@@ -33,15 +33,15 @@ public final class BackgroundCallLimiter implements CallLimiter {
 	private static final boolean NETTY = ClassUtils.isPresent("io.netty.util.concurrent.FastThreadLocalThread",
 			BackgroundCallLimiter.class.getClassLoader());
 
-	private final ObjectProvider<PermitWaits> waits;
+	private final ObjectProvider<PermitWaiter> waits;
 
-	public BackgroundCallLimiter(ObjectProvider<PermitWaits> waits) {
+	public BackgroundCallLimiter(ObjectProvider<PermitWaiter> waits) {
 		this.waits = waits;
 	}
 
 	@Override
 	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
-		PermitWaits waits = this.waits.getObject();
+		PermitWaiter waits = this.waits.getObject();
 		EvaluationContext context = waits.enforcer()
 			.clientKeys()
 			.context(null, null, null, method, invocation.getArguments());
@@ -97,20 +97,20 @@ public final class BackgroundCallLimiter implements CallLimiter {
 	private static final class Reactive {
 
 		/** The limited publisher, as the method's reactive type; it decides when subscribed, waiting with a delay. */
-		static Object invoke(MethodInvocation invocation, Method method, PermitWaits waits,
+		static Object invoke(MethodInvocation invocation, Method method, PermitWaiter waits,
 				List<ConfiguredLimit> limits, EvaluationContext context) {
 			ReturnType type = ReturnType.of(method.getReturnType());
 			Duration maxWait = waits.maxWait(limits, false);
 			if (ChargeByOutcome.any(limits)) {
-				// one value only: RateLimitedMethods stops startup for others charged by outcome
+				// one value only: RateLimitedMethodRegistry stops startup for others charged by outcome
 				return type.adapter()
-					.fromPublisher(Mono.defer(() -> ReactorPermitWaits.invokeChargedByOutcome(waits, invocation,
+					.fromPublisher(Mono.defer(() -> ReactorPermitWaiter.invokeChargedByOutcome(waits, invocation,
 							method, new BackgroundCall(), limits, context, maxWait, Schedulers::parallel)));
 			}
 			// a call of its own for each subscription: a publisher subscribed again is decided again
 			Mono<Void> decision = Mono
-				.defer(() -> ReactorPermitWaits.enforce(waits, new BackgroundCall(), limits, context, maxWait));
-			return type.adapter().fromPublisher(ReactorCalls.after(decision, invocation, type));
+				.defer(() -> ReactorPermitWaiter.enforce(waits, new BackgroundCall(), limits, context, maxWait));
+			return type.adapter().fromPublisher(ReactorCallAdapter.after(decision, invocation, type));
 		}
 
 	}

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.spring.enforce.LimitedRequest;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
@@ -46,13 +46,13 @@ public final class ChargeByOutcome {
 	}
 
 	/**
-	 * Admits, runs and charges the call, waiting for a permit up to {@code maxWait} as {@link PermitWaits} does.
+	 * Admits, runs and charges the call, waiting for a permit up to {@code maxWait} as {@link PermitWaiter} does.
 	 * @param context the call's evaluation context; {@code #result} and {@code #exception} are set on it after the
 	 * call
 	 * @return what the method returned
 	 * @throws Throwable what the method threw, or a {@link dev.ratelimit.spring.RateLimitException} when not admitted
 	 */
-	public static Object invoke(PermitWaits waits, MethodInvocation invocation, Method method, LimitedRequest request,
+	public static Object invoke(PermitWaiter waits, MethodInvocation invocation, Method method, LimitedRequest request,
 			List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait) throws Throwable {
 		RateLimitEnforcer enforcer = waits.enforcer();
 		List<ConfiguredLimit> byOutcome = byOutcome(limits, true);

@@ -5,7 +5,7 @@ import java.util.List;
 
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.ArrivalDecisions;
+import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -19,7 +19,7 @@ import org.springframework.core.Ordered;
 
 /**
  * Applies {@link RateLimited} to method calls: those made while an HTTP request is handled where the filter has not
- * decided them already on the request's arrival ({@link ArrivalDecisions}): limits whose key reads the method's
+ * decided them already on the request's arrival ({@link ArrivalLimitSplitter}): limits whose key reads the method's
  * arguments, and every limit of methods that are not the request's handler, or all when the filter is off. How a
  * call is tied to its request depends on the web stack ({@link CallLimiter}). A denial throws
  * {@link dev.ratelimit.spring.RateLimitExceededException} (on WebFlux, the returned publisher signals it), which the
@@ -29,13 +29,13 @@ import org.springframework.core.Ordered;
  *
  * <p>
  * An infrastructure advisor, as for {@code @Transactional} and {@code @Cacheable}: Spring Boot's auto-proxy creator
- * proxies exactly the beans that have limited methods (found by {@link RateLimitedMethods}, so annotations on
+ * proxies exactly the beans that have limited methods (found by {@link RateLimitedMethodRegistry}, so annotations on
  * interfaces and classes count), and no other bean of the application. It runs before other advice
  * ({@link Ordered#HIGHEST_PRECEDENCE}), so a denied call opens no transaction.
  */
 public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 
-	private final transient ObjectProvider<RateLimitedMethods> methods;
+	private final transient ObjectProvider<RateLimitedMethodRegistry> methods;
 
 	private final transient Pointcut pointcut;
 
@@ -50,14 +50,14 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 	 * @param methods the limits of annotated methods, looked up when a method is first matched
 	 * @param calls how the application's stack decides calls, looked up when a limited method is first called
 	 */
-	public RateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, ObjectProvider<CallLimiter> calls) {
+	public RateLimitedAdvisor(ObjectProvider<RateLimitedMethodRegistry> methods, ObjectProvider<CallLimiter> calls) {
 		this.methods = methods;
 		this.pointcut = new StaticMethodMatcherPointcut() {
 
 			{
 				// Looks at annotations only, so that beans without any (the starter's own among them) are decided
-				// without creating RateLimitedMethods.
-				setClassFilter(RateLimitedMethods::mentionsRateLimited);
+				// without creating RateLimitedMethodRegistry.
+				setClassFilter(RateLimitedMethodRegistry::mentionsRateLimited);
 			}
 
 			@Override
@@ -69,7 +69,7 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 					return !methods.getObject().limitsFor(method, targetClass).isEmpty();
 				}
 				catch (IllegalStateException ex) {
-					// An invalid annotation: RateLimitedMethods stops startup with its message once the beans exist,
+					// An invalid annotation: RateLimitedMethodRegistry stops startup with its message once the beans exist,
 					// rather than as an AOP failure deep in the creation of this bean.
 					return true;
 				}

@@ -10,7 +10,7 @@ import dev.ratelimit.spring.redis.EventLoopTimeouts;
 import dev.ratelimit.spring.redis.FairDeadlines;
 import dev.ratelimit.spring.redis.LettuceClusterTopology;
 import dev.ratelimit.spring.redis.LettuceScriptExecutor;
-import dev.ratelimit.spring.redis.SentinelFailovers;
+import dev.ratelimit.spring.redis.SentinelFailoverListener;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -102,7 +102,7 @@ final class LettuceClients {
 					shutdown.run();
 				});
 		if (sentinelEvents != null) {
-			SentinelFailovers.follow(sentinelEvents, uri, details.getSentinel().getMaster(), executor);
+			SentinelFailoverListener.follow(sentinelEvents, uri, details.getSentinel().getMaster(), executor);
 		}
 		return executor;
 	}

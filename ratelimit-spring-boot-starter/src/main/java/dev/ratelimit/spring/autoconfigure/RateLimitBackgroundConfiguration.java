@@ -3,7 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.aop.BackgroundCallLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -28,7 +28,7 @@ class RateLimitBackgroundConfiguration {
 	/** Every call is outside an HTTP request. */
 	@Bean
 	@ConditionalOnMissingBean
-	CallLimiter rateLimitCallLimiter(ObjectProvider<PermitWaits> waits) {
+	CallLimiter rateLimitCallLimiter(ObjectProvider<PermitWaiter> waits) {
 		return new BackgroundCallLimiter(waits);
 	}
 

@@ -6,16 +6,16 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.LocalFallback;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.enforce.RateLimitEvents;
-import dev.ratelimit.spring.enforce.RateLimitHeaders;
-import dev.ratelimit.spring.enforce.RateLimitResponses;
-import dev.ratelimit.spring.enforce.RedisCalls;
-import dev.ratelimit.spring.enforce.RememberedDenials;
-import dev.ratelimit.spring.enforce.RequestAnswers;
-import dev.ratelimit.spring.enforce.ShadowDenials;
-import dev.ratelimit.spring.enforce.ThreadTimeouts;
+import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
+import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
+import dev.ratelimit.spring.enforce.RateLimitResponder;
+import dev.ratelimit.spring.enforce.RedisCaller;
+import dev.ratelimit.spring.enforce.DenialCache;
+import dev.ratelimit.spring.enforce.DecisionApplier;
+import dev.ratelimit.spring.enforce.ShadowDenialLogger;
+import dev.ratelimit.spring.enforce.ThreadTimeoutScheduler;
 import dev.ratelimit.spring.enforce.Timeouts;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
@@ -51,20 +51,20 @@ class RateLimitEnforcerConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
-			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEvents> events,
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEventRecorder> events,
 			ObjectProvider<Timeouts> timeouts, ObjectProvider<ScriptExecutor> executor, LimitResolver factory,
-			RememberedDenials denials) {
-		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(properties.getHeaderStyle()),
+			DenialCache denials) {
+		RateLimitResponder responses = new RateLimitResponder(new RateLimitHeaderWriter(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
-		RateLimitEvents rateLimitEvents = events.getIfAvailable(() -> new RateLimitEvents(logInterval(properties)));
+		RateLimitEventRecorder rateLimitEvents = events.getIfAvailable(() -> new RateLimitEventRecorder(logInterval(properties)));
 		LocalFallback fallback = new LocalFallback(RateLimitProperties.requirePositive(
 				"ratelimit.fail-local.probe-interval", properties.getFailLocal().getProbeInterval()));
-		RedisCalls redis = new RedisCalls(rateLimiter,
+		RedisCaller redis = new RedisCaller(rateLimiter,
 				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
 				deadlines(executor.getIfAvailable(), timeouts), rateLimitEvents, fallback);
-		RequestAnswers answers = new RequestAnswers(responses, rateLimitEvents,
-				new ShadowDenials(logInterval(properties)), fallback);
+		DecisionApplier answers = new DecisionApplier(responses, rateLimitEvents,
+				new ShadowDenialLogger(logInterval(properties)), fallback);
 		return new RateLimitEnforcer(redis, answers,
 				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), factory.plans(), denials);
 	}
@@ -72,13 +72,13 @@ class RateLimitEnforcerConfiguration {
 	/** Denials answered without Redis while they stand ({@code ratelimit.denials.*}). */
 	@Bean
 	@ConditionalOnMissingBean
-	RememberedDenials rateLimitRememberedDenials(RateLimitProperties properties) {
+	DenialCache rateLimitRememberedDenials(RateLimitProperties properties) {
 		DenialsProperties denials = properties.getDenials();
 		if (denials.getMaxClients() < 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.denials.max-clients",
 					denials.getMaxClients(), "At least 1; set ratelimit.denials.remember=false to remember none.");
 		}
-		return new RememberedDenials(denials.isRemember(),
+		return new DenialCache(denials.isRemember(),
 				RateLimitProperties.requirePositive("ratelimit.denials.max-age", denials.getMaxAge()),
 				denials.getMaxClients(), System::nanoTime);
 	}
@@ -92,8 +92,8 @@ class RateLimitEnforcerConfiguration {
 	/** Waits for a permit, up to {@code ratelimit.defaults.max-wait} outside requests. */
 	@Bean
 	@ConditionalOnMissingBean
-	PermitWaits rateLimitPermitWaits(RateLimitEnforcer enforcer, RateLimitProperties properties) {
-		return new PermitWaits(enforcer, properties.getDefaults().getMaxWait());
+	PermitWaiter rateLimitPermitWaits(RateLimitEnforcer enforcer, RateLimitProperties properties) {
+		return new PermitWaiter(enforcer, properties.getDefaults().getMaxWait());
 	}
 
 	/**
@@ -102,7 +102,7 @@ class RateLimitEnforcerConfiguration {
 	 */
 	private static Timeouts deadlines(ScriptExecutor executor, ObjectProvider<Timeouts> timeouts) {
 		return (executor instanceof Timeouts.Judged client) ? client.deadlines()
-				: timeouts.getIfAvailable(ThreadTimeouts::new);
+				: timeouts.getIfAvailable(ThreadTimeoutScheduler::new);
 	}
 
 	static Duration logInterval(RateLimitProperties properties) {

@@ -3,7 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
-import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
 import dev.ratelimit.spring.web.RateLimitExceptionHandler;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -25,8 +25,8 @@ class RateLimitHttpConfiguration {
 	/** The rules, checked at startup; none when {@code ratelimit.filter.enabled=false}. */
 	@Bean
 	@ConditionalOnMissingBean
-	FilterRules rateLimitFilterRules(RateLimitProperties properties, LimitResolver factory, LimitRegistry names) {
-		return properties.getFilter().isEnabled() ? FilterRules.of(properties.getFilter().getRules(), factory, names) : FilterRules.none();
+	FilterRuleMatcher rateLimitFilterRules(RateLimitProperties properties, LimitResolver factory, LimitRegistry names) {
+		return properties.getFilter().isEnabled() ? FilterRuleMatcher.of(properties.getFilter().getRules(), factory, names) : FilterRuleMatcher.none();
 	}
 
 	@Bean

@@ -3,7 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.enforce.RateLimitEvents;
+import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -31,19 +31,19 @@ public final class RateLimitMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEvents rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
+	RateLimitEventRecorder rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
 		MeterRegistry meterRegistry = registry.getIfAvailable();
 		Duration logInterval = RateLimitEnforcerConfiguration.logInterval(properties);
-		return (meterRegistry != null) ? new RateLimitEvents.Metered(logInterval, meterRegistry,
-				properties.getStore() == RateLimitProperties.Store.REDIS) : new RateLimitEvents(logInterval);
+		return (meterRegistry != null) ? new RateLimitEventRecorder.Metered(logInterval, meterRegistry,
+				properties.getStore() == RateLimitProperties.Store.REDIS) : new RateLimitEventRecorder(logInterval);
 	}
 
 	/**
 	 * Creates every limit's meters once the context is refreshed: the annotations' limits are known when every
-	 * singleton is instantiated ({@code RateLimitedMethods}).
+	 * singleton is instantiated ({@code RateLimitedMethodRegistry}).
 	 */
 	@Bean
-	ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEvents events, LimitRegistry names) {
+	ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEventRecorder events, LimitRegistry names) {
 		return (event) -> events.register(names.names());
 	}
 

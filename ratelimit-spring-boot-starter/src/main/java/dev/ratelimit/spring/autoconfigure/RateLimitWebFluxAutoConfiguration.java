@@ -4,15 +4,15 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.Timeouts;
-import dev.ratelimit.spring.web.FilterRules;
-import dev.ratelimit.spring.web.reactive.ExchangeErrors;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.web.reactive.ExchangeErrorHandler;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.spring.web.reactive.ReactiveCallLimiter;
-import dev.ratelimit.spring.web.reactive.ReactiveDecisions;
-import dev.ratelimit.spring.web.reactive.ReactiveHandlerLimits;
+import dev.ratelimit.spring.web.reactive.ReactiveEnforcer;
+import dev.ratelimit.spring.web.reactive.ReactiveHandlerLimitLookup;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -50,24 +50,24 @@ public final class RateLimitWebFluxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ReactiveDecisions rateLimitReactiveDecisions(PermitWaits waits) {
-		return new ReactiveDecisions(waits);
+	ReactiveEnforcer rateLimitReactiveDecisions(PermitWaiter waits) {
+		return new ReactiveEnforcer(waits);
 	}
 
 	/** Always there, unlike the servlet filter: on WebFlux it is what applies @RateLimited to handlers. */
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitWebFilter")
-	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, FilterRules rules,
-			ReactiveDecisions decisions, RateLimitedMethods methods, ObjectProvider<HandlerMapping> handlerMappings,
+	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, FilterRuleMatcher rules,
+			ReactiveEnforcer decisions, RateLimitedMethodRegistry methods, ObjectProvider<HandlerMapping> handlerMappings,
 			ObjectProvider<HandlerAdapter> handlerAdapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
-		return new RateLimitWebFilter(rules, decisions, new ReactiveHandlerLimits(handlerMappings, methods),
-				new ExchangeErrors(handlerAdapters, resultHandlers), properties.getFilter().getOrder());
+		return new RateLimitWebFilter(rules, decisions, new ReactiveHandlerLimitLookup(handlerMappings, methods),
+				new ExchangeErrorHandler(handlerAdapters, resultHandlers), properties.getFilter().getOrder());
 	}
 
 	/** How WebFlux decides limited calls: when their publisher is subscribed, or outside requests. */
 	@Bean
 	@ConditionalOnMissingBean
-	CallLimiter rateLimitCallLimiter(ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
+	CallLimiter rateLimitCallLimiter(ObjectProvider<ReactiveEnforcer> decisions, ObjectProvider<PermitWaiter> waits) {
 		return new ReactiveCallLimiter(decisions, waits);
 	}
 

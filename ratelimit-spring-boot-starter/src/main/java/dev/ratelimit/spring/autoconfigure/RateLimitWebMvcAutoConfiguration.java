@@ -2,10 +2,10 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
-import dev.ratelimit.spring.enforce.PermitWaits;
-import dev.ratelimit.spring.web.FilterRules;
-import dev.ratelimit.spring.web.servlet.HandlerLimits;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
+import dev.ratelimit.spring.enforce.PermitWaiter;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.web.servlet.HandlerLimitLookup;
 import dev.ratelimit.spring.web.servlet.RateLimitFilter;
 import dev.ratelimit.spring.web.servlet.ServletCallLimiter;
 
@@ -36,11 +36,11 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@Bean
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	@ConditionalOnMissingBean(name = "rateLimitFilter")
-	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties, FilterRules rules,
-			PermitWaits waits, RateLimitedMethods methods, ObjectProvider<HandlerMapping> handlerMappings,
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties, FilterRuleMatcher rules,
+			PermitWaiter waits, RateLimitedMethodRegistry methods, ObjectProvider<HandlerMapping> handlerMappings,
 			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-				new RateLimitFilter(rules, waits, new HandlerLimits(handlerMappings, methods), exceptionResolver));
+				new RateLimitFilter(rules, waits, new HandlerLimitLookup(handlerMappings, methods), exceptionResolver));
 		registration.setOrder(properties.getFilter().getOrder());
 		registration.setName("rateLimitFilter");
 		return registration;
@@ -49,7 +49,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 	/** How Spring MVC decides limited calls: on the request's thread, or outside requests. */
 	@Bean
 	@ConditionalOnMissingBean
-	CallLimiter rateLimitCallLimiter(ObjectProvider<PermitWaits> waits) {
+	CallLimiter rateLimitCallLimiter(ObjectProvider<PermitWaiter> waits) {
 		return new ServletCallLimiter(waits);
 	}
 

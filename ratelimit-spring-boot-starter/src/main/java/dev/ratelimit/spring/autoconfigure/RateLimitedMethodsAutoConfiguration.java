@@ -2,7 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
 
@@ -29,9 +29,9 @@ public final class RateLimitedMethodsAutoConfiguration {
 	/** Checks every @RateLimited at startup, and refuses to start where no proxy, or the stack, would apply one. */
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitedMethods rateLimitedMethods(LimitResolver factory, LimitRegistry names,
+	RateLimitedMethodRegistry rateLimitedMethods(LimitResolver factory, LimitRegistry names,
 			ConfigurableListableBeanFactory beanFactory, CallLimiter calls) {
-		return new RateLimitedMethods(factory, names, beanFactory, calls);
+		return new RateLimitedMethodRegistry(factory, names, beanFactory, calls);
 	}
 
 	/**
@@ -41,7 +41,7 @@ public final class RateLimitedMethodsAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods,
+	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethodRegistry> methods,
 			ObjectProvider<CallLimiter> calls) {
 		return new RateLimitedAdvisor(methods, calls);
 	}

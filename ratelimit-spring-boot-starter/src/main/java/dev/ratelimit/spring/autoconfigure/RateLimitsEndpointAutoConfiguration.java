@@ -2,7 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
-import dev.ratelimit.spring.enforce.RememberedDenials;
+import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
 
@@ -28,13 +28,13 @@ public final class RateLimitsEndpointAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
-	@ConditionalOnBean({ RateLimiter.class, LimitRegistry.class, RememberedDenials.class })
+	@ConditionalOnBean({ RateLimiter.class, LimitRegistry.class, DenialCache.class })
 	static class Available {
 
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitRegistry names, LimitResolver factory,
-				RateLimitProperties properties, RememberedDenials denials) {
+				RateLimitProperties properties, DenialCache denials) {
 			String store = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? "in-memory" : "redis";
 			return new RateLimitsEndpoint(rateLimiter, names, factory.plans(), store, denials);
 		}

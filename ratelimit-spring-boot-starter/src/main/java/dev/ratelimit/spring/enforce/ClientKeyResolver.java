@@ -57,14 +57,14 @@ public final class ClientKeyResolver {
 
 	private final MissingKeyPolicy missingKeyPolicy;
 
-	private final RateLimitResponses responses;
+	private final RateLimitResponder responses;
 
 	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
 	/** The limits whose key expression has failed once already. */
 	private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
-	public ClientKeyResolver(BeanFactory beanFactory, MissingKeyPolicy missingKeyPolicy, RateLimitResponses responses) {
+	public ClientKeyResolver(BeanFactory beanFactory, MissingKeyPolicy missingKeyPolicy, RateLimitResponder responses) {
 		this.beanResolver = new BeanFactoryResolver(beanFactory);
 		this.missingKeyPolicy = missingKeyPolicy;
 		this.responses = responses;

@@ -14,7 +14,7 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.Plans;
+import dev.ratelimit.spring.limits.PlanSelector;
 
 import org.springframework.expression.EvaluationContext;
 
@@ -34,26 +34,26 @@ import org.springframework.expression.EvaluationContext;
  * <p>
  * One request has one deadline, {@code ratelimit.redis.timeout} from its first decision: however many keys, and
  * whether a filter, the advisor or both decide, and for a call charged by outcome its read and its charge
- * together ({@link RedisCalls}). Once it has passed, the remaining limits follow their failure policy without asking
- * Redis ({@link RequestAnswers}). Nothing here blocks: a decision is a
+ * together ({@link RedisCaller}). Once it has passed, the remaining limits follow their failure policy without asking
+ * Redis ({@link DecisionApplier}). Nothing here blocks: a decision is a
  * {@link CompletionStage} that completes when Redis answers or the deadline passes (Spring MVC waits for it, WebFlux
  * subscribes to it).
  *
  * <p>
  * A key group that this instance saw denied a moment ago is denied again without Redis while that denial stands
- * ({@link RememberedDenials}).
+ * ({@link DenialCache}).
  */
 public final class RateLimitEnforcer {
 
-	private final RedisCalls redis;
+	private final RedisCaller redis;
 
-	private final RequestAnswers answers;
+	private final DecisionApplier answers;
 
 	private final ClientKeyResolver clientKeys;
 
-	private final Plans plans;
+	private final PlanSelector plans;
 
-	private final RememberedDenials denials;
+	private final DenialCache denials;
 
 	/**
 	 * @param redis the calls to Redis, each bounded by its request's deadline
@@ -62,8 +62,8 @@ public final class RateLimitEnforcer {
 	 * @param plans the plans that shape planned limits
 	 * @param denials denials answered without Redis while they stand
 	 */
-	public RateLimitEnforcer(RedisCalls redis, RequestAnswers answers, ClientKeyResolver clientKeys, Plans plans,
-			RememberedDenials denials) {
+	public RateLimitEnforcer(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys, PlanSelector plans,
+			DenialCache denials) {
 		this.redis = redis;
 		this.answers = answers;
 		this.clientKeys = clientKeys;
@@ -160,7 +160,7 @@ public final class RateLimitEnforcer {
 				continue;
 			}
 			RateLimitDecision local = this.answers.notDecided(request, clientKey, List.of(limit),
-					FailurePolicies.Moment.ADMISSION);
+					FailurePolicyHandler.Moment.ADMISSION);
 			if (local != null) {
 				peeked.addAll(local.decisions());
 			}
@@ -169,7 +169,7 @@ public final class RateLimitEnforcer {
 			return List.of();
 		}
 		RateLimitDecision admission = new RateLimitDecision(peeked);
-		List<LimitDecision> fields = RequestAnswers.enforced(admission);
+		List<LimitDecision> fields = DecisionApplier.enforced(admission);
 		this.answers.admit(request, admission, fields);
 		return fields;
 	}
@@ -207,10 +207,10 @@ public final class RateLimitEnforcer {
 			}
 			else {
 				decision = this.answers.notDecided(request, group.getKey(), group.getValue(),
-						FailurePolicies.Moment.CHARGE);
+						FailurePolicyHandler.Moment.CHARGE);
 			}
 			if (decision != null) {
-				fields.addAll(RequestAnswers.enforced(decision));
+				fields.addAll(DecisionApplier.enforced(decision));
 			}
 		}
 		this.answers.addFields(request, fields);

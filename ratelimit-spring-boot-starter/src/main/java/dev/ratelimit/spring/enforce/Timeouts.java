@@ -5,7 +5,7 @@ package dev.ratelimit.spring.enforce;
  * them: the thread that asks Redis may be an event loop, and the thread that cancels (when Redis answers first) is
  * the Redis client's own. With Lettuce, the limiter's I/O thread judges them (it reads the replies first, so a busy
  * application is not taken for a slow Redis); otherwise WebFlux uses Reactor's parallel scheduler and Spring MVC
- * {@link ThreadTimeouts}.
+ * {@link ThreadTimeoutScheduler}.
  */
 public interface Timeouts {
 

@@ -84,7 +84,7 @@ public record ConfiguredLimit(LimitRequest request, Expression key, FailurePolic
 	}
 
 	/**
-	 * This limit as {@code plan} shapes it: {@code plan} is a configured plan name ({@link Plans#select} never yields
+	 * This limit as {@code plan} shapes it: {@code plan} is a configured plan name ({@link PlanSelector#select} never yields
 	 * another); this limit itself when it is not planned.
 	 */
 	public ConfiguredLimit forPlan(String plan) {

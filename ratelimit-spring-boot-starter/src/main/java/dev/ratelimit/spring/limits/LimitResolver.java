@@ -21,11 +21,11 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.util.StringUtils;
 
-import static dev.ratelimit.spring.limits.AnnotationValues.parseAlgorithm;
-import static dev.ratelimit.spring.limits.AnnotationValues.parseFailurePolicy;
-import static dev.ratelimit.spring.limits.AnnotationValues.parseMaxWait;
-import static dev.ratelimit.spring.limits.AnnotationValues.parseMode;
-import static dev.ratelimit.spring.limits.AnnotationValues.parseWindow;
+import static dev.ratelimit.spring.limits.AnnotationValueParser.parseAlgorithm;
+import static dev.ratelimit.spring.limits.AnnotationValueParser.parseFailurePolicy;
+import static dev.ratelimit.spring.limits.AnnotationValueParser.parseMaxWait;
+import static dev.ratelimit.spring.limits.AnnotationValueParser.parseMode;
+import static dev.ratelimit.spring.limits.AnnotationValueParser.parseWindow;
 
 /**
  * Turns {@link RateLimited} annotations and filter rules into {@link ConfiguredLimit}s, filling unset attributes from
@@ -38,11 +38,11 @@ public final class LimitResolver {
 
 	private final Environment environment;
 
-	private final LimitExpressions expressions;
+	private final LimitExpressionParser expressions;
 
-	private final FailLocalShares shares;
+	private final FailLocalShareCalculator shares;
 
-	private final Plans plans;
+	private final PlanSelector plans;
 
 	/**
 	 * @param properties {@code ratelimit.*}
@@ -55,16 +55,16 @@ public final class LimitResolver {
 	public LimitResolver(LimitSettings properties, Integer failLocalInstances, Environment environment,
 			BeanFactory beanFactory) {
 		this.defaults = properties.getDefaults();
-		this.shares = new FailLocalShares(failLocalInstances);
+		this.shares = new FailLocalShareCalculator(failLocalInstances);
 		this.environment = environment;
-		this.expressions = new LimitExpressions(beanFactory);
+		this.expressions = new LimitExpressionParser(beanFactory);
 		checkDefaults();
 		this.plans = new PlanResolver(this.expressions, LimitShape.of(this.defaults), this::definition)
 			.plans(properties.getPlan(), properties.getPlans());
 	}
 
 	/** The plans, checked. */
-	public Plans plans() {
+	public PlanSelector plans() {
 		return this.plans;
 	}
 
@@ -85,7 +85,7 @@ public final class LimitResolver {
 			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
 					: null;
 			return planned(new ConfiguredLimit(request, key, failurePolicy, source,
-					StringUtils.hasText(annotation.name()), LimitExpressions.readsArguments(key),
+					StringUtils.hasText(annotation.name()), LimitExpressionParser.readsArguments(key),
 					this.shares.of(request, failurePolicy), null, Map.of(), maxWait,
 					this.expressions.charge(annotation, variables)));
 		}

@@ -9,7 +9,7 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.util.StringUtils;
 
-/** Checks {@code ratelimit.plan.*} and {@code ratelimit.plans.*} at startup and makes the {@link Plans} of them. */
+/** Checks {@code ratelimit.plan.*} and {@code ratelimit.plans.*} at startup and makes the {@link PlanSelector} of them. */
 final class PlanResolver {
 
 	/** The limit of a name in a shape, at a cost: {@link LimitResolver}'s one way of making a limit. */
@@ -19,13 +19,13 @@ final class PlanResolver {
 
 	}
 
-	private final LimitExpressions expressions;
+	private final LimitExpressionParser expressions;
 
 	private final LimitShape defaults;
 
 	private final Definitions definitions;
 
-	PlanResolver(LimitExpressions expressions, LimitShape defaults, Definitions definitions) {
+	PlanResolver(LimitExpressionParser expressions, LimitShape defaults, Definitions definitions) {
 		this.expressions = expressions;
 		this.defaults = defaults;
 		this.definitions = definitions;
@@ -35,7 +35,7 @@ final class PlanResolver {
 	 * @throws InvalidConfigurationPropertyValueException naming the property when the default plan is not a plan, a
 	 * plan expression is not valid SpEL or refers to what does not exist, or a plan's limit has an invalid shape
 	 */
-	Plans plans(LimitSettings.Plan plan, Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> shapes) {
+	PlanSelector plans(LimitSettings.Plan plan, Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> shapes) {
 		if (shapes.isEmpty()) {
 			if (StringUtils.hasText(plan.getExpression()) || StringUtils.hasText(plan.getDefaultPlan())) {
 				boolean expression = StringUtils.hasText(plan.getExpression());
@@ -44,7 +44,7 @@ final class PlanResolver {
 						expression ? plan.getExpression() : plan.getDefaultPlan(),
 						"No plan is configured: define the limits of each plan under ratelimit.plans.<plan>.<limit>.");
 			}
-			return Plans.none();
+			return PlanSelector.none();
 		}
 		String defaultPlan = StringUtils.hasText(plan.getDefaultPlan()) ? plan.getDefaultPlan()
 				: shapes.keySet().iterator().next();
@@ -54,7 +54,7 @@ final class PlanResolver {
 		}
 		Expression expression = expression(plan);
 		checkShapes(shapes);
-		return new Plans(shapes, defaultPlan, expression);
+		return new PlanSelector(shapes, defaultPlan, expression);
 	}
 
 	private Expression expression(LimitSettings.Plan plan) {

@@ -5,8 +5,8 @@ import java.util.List;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitResolver;
-import dev.ratelimit.spring.limits.Plans;
-import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.limits.PlanSelector;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -45,9 +45,9 @@ class PlanAndModeConfigurationTests {
 					"ratelimit.plan.default-plan=free", "ratelimit.plan.expression=#request.getHeader('X-Plan')")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				Plans plans = context.getBean(LimitResolver.class).plans();
+				PlanSelector plans = context.getBean(LimitResolver.class).plans();
 				assertThat(plans.names()).containsExactly("free", "pro");
-				ConfiguredLimit rule = onlyRule(context.getBean(FilterRules.class));
+				ConfiguredLimit rule = onlyRule(context.getBean(FilterRuleMatcher.class));
 				assertThat(rule.forPlan("free").request().definition().limit()).isEqualTo(5);
 				assertThat(rule.forPlan("pro").request().definition().limit()).isEqualTo(50);
 				assertThat(rule.forPlan("pro").request().definition().windowMs()).isEqualTo(3_600_000);
@@ -105,10 +105,10 @@ class PlanAndModeConfigurationTests {
 	@Test
 	void theDefaultModeAppliesToEveryLimitWithoutItsOwn() {
 		this.contextRunner.withPropertyValues("ratelimit.defaults.mode=shadow")
-			.run((context) -> assertThat(onlyRule(context.getBean(FilterRules.class)).shadow()).isTrue());
+			.run((context) -> assertThat(onlyRule(context.getBean(FilterRuleMatcher.class)).shadow()).isTrue());
 		this.contextRunner.withPropertyValues("ratelimit.defaults.mode=shadow", "ratelimit.filter.rules[0].mode=enforce")
-			.run((context) -> assertThat(onlyRule(context.getBean(FilterRules.class)).shadow()).isFalse());
-		this.contextRunner.run((context) -> assertThat(onlyRule(context.getBean(FilterRules.class)).shadow()).isFalse());
+			.run((context) -> assertThat(onlyRule(context.getBean(FilterRuleMatcher.class)).shadow()).isFalse());
+		this.contextRunner.run((context) -> assertThat(onlyRule(context.getBean(FilterRuleMatcher.class)).shadow()).isFalse());
 	}
 
 	@Test
@@ -137,7 +137,7 @@ class PlanAndModeConfigurationTests {
 		});
 	}
 
-	private static ConfiguredLimit onlyRule(FilterRules rules) {
+	private static ConfiguredLimit onlyRule(FilterRuleMatcher rules) {
 		List<ConfiguredLimit> limits = rules.matching("GET", PathContainer.parsePath("/reports/x"));
 		assertThat(limits).hasSize(1);
 		return limits.get(0);

@@ -7,7 +7,7 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.autoconfigure.app.ApiKeyPlans;
-import dev.ratelimit.spring.limits.Plans;
+import dev.ratelimit.spring.limits.PlanSelector;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

@@ -22,12 +22,12 @@ import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.enforce.RateLimitEvents;
+import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
 import dev.ratelimit.spring.web.RateLimitExceptionHandler;
 import dev.ratelimit.spring.web.servlet.RateLimitFilter;
 import dev.ratelimit.test.TestRedis;
@@ -111,7 +111,7 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
 			assertThat(context).hasSingleBean(RateLimitExceptionHandler.class);
 			assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
-			assertThat(context).hasSingleBean(RateLimitedMethods.class);
+			assertThat(context).hasSingleBean(RateLimitedMethodRegistry.class);
 			assertThat(context).hasBean("rateLimitFilter");
 			assertThat(context.getBean("rateLimitFilter", FilterRegistrationBean.class).getFilter())
 				.isInstanceOf(RateLimitFilter.class)
@@ -161,11 +161,11 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RateLimiter.class);
 			assertThat(context).hasSingleBean(ScriptExecutor.class);
 			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
-			assertThat(context).hasSingleBean(PermitWaits.class);
+			assertThat(context).hasSingleBean(PermitWaiter.class);
 			assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
-			assertThat(context).hasSingleBean(RateLimitedMethods.class);
+			assertThat(context).hasSingleBean(RateLimitedMethodRegistry.class);
 			assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
-			assertThat(context).doesNotHaveBean(FilterRules.class);
+			assertThat(context).doesNotHaveBean(FilterRuleMatcher.class);
 			assertThat(context).doesNotHaveBean("rateLimitFilter");
 		});
 	}
@@ -269,7 +269,7 @@ class RateLimitAutoConfigurationTests {
 		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer")).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
-			assertThat(context).doesNotHaveBean(RateLimitEvents.class);
+			assertThat(context).doesNotHaveBean(RateLimitEventRecorder.class);
 		});
 	}
 
@@ -762,7 +762,7 @@ class RateLimitAutoConfigurationTests {
 			.withPropertyValues("test.window=2s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				List<ConfiguredLimit> limits = context.getBean(RateLimitedMethods.class)
+				List<ConfiguredLimit> limits = context.getBean(RateLimitedMethodRegistry.class)
 					.limitsFor(PlaceholderWindowController.class.getDeclaredMethod("placeholder"),
 							PlaceholderWindowController.class);
 				assertThat(limits).singleElement()

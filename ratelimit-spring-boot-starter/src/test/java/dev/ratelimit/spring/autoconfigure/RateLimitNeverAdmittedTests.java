@@ -12,8 +12,8 @@ import dev.ratelimit.spring.HeaderStyle;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.autoconfigure.app.ClockedLimiterConfiguration;
 import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
-import dev.ratelimit.spring.enforce.RateLimitHeaders;
-import dev.ratelimit.spring.enforce.RateLimitResponses;
+import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
+import dev.ratelimit.spring.enforce.RateLimitResponder;
 import dev.ratelimit.spring.web.servlet.ServletLimitedRequest;
 import org.junit.jupiter.api.Test;
 import org.skyscreamer.jsonassert.JSONAssert;
@@ -74,7 +74,7 @@ class RateLimitNeverAdmittedTests {
 		RateLimitDecision decision = new RateLimitDecision(List.of(
 				LimitDecision.denied(waiting, 4_200, new LimitDecision.Allowance(0, 4_200, 4_200)),
 				LimitDecision.never(oversized, new LimitDecision.Allowance(10, 0, 0))));
-		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(HeaderStyle.IETF),
+		RateLimitResponder responses = new RateLimitResponder(new RateLimitHeaderWriter(HeaderStyle.IETF),
 				Duration.ofSeconds(1));
 		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/bulk-import");
 		RateLimitExceededException denied = responses.exceeded(
@@ -90,11 +90,11 @@ class RateLimitNeverAdmittedTests {
 
 	@Test
 	void retryAfterIsWholeSecondsRoundedUpAndNeverBelowOne() {
-		assertThat(RateLimitHeaders.retryAfterSeconds(0)).isEqualTo(1);
-		assertThat(RateLimitHeaders.retryAfterSeconds(1)).isEqualTo(1);
-		assertThat(RateLimitHeaders.retryAfterSeconds(1_000)).isEqualTo(1);
-		assertThat(RateLimitHeaders.retryAfterSeconds(1_001)).isEqualTo(2);
-		assertThat(RateLimitHeaders.retryAfterSeconds(59_999)).isEqualTo(60);
+		assertThat(RateLimitHeaderWriter.retryAfterSeconds(0)).isEqualTo(1);
+		assertThat(RateLimitHeaderWriter.retryAfterSeconds(1)).isEqualTo(1);
+		assertThat(RateLimitHeaderWriter.retryAfterSeconds(1_000)).isEqualTo(1);
+		assertThat(RateLimitHeaderWriter.retryAfterSeconds(1_001)).isEqualTo(2);
+		assertThat(RateLimitHeaderWriter.retryAfterSeconds(59_999)).isEqualTo(60);
 	}
 
 }

@@ -4,7 +4,7 @@ import java.util.concurrent.Flow;
 
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.enforce.Timeouts;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
@@ -47,7 +47,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 				assertThat(context).hasSingleBean(RateLimitEnforcer.class);
 				assertThat(context).hasSingleBean(RateLimitWebFilter.class);
 				assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
-				assertThat(context).hasSingleBean(RateLimitedMethods.class);
+				assertThat(context).hasSingleBean(RateLimitedMethodRegistry.class);
 				assertThat(context).hasSingleBean(Timeouts.class);
 				assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
 				assertThat(AopUtils.isAopProxy(context.getBean(MonoController.class))).isTrue();

@@ -6,7 +6,7 @@ import java.time.Duration;
 
 import dev.ratelimit.spring.autoconfigure.app.ClockedLimiterConfiguration;
 import dev.ratelimit.spring.autoconfigure.app.TestClock;
-import dev.ratelimit.spring.enforce.RememberedDenials;
+import dev.ratelimit.spring.enforce.DenialCache;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,13 +33,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Import(RetryAfterContract.ClockedDenials.class)
 abstract class RetryAfterContract extends ServerTestSupport {
 
-	/** {@link RememberedDenials} on the {@link TestClock}, which the limiter decides by. */
+	/** {@link DenialCache} on the {@link TestClock}, which the limiter decides by. */
 	@TestConfiguration(proxyBeanMethods = false)
 	static class ClockedDenials {
 
 		@Bean
-		RememberedDenials rememberedDenials(TestClock clock) {
-			return new RememberedDenials(true, Duration.ofSeconds(1), 100, () -> clock.millis() * 1_000_000);
+		DenialCache rememberedDenials(TestClock clock) {
+			return new DenialCache(true, Duration.ofSeconds(1), 100, () -> clock.millis() * 1_000_000);
 		}
 
 	}

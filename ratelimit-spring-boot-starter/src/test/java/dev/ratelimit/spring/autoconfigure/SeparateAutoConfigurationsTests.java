@@ -6,7 +6,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.enforce.RateLimitEvents;
+import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
 import dev.ratelimit.spring.web.servlet.RateLimitFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -43,7 +43,7 @@ class SeparateAutoConfigurationsTests {
 			assertThat(context).hasNotFailed().hasSingleBean(RateLimiter.class).hasSingleBean(RateLimitEnforcer.class)
 				.hasSingleBean(RateLimitedAdvisor.class).hasSingleBean(RateLimitsEndpoint.class)
 				.hasBean("rateLimitFilter");
-			assertThat(context.getBean(RateLimitEvents.class)).isInstanceOf(RateLimitEvents.Metered.class);
+			assertThat(context.getBean(RateLimitEventRecorder.class)).isInstanceOf(RateLimitEventRecorder.Metered.class);
 			assertThat(context.getBean(MeterRegistry.class).find("ratelimit.decisions").tag("limit", "api").counters())
 				.isNotEmpty();
 		});
@@ -54,14 +54,14 @@ class SeparateAutoConfigurationsTests {
 		this.contextRunner.withConfiguration(allBut(RateLimitsEndpointAutoConfiguration.class)).run((context) -> {
 			assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitsEndpoint.class)
 				.hasSingleBean(RateLimitedAdvisor.class).hasBean("rateLimitFilter");
-			assertThat(context.getBean(RateLimitEvents.class)).isInstanceOf(RateLimitEvents.Metered.class);
+			assertThat(context.getBean(RateLimitEventRecorder.class)).isInstanceOf(RateLimitEventRecorder.Metered.class);
 		});
 	}
 
 	@Test
 	void withoutTheMetricsAutoConfigurationTheRestWorksUnmetered() {
 		this.contextRunner.withConfiguration(allBut(RateLimitMetricsAutoConfiguration.class)).run((context) -> {
-			assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitEvents.class)
+			assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitEventRecorder.class)
 				.hasSingleBean(RateLimitEnforcer.class).hasSingleBean(RateLimitsEndpoint.class);
 			assertThat(context.getBean(MeterRegistry.class).find("ratelimit.decisions").tag("limit", "api").counters())
 				.isEmpty();

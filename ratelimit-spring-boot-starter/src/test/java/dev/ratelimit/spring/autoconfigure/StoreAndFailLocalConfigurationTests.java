@@ -11,10 +11,10 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -288,7 +288,7 @@ class StoreAndFailLocalConfigurationTests {
 					"ratelimit.filter.rules[2].window=1m")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				List<ConfiguredLimit> rules = context.getBean(FilterRules.class)
+				List<ConfiguredLimit> rules = context.getBean(FilterRuleMatcher.class)
 					.matching("GET", PathContainer.parsePath("/share"));
 				assertThat(rules).extracting(ConfiguredLimit::name)
 					.containsExactly("share-rule", "bucket-rule", "open-rule");
@@ -300,7 +300,7 @@ class StoreAndFailLocalConfigurationTests {
 				// A token bucket's capacity is shared too: 10 / 2 and 7 / 2.
 				assertShare(rules.get(1).localShare(), "bucket-rule", 5, 3);
 				assertThat(rules.get(2).localShare()).isNull();
-				List<ConfiguredLimit> annotated = context.getBean(RateLimitedMethods.class)
+				List<ConfiguredLimit> annotated = context.getBean(RateLimitedMethodRegistry.class)
 					.limitsFor(ShareController.class.getDeclaredMethod("share"), ShareController.class);
 				assertThat(annotated).singleElement().satisfies((limit) -> {
 					assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.FAIL_LOCAL);
@@ -316,7 +316,7 @@ class StoreAndFailLocalConfigurationTests {
 			.withPropertyValues("ratelimit.defaults.failure-policy=fail-local", "ratelimit.filter.rules[0].paths=/any",
 					"ratelimit.filter.rules[0].limit=3")
 			.run((context) -> assertThat(
-					context.getBean(FilterRules.class).matching("GET", PathContainer.parsePath("/any")))
+					context.getBean(FilterRuleMatcher.class).matching("GET", PathContainer.parsePath("/any")))
 				.singleElement()
 				.satisfies((limit) -> {
 					assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.FAIL_LOCAL);

@@ -23,7 +23,7 @@ import dev.ratelimit.spring.MissingKeyPolicy;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimitUnavailableException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.Plans;
+import dev.ratelimit.spring.limits.PlanSelector;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 
@@ -127,16 +127,16 @@ class RateLimitEnforcerTests {
 	}
 
 	private RateLimitEnforcer enforcer(RateLimiter limiter) {
-		RateLimitResponses responses = new RateLimitResponses(new RateLimitHeaders(HeaderStyle.IETF),
+		RateLimitResponder responses = new RateLimitResponder(new RateLimitHeaderWriter(HeaderStyle.IETF),
 				Duration.ofSeconds(1));
-		RateLimitEvents events = new RateLimitEvents(Duration.ofSeconds(10));
+		RateLimitEventRecorder events = new RateLimitEventRecorder(Duration.ofSeconds(10));
 		LocalFallback fallback = new LocalFallback(Duration.ofSeconds(1));
-		RedisCalls redis = new RedisCalls(limiter, Duration.ofSeconds(2), new ThreadTimeouts(), events, fallback);
-		RequestAnswers answers = new RequestAnswers(responses, events, new ShadowDenials(Duration.ofSeconds(10)),
+		RedisCaller redis = new RedisCaller(limiter, Duration.ofSeconds(2), new ThreadTimeoutScheduler(), events, fallback);
+		DecisionApplier answers = new DecisionApplier(responses, events, new ShadowDenialLogger(Duration.ofSeconds(10)),
 				fallback);
 		return new RateLimitEnforcer(redis, answers,
 				new ClientKeyResolver(new DefaultListableBeanFactory(), MissingKeyPolicy.CLIENT_IP, responses),
-				Plans.none(), new RememberedDenials(true, Duration.ofSeconds(30), 100, System::nanoTime));
+				PlanSelector.none(), new DenialCache(true, Duration.ofSeconds(30), 100, System::nanoTime));
 	}
 
 	/** A token bucket of {@code limit} per hour, by IP address or by {@code key}. */

@@ -8,16 +8,16 @@ import java.util.TreeSet;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.Plans;
+import dev.ratelimit.spring.limits.PlanSelector;
 
 /** The limits of the application as the endpoint finds them: by the name in its path, with every shape and cost. */
 final class LimitLookup {
 
 	private final LimitRegistry names;
 
-	private final Plans plans;
+	private final PlanSelector plans;
 
-	LimitLookup(LimitRegistry names, Plans plans) {
+	LimitLookup(LimitRegistry names, PlanSelector plans) {
 		this.names = names;
 		this.plans = plans;
 	}

@@ -11,11 +11,11 @@ import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
-import dev.ratelimit.spring.enforce.RateLimitHeaders;
-import dev.ratelimit.spring.enforce.RememberedDenials;
+import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
+import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.Plans;
+import dev.ratelimit.spring.limits.PlanSelector;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -61,13 +61,13 @@ public class RateLimitsEndpoint {
 
 	private final LimitLookup lookup;
 
-	private final Plans plans;
+	private final PlanSelector plans;
 
 	private final String store;
 
-	private final RememberedDenials denials;
+	private final DenialCache denials;
 
-	public RateLimitsEndpoint(RateLimiter limiter, LimitRegistry names, Plans plans, String store, RememberedDenials denials) {
+	public RateLimitsEndpoint(RateLimiter limiter, LimitRegistry names, PlanSelector plans, String store, DenialCache denials) {
 		this.limiter = limiter;
 		this.denials = denials;
 		this.lookup = new LimitLookup(names, plans);
@@ -117,7 +117,7 @@ public class RateLimitsEndpoint {
 		for (long cost : costs) {
 			peeked = this.limiter.peek(key, shape.withCost(cost));
 			requests.add(new Request(cost, peeked.allowed(), peeked.retryAfterMs().orElse(Request.NEVER),
-					shape.shadow() ? null : RateLimitHeaders.stateItem(peeked)));
+					shape.shadow() ? null : RateLimitHeaderWriter.stateItem(peeked)));
 		}
 		return new State(plan, term(definition.algorithm()), definition.limit(), definition.window().toString(),
 				definition.capacity(), peeked.remaining(), peeked.resetAfterMs(), peeked.moreAfterMs(), requests);

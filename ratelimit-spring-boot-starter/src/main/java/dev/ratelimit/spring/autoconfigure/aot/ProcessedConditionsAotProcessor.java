@@ -13,7 +13,7 @@ import org.springframework.core.env.Environment;
 
 /**
  * Records, when an application is processed ahead of time, what the starter's condition properties decided
- * ({@link ProcessedConditions}), as a generated initializer method that checks them again at run time, before any
+ * ({@link ProcessedConditionChecker}), as a generated initializer method that checks them again at run time, before any
  * bean is created. Spring's own mechanism for code that runs with the generated bean definitions: registered in
  * {@code META-INF/spring/aot.factories}, so it applies to every application with the starter, whatever the
  * properties turned off.
@@ -25,7 +25,7 @@ final class ProcessedConditionsAotProcessor implements BeanFactoryInitialization
 		if (!beanFactory.containsBean(ConfigurableApplicationContext.ENVIRONMENT_BEAN_NAME)) {
 			return null;
 		}
-		Map<String, String> processed = ProcessedConditions.outcomes(
+		Map<String, String> processed = ProcessedConditionChecker.outcomes(
 				beanFactory.getBean(ConfigurableApplicationContext.ENVIRONMENT_BEAN_NAME, Environment.class));
 		return (generationContext, code) -> {
 			GeneratedMethod method = code.getMethods().add("requireRateLimitConditionsAsProcessed", (builder) -> {
@@ -34,7 +34,7 @@ final class ProcessedConditionsAotProcessor implements BeanFactoryInitialization
 				builder.addModifiers(Modifier.PUBLIC, Modifier.STATIC);
 				builder.addParameter(Environment.class, "environment");
 				processed.forEach((property, outcome) -> builder.addStatement("$T.require(environment, $S, $S)",
-						ProcessedConditions.class, property, outcome));
+						ProcessedConditionChecker.class, property, outcome));
 			});
 			code.addInitializer(method.toMethodReference());
 		};

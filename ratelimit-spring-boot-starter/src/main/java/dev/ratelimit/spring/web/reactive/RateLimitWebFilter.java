@@ -5,7 +5,7 @@ import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
@@ -22,23 +22,23 @@ import org.springframework.web.server.WebFilterChain;
  * subscribed), in one decision. It also makes the exchange known to that advisor, through the Reactor context.
  *
  * <p>
- * A denial is answered as WebFlux answers errors raised before a handler ({@link ExchangeErrors}); the rest of the
+ * A denial is answered as WebFlux answers errors raised before a handler ({@link ExchangeErrorHandler}); the rest of the
  * chain and the handler do not run.
  */
 public final class RateLimitWebFilter implements WebFilter, Ordered {
 
-	private final FilterRules rules;
+	private final FilterRuleMatcher rules;
 
-	private final ReactiveDecisions decisions;
+	private final ReactiveEnforcer decisions;
 
-	private final ReactiveHandlerLimits handlerLimits;
+	private final ReactiveHandlerLimitLookup handlerLimits;
 
-	private final ExchangeErrors errors;
+	private final ExchangeErrorHandler errors;
 
 	private final int order;
 
-	public RateLimitWebFilter(FilterRules rules, ReactiveDecisions decisions, ReactiveHandlerLimits handlerLimits,
-			ExchangeErrors errors, int order) {
+	public RateLimitWebFilter(FilterRuleMatcher rules, ReactiveEnforcer decisions, ReactiveHandlerLimitLookup handlerLimits,
+			ExchangeErrorHandler errors, int order) {
 		this.rules = rules;
 		this.decisions = decisions;
 		this.handlerLimits = handlerLimits;
@@ -76,7 +76,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 		return this.decisions.decide(new ExchangeLimitedRequest(exchange), limits)
 			.thenReturn(true)
 			.onErrorResume(RateLimitException.class, (ex) -> {
-				ReactiveHandlerLimits.addCorsFields(exchange);
+				ReactiveHandlerLimitLookup.addCorsFields(exchange);
 				return this.errors.render(exchange, ex).thenReturn(false);
 			});
 	}

@@ -6,11 +6,11 @@ import java.util.List;
 import dev.ratelimit.spring.aop.BackgroundCallLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.ChargeByOutcome;
-import dev.ratelimit.spring.aop.ReactorCalls;
+import dev.ratelimit.spring.aop.ReactorCallAdapter;
 import dev.ratelimit.spring.aop.ReturnType;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.ArrivalDecisions;
+import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
@@ -25,7 +25,7 @@ import org.springframework.web.server.ServerWebExchange;
  * within a request (the exchange comes from the subscriber's context, put there by {@link RateLimitWebFilter}), and
  * runs only when admitted; a denial is the publisher's error. Subscribed outside a request (a scheduled job, a
  * listener), it is decided as {@code BackgroundCallLimiter} decides, waiting for a permit with a delay. Anything else
- * returned: a handler called by WebFlux is decided on the request's arrival ({@code RateLimitedMethods} refuses to
+ * returned: a handler called by WebFlux is decided on the request's arrival ({@code RateLimitedMethodRegistry} refuses to
  * start with other such methods), and called by the application itself (a job), as {@code BackgroundCallLimiter} decides.
  */
 public final class ReactiveCallLimiter implements CallLimiter {
@@ -33,7 +33,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	/** Reactor context key: the exchange of the request being handled. */
 	static final String EXCHANGE = ReactiveCallLimiter.class.getName() + ".exchange";
 
-	private final ObjectProvider<ReactiveDecisions> decisions;
+	private final ObjectProvider<ReactiveEnforcer> decisions;
 
 	/** WebFlux's invoker of handler methods. */
 	private static final String HANDLER_INVOKER = "org.springframework.web.reactive.result.method.InvocableHandlerMethod";
@@ -41,7 +41,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	/** Calls outside requests, which carry no exchange. */
 	private final BackgroundCallLimiter background;
 
-	public ReactiveCallLimiter(ObjectProvider<ReactiveDecisions> decisions, ObjectProvider<PermitWaits> waits) {
+	public ReactiveCallLimiter(ObjectProvider<ReactiveEnforcer> decisions, ObjectProvider<PermitWaiter> waits) {
 		this.decisions = decisions;
 		this.background = new BackgroundCallLimiter(waits);
 	}
@@ -50,7 +50,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
 		ReturnType type = ReturnType.of(method.getReturnType());
 		if (type.readsSubscriberContext()) {
-			return ReactorCalls.deferContextual(type, (context) -> {
+			return ReactorCallAdapter.deferContextual(type, (context) -> {
 				ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
 				if (exchange == null) {
 					return outside(invocation, method, limits, type);
@@ -59,7 +59,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 					// one value only: checkChargedByOutcome stops startup for others
 					return chargedByOutcome(exchange, invocation, method, limits);
 				}
-				return ReactorCalls.after(decide(exchange, invocation, method, limits), invocation, type);
+				return ReactorCallAdapter.after(decide(exchange, invocation, method, limits), invocation, type);
 			});
 		}
 		if (calledByWebFlux()) {
@@ -97,7 +97,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	private Mono<Void> decide(ServerWebExchange exchange, MethodInvocation invocation, Method method,
 			List<ConfiguredLimit> limits) {
 		ExchangeLimitedRequest request = new ExchangeLimitedRequest(exchange);
-		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
+		List<ConfiguredLimit> left = ArrivalLimitSplitter.leftForTheCall(request, method, limits);
 		if (left.isEmpty()) {
 			return Mono.empty();
 		}
@@ -109,7 +109,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 			List<ConfiguredLimit> limits) {
 		ExchangeLimitedRequest request = new ExchangeLimitedRequest(exchange);
 		// the limits charged by outcome are always left for the call
-		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
+		List<ConfiguredLimit> left = ArrivalLimitSplitter.leftForTheCall(request, method, limits);
 		return this.decisions.getObject().invokeChargedByOutcome(request, left, invocation, method);
 	}
 

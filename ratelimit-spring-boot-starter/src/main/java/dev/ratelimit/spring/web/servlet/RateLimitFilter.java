@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRules;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -33,16 +33,16 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  */
 public final class RateLimitFilter extends OncePerRequestFilter {
 
-	private final FilterRules rules;
+	private final FilterRuleMatcher rules;
 
-	private final PermitWaits waits;
+	private final PermitWaiter waits;
 
-	private final HandlerLimits handlerLimits;
+	private final HandlerLimitLookup handlerLimits;
 
 	/** Looked up once it exists: a bean lookup per denial cost a denied flood a fifth of its throughput. */
 	private final SingletonSupplier<HandlerExceptionResolver> exceptionResolver;
 
-	public RateLimitFilter(FilterRules rules, PermitWaits waits, HandlerLimits handlerLimits,
+	public RateLimitFilter(FilterRuleMatcher rules, PermitWaiter waits, HandlerLimitLookup handlerLimits,
 			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		this.rules = rules;
 		this.waits = waits;

@@ -8,10 +8,10 @@ import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.ChargeByOutcome;
 import dev.ratelimit.spring.aop.ReturnType;
 import dev.ratelimit.spring.enforce.LimitedRequest;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.ArrivalDecisions;
+import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -24,15 +24,15 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * Limited calls on Spring MVC: those made while the thread handles a request are decided before the method runs,
  * waiting for Redis within the request's deadline, and for a permit only when their annotation sets
  * {@code maxWait}; the filter has decided the handler's other limits on the request's arrival
- * ({@link HandlerLimits}). Calls outside a request are decided as {@link BackgroundCallLimiter} decides them.
+ * ({@link HandlerLimitLookup}). Calls outside a request are decided as {@link BackgroundCallLimiter} decides them.
  */
 public final class ServletCallLimiter implements CallLimiter {
 
-	private final ObjectProvider<PermitWaits> waits;
+	private final ObjectProvider<PermitWaiter> waits;
 
 	private final BackgroundCallLimiter background;
 
-	public ServletCallLimiter(ObjectProvider<PermitWaits> waits) {
+	public ServletCallLimiter(ObjectProvider<PermitWaiter> waits) {
 		this.waits = waits;
 		this.background = new BackgroundCallLimiter(waits);
 	}
@@ -44,11 +44,11 @@ public final class ServletCallLimiter implements CallLimiter {
 			return this.background.invoke(invocation, method, limits);
 		}
 		LimitedRequest request = new ServletLimitedRequest(servlet.getRequest(), servlet.getResponse());
-		List<ConfiguredLimit> left = ArrivalDecisions.leftForTheCall(request, method, limits);
+		List<ConfiguredLimit> left = ArrivalLimitSplitter.leftForTheCall(request, method, limits);
 		if (left.isEmpty()) {
 			return invocation.proceed();
 		}
-		PermitWaits waits = this.waits.getObject();
+		PermitWaiter waits = this.waits.getObject();
 		RateLimitEnforcer enforcer = waits.enforcer();
 		EvaluationContext context = enforcer.clientKeys()
 			.context(servlet.getRequest(), servlet.getRequest().getUserPrincipal(), null, method,

@@ -155,7 +155,7 @@ class FailLocalTests {
 	}
 
 	private static Logger eventsLogger() {
-		return (Logger) LoggerFactory.getLogger("dev.ratelimit.spring.enforce.RateLimitEvents");
+		return (Logger) LoggerFactory.getLogger("dev.ratelimit.spring.enforce.RateLimitEventRecorder");
 	}
 
 	/** The INFO logs, of either instance, that Redis answers again after failing. */

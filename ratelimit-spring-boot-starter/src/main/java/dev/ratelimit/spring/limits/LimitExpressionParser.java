@@ -21,13 +21,13 @@ import org.springframework.util.StringUtils;
  * checked there: an expression that reads a variable or a bean that does not exist would fail, or yield null, on
  * every request, so it stops startup instead.
  */
-final class LimitExpressions {
+final class LimitExpressionParser {
 
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
 	private final BeanFactory beanFactory;
 
-	LimitExpressions(BeanFactory beanFactory) {
+	LimitExpressionParser(BeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 	}
 

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.ArrivalDecisions;
+import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 
@@ -29,17 +29,17 @@ import org.springframework.web.servlet.HandlerMapping;
  * The handler is looked up as the {@code DispatcherServlet} looks it up (its handler mappings in their order), on a
  * view of the request whose attributes are its own, so that the lookup leaves nothing behind for the dispatch.
  * Limits whose key reads the method's arguments are left to RateLimitedAdvisor, which sees the arguments
- * ({@link ArrivalDecisions}).
+ * ({@link ArrivalLimitSplitter}).
  */
-public final class HandlerLimits {
+public final class HandlerLimitLookup {
 
 	private final ObjectProvider<HandlerMapping> handlerMappings;
 
-	private final RateLimitedMethods methods;
+	private final RateLimitedMethodRegistry methods;
 
 	private volatile List<HandlerMapping> mappings;
 
-	public HandlerLimits(ObjectProvider<HandlerMapping> handlerMappings, RateLimitedMethods methods) {
+	public HandlerLimitLookup(ObjectProvider<HandlerMapping> handlerMappings, RateLimitedMethodRegistry methods) {
 		this.handlerMappings = handlerMappings;
 		this.methods = methods;
 	}
@@ -57,7 +57,7 @@ public final class HandlerLimits {
 			return List.of();
 		}
 		Method method = ClassUtils.getMostSpecificMethod(handler.getMethod(), handler.getBeanType());
-		return ArrivalDecisions.onArrival(new ServletLimitedRequest(request, null), this.methods, method,
+		return ArrivalLimitSplitter.onArrival(new ServletLimitedRequest(request, null), this.methods, method,
 				handler.getBeanType());
 	}
 

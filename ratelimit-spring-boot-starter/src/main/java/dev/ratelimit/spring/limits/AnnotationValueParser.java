@@ -14,9 +14,9 @@ import org.springframework.boot.convert.DurationStyle;
  * same values ({@code token-bucket}, {@code fail-local}, {@code 60s}), each with a message that says what to write
  * instead.
  */
-final class AnnotationValues {
+final class AnnotationValueParser {
 
-	private AnnotationValues() {
+	private AnnotationValueParser() {
 	}
 
 	/** A duration with its unit: a bare "60" would be 60 ms to Spring, rarely what its writer meant. */

@@ -11,7 +11,7 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.HeaderStyle;
 import dev.ratelimit.spring.RateLimitUnavailableException;
-import dev.ratelimit.spring.enforce.FailurePolicies.Moment;
+import dev.ratelimit.spring.enforce.FailurePolicyHandler.Moment;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -23,13 +23,13 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * What the failure policies make of limits that Redis did not decide, at each moment: in memory, without Redis or a
  * Spring context.
  */
-class FailurePoliciesTests {
+class FailurePolicyHandlerTests {
 
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
-	private final FailurePolicies policies = new FailurePolicies(new LocalFallback(Duration.ofSeconds(1)),
-			new RateLimitEvents.Metered(Duration.ofSeconds(10), this.meters, true),
-			new RateLimitResponses(new RateLimitHeaders(HeaderStyle.IETF), Duration.ofSeconds(1)));
+	private final FailurePolicyHandler policies = new FailurePolicyHandler(new LocalFallback(Duration.ofSeconds(1)),
+			new RateLimitEventRecorder.Metered(Duration.ofSeconds(10), this.meters, true),
+			new RateLimitResponder(new RateLimitHeaderWriter(HeaderStyle.IETF), Duration.ofSeconds(1)));
 
 	private final LimitedRequest request = new BackgroundCall();
 

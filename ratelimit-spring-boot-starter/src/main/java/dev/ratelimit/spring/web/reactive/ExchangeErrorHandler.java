@@ -19,7 +19,7 @@ import org.springframework.web.server.ServerWebExchange;
  * So a denial by a rule and a denial by an annotation are customised in one place, as on Spring MVC. Whatever no
  * exception handler takes goes on to the application's {@code WebExceptionHandler}s (Spring Boot's error handling).
  */
-public final class ExchangeErrors {
+public final class ExchangeErrorHandler {
 
 	private final ObjectProvider<HandlerAdapter> adapters;
 
@@ -29,7 +29,7 @@ public final class ExchangeErrors {
 
 	private volatile List<HandlerResultHandler> handlers;
 
-	public ExchangeErrors(ObjectProvider<HandlerAdapter> adapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
+	public ExchangeErrorHandler(ObjectProvider<HandlerAdapter> adapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
 		this.adapters = adapters;
 		this.resultHandlers = resultHandlers;
 	}

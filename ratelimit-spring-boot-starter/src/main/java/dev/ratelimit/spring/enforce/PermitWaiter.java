@@ -18,13 +18,13 @@ import org.springframework.expression.EvaluationContext;
  * never polls: with nothing else competing, a permit after one wait costs two decisions. A cost that can never fit
  * fails at once.
  */
-public final class PermitWaits {
+public final class PermitWaiter {
 
 	private final RateLimitEnforcer enforcer;
 
 	private final Duration defaultMaxWait;
 
-	public PermitWaits(RateLimitEnforcer enforcer, Duration defaultMaxWait) {
+	public PermitWaiter(RateLimitEnforcer enforcer, Duration defaultMaxWait) {
 		this.enforcer = enforcer;
 		this.defaultMaxWait = defaultMaxWait;
 	}

@@ -34,7 +34,7 @@ import org.springframework.http.HttpHeaders;
  * <p>
  * Internal to the starter: the Actuator endpoint shows a client's state as these fields would.
  */
-public final class RateLimitHeaders {
+public final class RateLimitHeaderWriter {
 
 	static final String RATE_LIMIT = "RateLimit";
 
@@ -42,7 +42,7 @@ public final class RateLimitHeaders {
 
 	private final HeaderStyle style;
 
-	public RateLimitHeaders(HeaderStyle style) {
+	public RateLimitHeaderWriter(HeaderStyle style) {
 		this.style = style;
 	}
 

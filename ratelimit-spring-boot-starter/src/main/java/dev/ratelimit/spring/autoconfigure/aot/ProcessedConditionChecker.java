@@ -28,7 +28,7 @@ import org.springframework.core.env.Environment;
  * the Actuator endpoint's exposure, {@code spring.data.redis.client-type}) are Boot's to check, and are not checked
  * here. Public for the generated code, which lives in the application's packages; internal to the starter.
  */
-public final class ProcessedConditions {
+public final class ProcessedConditionChecker {
 
 	/** {@code @ConditionalOnBooleanProperty} of {@code RateLimitAutoConfiguration}: everything on or off. */
 	static final String ENABLED = "ratelimit.enabled";
@@ -39,7 +39,7 @@ public final class ProcessedConditions {
 	/** {@code @ConditionalOnBooleanProperty} of the Spring MVC filter's registration. */
 	static final String FILTER_ENABLED = "ratelimit.filter.enabled";
 
-	private ProcessedConditions() {
+	private ProcessedConditionChecker() {
 	}
 
 	/** What each condition property decides in {@code environment}, by property name. */

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * time (at most {@code ratelimit.redis.timeout}) and then does nothing: removing it at once would take the queue's
  * lock on the Redis client's thread that cancels it.
  */
-public final class ThreadTimeouts implements Timeouts {
+public final class ThreadTimeoutScheduler implements Timeouts {
 
 	private static final ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (task) -> {
 		Thread thread = new Thread(task, "ratelimit-timeouts");

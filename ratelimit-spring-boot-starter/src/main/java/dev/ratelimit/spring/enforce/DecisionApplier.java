@@ -11,15 +11,15 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
  * What a request's decisions make of it: the rate-limit fields of its response, the 429 when a limit denies, the
  * metrics and shadow-denial logs, and the failure policies' answer for limits that Redis did not decide.
  */
-public final class RequestAnswers {
+public final class DecisionApplier {
 
-	private final RateLimitResponses responses;
+	private final RateLimitResponder responses;
 
-	private final RateLimitEvents events;
+	private final RateLimitEventRecorder events;
 
-	private final ShadowDenials shadowDenials;
+	private final ShadowDenialLogger shadowDenials;
 
-	private final FailurePolicies failurePolicies;
+	private final FailurePolicyHandler failurePolicies;
 
 	/**
 	 * @param responses the 429, 503 and 400 answers and the header fields
@@ -27,12 +27,12 @@ public final class RequestAnswers {
 	 * @param shadowDenials the log of shadow limits' denials
 	 * @param fallback this instance's local state for fail-local limits
 	 */
-	public RequestAnswers(RateLimitResponses responses, RateLimitEvents events, ShadowDenials shadowDenials,
+	public DecisionApplier(RateLimitResponder responses, RateLimitEventRecorder events, ShadowDenialLogger shadowDenials,
 			LocalFallback fallback) {
 		this.responses = responses;
 		this.events = events;
 		this.shadowDenials = shadowDenials;
-		this.failurePolicies = new FailurePolicies(fallback, events, responses);
+		this.failurePolicies = new FailurePolicyHandler(fallback, events, responses);
 	}
 
 	/**
@@ -51,7 +51,7 @@ public final class RequestAnswers {
 	 */
 	void decideLocally(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			List<LimitDecision> applied) {
-		RateLimitDecision local = this.failurePolicies.apply(request, clientKey, limits, FailurePolicies.Moment.DECISION);
+		RateLimitDecision local = this.failurePolicies.apply(request, clientKey, limits, FailurePolicyHandler.Moment.DECISION);
 		if (local != null) {
 			applyLocal(request, local, applied);
 		}
@@ -63,7 +63,7 @@ public final class RequestAnswers {
 	 * @throws RateLimitException the 503 of a fail-closed limit at admission
 	 */
 	RateLimitDecision notDecided(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
-			FailurePolicies.Moment moment) {
+			FailurePolicyHandler.Moment moment) {
 		return this.failurePolicies.apply(request, clientKey, limits, moment);
 	}
 

@@ -14,9 +14,9 @@ import reactor.util.context.ContextView;
  * value is a {@code Mono}, many a {@code Flux}, whatever the declared type. Loaded only when Reactor is on the class
  * path.
  */
-public final class ReactorCalls {
+public final class ReactorCallAdapter {
 
-	private ReactorCalls() {
+	private ReactorCallAdapter() {
 	}
 
 	/**

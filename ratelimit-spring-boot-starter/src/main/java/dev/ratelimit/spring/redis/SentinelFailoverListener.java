@@ -21,12 +21,12 @@ import org.apache.commons.logging.LogFactory;
  * reconnects a subscription once it has been made, not one that never was, and that Sentinel may be the only one to
  * announce the next failover. The cost is one connection attempt per second to a Sentinel that is down.
  */
-public final class SentinelFailovers {
+public final class SentinelFailoverListener {
 
 	/** The time between two attempts to subscribe to a Sentinel that could not be reached. */
 	static final Duration RETRY = Duration.ofSeconds(1);
 
-	private static final Log logger = LogFactory.getLog(SentinelFailovers.class);
+	private static final Log logger = LogFactory.getLog(SentinelFailoverListener.class);
 
 	private final RedisClient events;
 
@@ -34,7 +34,7 @@ public final class SentinelFailovers {
 
 	private final LettuceScriptExecutor executor;
 
-	private SentinelFailovers(RedisClient events, String master, LettuceScriptExecutor executor) {
+	private SentinelFailoverListener(RedisClient events, String master, LettuceScriptExecutor executor) {
 		this.events = events;
 		this.master = master;
 		this.executor = executor;
@@ -45,7 +45,7 @@ public final class SentinelFailovers {
 	 * the caller shuts down when the limiter closes.
 	 */
 	public static void follow(RedisClient events, RedisURI uri, String master, LettuceScriptExecutor executor) {
-		SentinelFailovers failovers = new SentinelFailovers(events, master, executor);
+		SentinelFailoverListener failovers = new SentinelFailoverListener(events, master, executor);
 		for (RedisURI sentinel : uri.getSentinels()) {
 			failovers.subscribe(sentinel, true);
 		}
@@ -86,8 +86,8 @@ public final class SentinelFailovers {
 
 			@Override
 			public void message(String channel, String message) {
-				if (message.startsWith(SentinelFailovers.this.master + " ")) {
-					SentinelFailovers.this.executor.reconnect();
+				if (message.startsWith(SentinelFailoverListener.this.master + " ")) {
+					SentinelFailoverListener.this.executor.reconnect();
 				}
 			}
 

@@ -31,7 +31,7 @@ import org.springframework.util.ConcurrentLruCache;
  * {@link ConcurrentLruCache}; Caffeine would be a library on the application's class path, which Spring Boot's cache
  * auto-configuration would pick up).
  */
-public final class RememberedDenials {
+public final class DenialCache {
 
 	private final ConcurrentLruCache<String, Map<String, Denial>> clients;
 
@@ -51,7 +51,7 @@ public final class RememberedDenials {
 	 * @param maxClients most client keys remembered; positive
 	 * @param nanoTime the clock, {@link System#nanoTime()} but in tests
 	 */
-	public RememberedDenials(boolean enabled, Duration maxAge, int maxClients, LongSupplier nanoTime) {
+	public DenialCache(boolean enabled, Duration maxAge, int maxClients, LongSupplier nanoTime) {
 		this.enabled = enabled;
 		this.maxAgeNanos = maxAge.toNanos();
 		this.clients = new ConcurrentLruCache<>(maxClients, (client) -> new ConcurrentHashMap<>(2));

@@ -36,7 +36,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
  * startup, so that an invalid annotation, or one that the web stack could not apply, stops the application with a
  * message naming the method.
  */
-public final class RateLimitedMethods implements SmartInitializingSingleton {
+public final class RateLimitedMethodRegistry implements SmartInitializingSingleton {
 
 	private final LimitResolver factory;
 
@@ -53,7 +53,7 @@ public final class RateLimitedMethods implements SmartInitializingSingleton {
 	/**
 	 * @param calls how the application's stack decides calls, whose rules every limited method is checked against
 	 */
-	public RateLimitedMethods(LimitResolver factory, LimitRegistry names, ConfigurableListableBeanFactory beanFactory,
+	public RateLimitedMethodRegistry(LimitResolver factory, LimitRegistry names, ConfigurableListableBeanFactory beanFactory,
 			CallLimiter calls) {
 		this.factory = factory;
 		this.names = names;

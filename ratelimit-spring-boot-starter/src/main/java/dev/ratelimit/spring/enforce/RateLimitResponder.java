@@ -18,23 +18,23 @@ import org.springframework.http.ProblemDetail;
 
 /**
  * Builds the answers of the limiter, the same for the advisor and the filter: RFC 9457 problem details with
- * {@link ProblemDetail}, and their header fields through {@link RateLimitHeaders}.
+ * {@link ProblemDetail}, and their header fields through {@link RateLimitHeaderWriter}.
  */
-public final class RateLimitResponses {
+public final class RateLimitResponder {
 
 	/** The problem type of the IETF rate-limit headers draft for a request over quota. */
 	static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
 
-	private final RateLimitHeaders headers;
+	private final RateLimitHeaderWriter headers;
 
 	private final Duration unavailableRetryAfter;
 
-	public RateLimitResponses(RateLimitHeaders headers, Duration unavailableRetryAfter) {
+	public RateLimitResponder(RateLimitHeaderWriter headers, Duration unavailableRetryAfter) {
 		this.headers = headers;
 		this.unavailableRetryAfter = unavailableRetryAfter;
 	}
 
-	RateLimitHeaders headers() {
+	RateLimitHeaderWriter headers() {
 		return this.headers;
 	}
 
@@ -48,7 +48,7 @@ public final class RateLimitResponses {
 				? "Rate limit '" + governing.request().name() + "' can never admit this request: its cost "
 						+ governing.request().cost() + " exceeds what the limit allows (" + bound(governing) + ")"
 				: "Rate limit '" + governing.request().name() + "' exceeded: retry in "
-						+ RateLimitHeaders.retryAfterSeconds(retryAfterMs.getAsLong()) + " s";
+						+ RateLimitHeaderWriter.retryAfterSeconds(retryAfterMs.getAsLong()) + " s";
 		ProblemDetail body = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
 		body.setType(QUOTA_EXCEEDED);
 		body.setTitle("Too Many Requests");
@@ -65,7 +65,7 @@ public final class RateLimitResponses {
 		body.setInstance(instance(request));
 		HttpHeaders fields = new HttpHeaders();
 		fields.set(HttpHeaders.RETRY_AFTER,
-				Long.toString(RateLimitHeaders.retryAfterSeconds(this.unavailableRetryAfter.toMillis())));
+				Long.toString(RateLimitHeaderWriter.retryAfterSeconds(this.unavailableRetryAfter.toMillis())));
 		return new RateLimitUnavailableException(body, fields);
 	}
 

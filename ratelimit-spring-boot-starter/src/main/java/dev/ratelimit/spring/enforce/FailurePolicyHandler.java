@@ -17,7 +17,7 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
  * <li>{@code fail-open}: the limit is skipped.</li>
  * </ul>
  */
-final class FailurePolicies {
+final class FailurePolicyHandler {
 
 	/** When Redis did not decide. */
 	enum Moment {
@@ -39,11 +39,11 @@ final class FailurePolicies {
 
 	private final LocalFallback fallback;
 
-	private final RateLimitEvents events;
+	private final RateLimitEventRecorder events;
 
-	private final RateLimitResponses responses;
+	private final RateLimitResponder responses;
 
-	FailurePolicies(LocalFallback fallback, RateLimitEvents events, RateLimitResponses responses) {
+	FailurePolicyHandler(LocalFallback fallback, RateLimitEventRecorder events, RateLimitResponder responses) {
 		this.fallback = fallback;
 		this.events = events;
 		this.responses = responses;

@@ -28,13 +28,13 @@ import org.apache.commons.logging.LogFactory;
  * {@code failure}, {@code timeout}); not with the in-memory store;</li>
  * <li>{@code ratelimit.redis.failures}, a counter of Redis calls that failed or timed out;</li>
  * <li>{@code ratelimit.denials.remembered}, a counter of requests denied from a denial this instance remembers,
- * without a Redis call ({@link RememberedDenials}); their limits are counted in {@code ratelimit.decisions} as
+ * without a Redis call ({@link DenialCache}); their limits are counted in {@code ratelimit.decisions} as
  * well.</li>
  * </ul>
  */
-public class RateLimitEvents {
+public class RateLimitEventRecorder {
 
-	private static final Log logger = LogFactory.getLog(RateLimitEvents.class);
+	private static final Log logger = LogFactory.getLog(RateLimitEventRecorder.class);
 
 	private final long logIntervalNanos;
 
@@ -42,7 +42,7 @@ public class RateLimitEvents {
 
 	private final AtomicLong unlogged = new AtomicLong();
 
-	public RateLimitEvents(Duration logInterval) {
+	public RateLimitEventRecorder(Duration logInterval) {
 		this.logIntervalNanos = logInterval.toNanos();
 	}
 
@@ -107,7 +107,7 @@ public class RateLimitEvents {
 	}
 
 	/** Adds the Micrometer meters. */
-	public static final class Metered extends RateLimitEvents {
+	public static final class Metered extends RateLimitEventRecorder {
 
 		private static final List<String> OUTCOMES = List.of("allowed", "denied", "shadow-denied", "local-allowed",
 				"local-denied", "fail-open", "fail-closed");

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /** A limited call as a Reactor publisher, for a type of Spring's registry, and back as the method's type. */
-class ReactorCallsTests {
+class ReactorCallAdapterTests {
 
 	@Test
 	@SuppressWarnings("unchecked")
@@ -23,7 +23,7 @@ class ReactorCallsTests {
 		Calls calls = new Calls(Flux.just("a", "b"));
 		ReturnType type = ReturnType.of(Flow.Publisher.class);
 		Object limited = type.adapter()
-			.fromPublisher(ReactorCalls.after(Mono.defer(Mono::empty), calls, type));
+			.fromPublisher(ReactorCallAdapter.after(Mono.defer(Mono::empty), calls, type));
 		assertThat(limited).isInstanceOf(Flow.Publisher.class);
 		assertThat(calls.made.get()).as("not before a subscription").isZero();
 		Flux<Object> subscribed = JdkFlowAdapter.flowPublisherToFlux((Flow.Publisher<Object>) limited);
@@ -36,7 +36,7 @@ class ReactorCallsTests {
 	void aDeniedCallNeverRunsTheMethodAndSignalsTheDenial() {
 		Calls calls = new Calls(Mono.just("a"));
 		ReturnType type = ReturnType.of(Mono.class);
-		Mono<Object> limited = Mono.from(ReactorCalls.after(Mono.error(new IllegalStateException("denied")), calls,
+		Mono<Object> limited = Mono.from(ReactorCallAdapter.after(Mono.error(new IllegalStateException("denied")), calls,
 				type));
 		assertThatIllegalStateException().isThrownBy(limited::block).withMessage("denied");
 		assertThat(calls.made.get()).isZero();
@@ -45,9 +45,9 @@ class ReactorCallsTests {
 	@Test
 	void aMethodThatReturnsNullIsEmptyAndOneThatThrowsIsItsError() {
 		ReturnType type = ReturnType.of(Mono.class);
-		assertThat(Mono.from(ReactorCalls.proceed(new Calls(null), type)).block()).isNull();
+		assertThat(Mono.from(ReactorCallAdapter.proceed(new Calls(null), type)).block()).isNull();
 		assertThatIllegalStateException()
-			.isThrownBy(() -> Mono.from(ReactorCalls.proceed(new Calls(new IllegalStateException("thrown")), type))
+			.isThrownBy(() -> Mono.from(ReactorCallAdapter.proceed(new Calls(new IllegalStateException("thrown")), type))
 				.block())
 			.withMessage("thrown");
 	}

@@ -25,7 +25,7 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
  * When a call is due, the Redis client judges whether Redis or the busy application made it late ({@link Timeouts}:
  * with Lettuce or Jedis, {@code FairDeadlines}).
  */
-public final class RedisCalls {
+public final class RedisCaller {
 
 	private final RateLimiter limiter;
 
@@ -33,7 +33,7 @@ public final class RedisCalls {
 
 	private final Timeouts timeouts;
 
-	private final RateLimitEvents events;
+	private final RateLimitEventRecorder events;
 
 	private final LocalFallback fallback;
 
@@ -44,7 +44,7 @@ public final class RedisCalls {
 	 * @param events metrics and log lines
 	 * @param fallback the fail-local breaker and this instance's local state
 	 */
-	public RedisCalls(RateLimiter limiter, Duration timeout, Timeouts timeouts, RateLimitEvents events,
+	public RedisCaller(RateLimiter limiter, Duration timeout, Timeouts timeouts, RateLimitEventRecorder events,
 			LocalFallback fallback) {
 		this.limiter = limiter;
 		this.timeoutNanos = timeout.toNanos();

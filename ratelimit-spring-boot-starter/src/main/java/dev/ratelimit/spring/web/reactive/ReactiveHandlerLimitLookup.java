@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.ArrivalDecisions;
+import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -30,20 +30,20 @@ import org.springframework.web.server.ServerWebExchangeDecorator;
  * The handler is looked up as the {@code DispatcherHandler} looks it up (its handler mappings in their order, without
  * blocking), on a view of the exchange whose attributes, response header fields and status are its own, so that the
  * lookup (which may process CORS) leaves nothing behind for the dispatch. Limits whose key reads the method's
- * arguments are left to the advisor ({@link ArrivalDecisions}).
+ * arguments are left to the advisor ({@link ArrivalLimitSplitter}).
  */
-public final class ReactiveHandlerLimits {
+public final class ReactiveHandlerLimitLookup {
 
 	/** Exchange attribute: the CORS fields the handler's mapping would add, for a denial answered without it. */
-	private static final String CORS_FIELDS = ReactiveHandlerLimits.class.getName() + ".corsFields";
+	private static final String CORS_FIELDS = ReactiveHandlerLimitLookup.class.getName() + ".corsFields";
 
 	private final ObjectProvider<HandlerMapping> handlerMappings;
 
-	private final RateLimitedMethods methods;
+	private final RateLimitedMethodRegistry methods;
 
 	private volatile List<HandlerMapping> mappings;
 
-	public ReactiveHandlerLimits(ObjectProvider<HandlerMapping> handlerMappings, RateLimitedMethods methods) {
+	public ReactiveHandlerLimitLookup(ObjectProvider<HandlerMapping> handlerMappings, RateLimitedMethodRegistry methods) {
 		this.handlerMappings = handlerMappings;
 		this.methods = methods;
 	}
@@ -97,7 +97,7 @@ public final class ReactiveHandlerLimits {
 			return List.of();
 		}
 		Method method = ClassUtils.getMostSpecificMethod(handlerMethod.getMethod(), handlerMethod.getBeanType());
-		return ArrivalDecisions.onArrival(new ExchangeLimitedRequest(exchange), this.methods, method,
+		return ArrivalLimitSplitter.onArrival(new ExchangeLimitedRequest(exchange), this.methods, method,
 				handlerMethod.getBeanType());
 	}
 

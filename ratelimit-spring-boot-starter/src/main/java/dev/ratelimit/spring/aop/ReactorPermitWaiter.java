@@ -11,7 +11,7 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.enforce.PermitWait;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
@@ -22,30 +22,30 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.expression.EvaluationContext;
 
 /**
- * {@link PermitWaits} for methods whose {@link ReturnType} is reactive: a wait is a {@link Mono#delay}, so no
+ * {@link PermitWaiter} for methods whose {@link ReturnType} is reactive: a wait is a {@link Mono#delay}, so no
  * thread is held, and a subscriber that cancels while it waits cancels the next decision too. Also charge by
  * outcome for one value ({@link ChargeByOutcome}), whose reads and charge run on Reactor's bounded elastic
  * threads, never on an event loop. Loaded only when Reactor is on the class path.
  */
-public final class ReactorPermitWaits {
+public final class ReactorPermitWaiter {
 
-	private ReactorPermitWaits() {
+	private ReactorPermitWaiter() {
 	}
 
 	/**
-	 * @return empty when the call may go ahead, or the error {@link PermitWaits#enforce} would throw
+	 * @return empty when the call may go ahead, or the error {@link PermitWaiter#enforce} would throw
 	 */
-	public static Mono<Void> enforce(PermitWaits waits, LimitedRequest request, List<ConfiguredLimit> limits,
+	public static Mono<Void> enforce(PermitWaiter waits, LimitedRequest request, List<ConfiguredLimit> limits,
 			EvaluationContext context, Duration maxWait) {
 		return enforce(waits, request, limits, context, maxWait, Schedulers::parallel);
 	}
 
 	/**
-	 * {@link #enforce(PermitWaits, LimitedRequest, List, EvaluationContext, Duration)}, going on after an answer of
+	 * {@link #enforce(PermitWaiter, LimitedRequest, List, EvaluationContext, Duration)}, going on after an answer of
 	 * Redis on {@code continuation} (a request's own event loop), not on the Redis client's I/O thread; asked for
 	 * only when Redis had not answered at once.
 	 */
-	public static Mono<Void> enforce(PermitWaits waits, LimitedRequest request, List<ConfiguredLimit> limits,
+	public static Mono<Void> enforce(PermitWaiter waits, LimitedRequest request, List<ConfiguredLimit> limits,
 			EvaluationContext context, Duration maxWait, Supplier<Scheduler> continuation) {
 		return untilAdmitted(request, maxWait, (attempt) -> decided(waits, attempt, limits, context, continuation));
 	}
@@ -55,7 +55,7 @@ public final class ReactorPermitWaits {
 	 * {@link ChargeByOutcome} admits, the method's publisher subscribed, then charged by its outcome before its value
 	 * or error goes on.
 	 */
-	public static Mono<Object> invokeChargedByOutcome(PermitWaits waits, MethodInvocation invocation, Method method,
+	public static Mono<Object> invokeChargedByOutcome(PermitWaiter waits, MethodInvocation invocation, Method method,
 			LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait,
 			Supplier<Scheduler> continuation) {
 		RateLimitEnforcer enforcer = waits.enforcer();
@@ -69,7 +69,7 @@ public final class ReactorPermitWaits {
 					: decided(waits, attempt, before, context, continuation).thenReturn(peeked))
 			.doOnNext((peeked) -> enforcer.admitted(attempt)));
 		ReturnType type = ReturnType.of(method.getReturnType());
-		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(ReactorCalls.proceed(invocation, type)))
+		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(ReactorCallAdapter.proceed(invocation, type)))
 			.materialize()
 			.flatMap((signal) -> Mono.fromRunnable(() -> ChargeByOutcome.charge(enforcer, request, byOutcome, method,
 					signal.get(), signal.getThrowable(), context, peeked))
@@ -97,7 +97,7 @@ public final class ReactorPermitWaits {
 		});
 	}
 
-	private static Mono<Void> decided(PermitWaits waits, LimitedRequest attempt, List<ConfiguredLimit> limits,
+	private static Mono<Void> decided(PermitWaiter waits, LimitedRequest attempt, List<ConfiguredLimit> limits,
 			EvaluationContext context, Supplier<Scheduler> continuation) {
 		return Mono.defer(() -> {
 			CompletableFuture<Void> decision = waits.enforcer().enforce(attempt, limits, context).toCompletableFuture();

@@ -20,19 +20,19 @@ import org.springframework.web.util.pattern.PatternParseException;
  * The rules of {@code ratelimit.filter.rules}, checked at startup (a bad path, method or limit stops it with the
  * property's name) and matched per request, on Spring MVC and WebFlux alike.
  */
-public final class FilterRules {
+public final class FilterRuleMatcher {
 
 	private static final List<String> STANDARD_METHODS = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
 			"OPTIONS", "TRACE");
 
 	private final List<FilterRule> rules;
 
-	private FilterRules(List<FilterRule> rules) {
+	private FilterRuleMatcher(List<FilterRule> rules) {
 		this.rules = List.copyOf(rules);
 	}
 
 	/** The rules of {@code ratelimit.filter.rules}, in order, their limits registered in {@code names}. */
-	public static FilterRules of(List<? extends LimitSettings.Rule> configured, LimitResolver factory,
+	public static FilterRuleMatcher of(List<? extends LimitSettings.Rule> configured, LimitResolver factory,
 			LimitRegistry names) {
 		List<FilterRule> rules = new ArrayList<>();
 		for (int i = 0; i < configured.size(); i++) {
@@ -47,11 +47,11 @@ public final class FilterRules {
 			}
 			rules.add(new FilterRule(limit, patterns(rule.getPaths(), property), methods(rule.getMethods(), property)));
 		}
-		return new FilterRules(rules);
+		return new FilterRuleMatcher(rules);
 	}
 
-	public static FilterRules none() {
-		return new FilterRules(List.of());
+	public static FilterRuleMatcher none() {
+		return new FilterRuleMatcher(List.of());
 	}
 
 	/** The limits of the rules that match a request, in the rules' order. */

@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What {@link RememberedDenials} answers and for how long, on a clock the tests move (ns). The decisions are written
+ * What {@link DenialCache} answers and for how long, on a clock the tests move (ns). The decisions are written
  * out as a limiter would give them; what the HTTP responses make of a remembered denial is in
  * {@link dev.ratelimit.spring.autoconfigure.RememberedDenialsContract}.
  */
-class RememberedDenialsTests {
+class DenialCacheTests {
 
 	private static final long MS = 1_000_000;
 
@@ -30,7 +30,7 @@ class RememberedDenialsTests {
 
 	private final AtomicLong nanos = new AtomicLong(7 * MS);
 
-	private final RememberedDenials denials = new RememberedDenials(true, Duration.ofSeconds(10), 100, this.nanos::get);
+	private final DenialCache denials = new DenialCache(true, Duration.ofSeconds(10), 100, this.nanos::get);
 
 	@Test
 	void aDenialAnswersUntilItsRetryAfterWithItsWaitsShortenedByTheTimeSince() {
@@ -92,7 +92,7 @@ class RememberedDenialsTests {
 				this.nanos.get());
 		this.denials.remember("key:n", List.of(HOURLY),
 				decision(LimitDecision.never(HOURLY, new LimitDecision.Allowance(2, 0, 0))), this.nanos.get());
-		RememberedDenials off = new RememberedDenials(false, Duration.ofSeconds(10), 100, this.nanos::get);
+		DenialCache off = new DenialCache(false, Duration.ofSeconds(10), 100, this.nanos::get);
 		RateLimitDecision denied = decision(denied(HOURLY, 0, 4_000, 4_000, 4_000));
 		off.remember("key:k", List.of(HOURLY), denied, this.nanos.get());
 
@@ -108,7 +108,7 @@ class RememberedDenialsTests {
 		this.denials.forget("key:k");
 		assertThat(this.denials.recall("key:k", List.of(HOURLY))).isNull();
 
-		RememberedDenials small = new RememberedDenials(true, Duration.ofSeconds(10), 2, this.nanos::get);
+		DenialCache small = new DenialCache(true, Duration.ofSeconds(10), 2, this.nanos::get);
 		for (String client : List.of("key:1", "key:2", "key:3")) {
 			small.remember(client, List.of(HOURLY), denied, this.nanos.get());
 		}

@@ -3,7 +3,7 @@ package dev.ratelimit.spring.web;
 import java.lang.reflect.Method;
 import java.util.List;
 
-import dev.ratelimit.spring.aop.RateLimitedMethods;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 
@@ -12,19 +12,19 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
  * Spring MVC and WebFlux: the filter decides, together with the rules, those that do not read the method's
  * arguments, and marks the request; the advisor then decides only the others.
  */
-public final class ArrivalDecisions {
+public final class ArrivalLimitSplitter {
 
 	/** Request attribute: the handler method whose request-time limits the filter decided. */
-	private static final String DECIDED = ArrivalDecisions.class.getName() + ".decided";
+	private static final String DECIDED = ArrivalLimitSplitter.class.getName() + ".decided";
 
-	private ArrivalDecisions() {
+	private ArrivalLimitSplitter() {
 	}
 
 	/**
 	 * The limits of {@code handler} (most specific method of {@code beanType}) that neither read its arguments nor
 	 * are charged by outcome, marking the request so that the advisor does not decide them again.
 	 */
-	public static List<ConfiguredLimit> onArrival(LimitedRequest request, RateLimitedMethods methods, Method handler,
+	public static List<ConfiguredLimit> onArrival(LimitedRequest request, RateLimitedMethodRegistry methods, Method handler,
 			Class<?> beanType) {
 		List<ConfiguredLimit> limits = onArrival(methods.limitsFor(handler, beanType));
 		if (!limits.isEmpty()) {

@@ -5,8 +5,8 @@ import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
 
-import dev.ratelimit.spring.aop.ReactorPermitWaits;
-import dev.ratelimit.spring.enforce.PermitWaits;
+import dev.ratelimit.spring.aop.ReactorPermitWaiter;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
@@ -23,13 +23,13 @@ import org.springframework.expression.EvaluationContext;
  * continues on its own connection's event loop ({@link RequestThreads}), so the application's handlers never run
  * on (and never delay) the limiter's few Redis I/O threads.
  */
-public final class ReactiveDecisions {
+public final class ReactiveEnforcer {
 
-	private final PermitWaits waits;
+	private final PermitWaiter waits;
 
 	private final RateLimitEnforcer enforcer;
 
-	public ReactiveDecisions(PermitWaits waits) {
+	public ReactiveEnforcer(PermitWaiter waits) {
 		this.waits = waits;
 		this.enforcer = waits.enforcer();
 	}
@@ -53,15 +53,15 @@ public final class ReactiveDecisions {
 	private Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
 			java.util.function.Function<Principal, EvaluationContext> context) {
 		// waits for a permit only where every limit is an annotation's that sets maxWait
-		return principal(request, limits).flatMap((principal) -> ReactorPermitWaits.enforce(this.waits, request,
+		return principal(request, limits).flatMap((principal) -> ReactorPermitWaiter.enforce(this.waits, request,
 				limits, context.apply(principal.orElse(null)), this.waits.maxWait(limits, true),
 				() -> RequestThreads.of(request.exchange())));
 	}
 
-	/** A {@code Mono} method's call with limits charged by outcome ({@link ReactorPermitWaits}). */
+	/** A {@code Mono} method's call with limits charged by outcome ({@link ReactorPermitWaiter}). */
 	Mono<Object> invokeChargedByOutcome(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
 			MethodInvocation invocation, Method method) {
-		return principal(request, limits).flatMap((principal) -> ReactorPermitWaits.invokeChargedByOutcome(
+		return principal(request, limits).flatMap((principal) -> ReactorPermitWaiter.invokeChargedByOutcome(
 				this.waits, invocation, method, request, limits,
 				this.enforcer.clientKeys()
 					.context(request.exchange().getRequest(), principal.orElse(null), request.exchange(), method,

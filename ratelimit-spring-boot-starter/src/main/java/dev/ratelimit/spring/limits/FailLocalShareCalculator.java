@@ -11,7 +11,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  * The limit one instance applies alone while Redis fails, for fail-local limits: limit and capacity divided by
  * {@code ratelimit.fail-local.instances}, rounded down.
  */
-final class FailLocalShares {
+final class FailLocalShareCalculator {
 
 	/** {@code null} with the in-memory store, which never fails: then no limit has a local share. */
 	private final Integer instances;
@@ -19,7 +19,7 @@ final class FailLocalShares {
 	/**
 	 * @throws InvalidConfigurationPropertyValueException when {@code instances} is below 1
 	 */
-	FailLocalShares(Integer instances) {
+	FailLocalShareCalculator(Integer instances) {
 		if (instances != null && instances < 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.fail-local.instances", instances,
 					"At least 1: the number of instances that share a fail-local limit while Redis fails.");

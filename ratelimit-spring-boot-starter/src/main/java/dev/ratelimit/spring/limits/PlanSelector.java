@@ -16,9 +16,9 @@ import org.springframework.expression.Expression;
  * Plans per client ({@code ratelimit.plans}, {@code ratelimit.plan.*}): which plan a request has. The shapes of the
  * limits per plan are applied by {@link LimitResolver}, which builds every planned limit for every plan at startup.
  */
-public final class Plans {
+public final class PlanSelector {
 
-	private static final Log logger = LogFactory.getLog(Plans.class);
+	private static final Log logger = LogFactory.getLog(PlanSelector.class);
 
 	private final Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> shapes;
 
@@ -33,14 +33,14 @@ public final class Plans {
 	 * @param defaultPlan one of {@code shapes}' keys, or {@code null} when there are no plans
 	 * @param expression yields the plan name; {@code null} when every request has the default plan
 	 */
-	Plans(Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> shapes, String defaultPlan, Expression expression) {
+	PlanSelector(Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> shapes, String defaultPlan, Expression expression) {
 		this.shapes = shapes;
 		this.defaultPlan = defaultPlan;
 		this.expression = expression;
 	}
 
-	public static Plans none() {
-		return new Plans(Map.of(), null, null);
+	public static PlanSelector none() {
+		return new PlanSelector(Map.of(), null, null);
 	}
 
 	/** The configured plan names, in configuration order. */

@@ -16,15 +16,15 @@ import org.apache.commons.logging.LogFactory;
  * ({@code ratelimit.redis.failure-log-interval}), with the number of denials since the last line, so that a shadow
  * limit under a flood does not flood the log. Never the client key, which may be a secret such as an API key.
  */
-public final class ShadowDenials {
+public final class ShadowDenialLogger {
 
-	private static final Log logger = LogFactory.getLog(ShadowDenials.class);
+	private static final Log logger = LogFactory.getLog(ShadowDenialLogger.class);
 
 	private final long intervalNanos;
 
 	private final Map<String, Window> byLimit = new ConcurrentHashMap<>();
 
-	public ShadowDenials(Duration interval) {
+	public ShadowDenialLogger(Duration interval) {
 		this.intervalNanos = interval.toNanos();
 	}
 
