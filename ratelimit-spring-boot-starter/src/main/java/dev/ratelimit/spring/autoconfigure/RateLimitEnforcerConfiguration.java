@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.LocalFallback;
 import dev.ratelimit.spring.enforce.PermitWaits;
@@ -16,7 +17,6 @@ import dev.ratelimit.spring.enforce.RememberedDenials;
 import dev.ratelimit.spring.enforce.RequestAnswers;
 import dev.ratelimit.spring.enforce.ShadowDenials;
 import dev.ratelimit.spring.enforce.ThreadTimeouts;
-import dev.ratelimit.spring.enforce.Timeouts;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
 

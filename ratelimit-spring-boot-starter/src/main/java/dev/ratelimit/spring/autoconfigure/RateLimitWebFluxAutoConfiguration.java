@@ -3,10 +3,10 @@ package dev.ratelimit.spring.autoconfigure;
 import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedMethods;
 import dev.ratelimit.spring.enforce.PermitWaits;
-import dev.ratelimit.spring.enforce.Timeouts;
 import dev.ratelimit.spring.web.FilterRules;
 import dev.ratelimit.spring.web.reactive.ExchangeErrors;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;

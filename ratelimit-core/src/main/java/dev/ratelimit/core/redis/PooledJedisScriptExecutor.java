@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.redis;
+package dev.ratelimit.core.redis;
 
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -18,10 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
-import dev.ratelimit.spring.enforce.Timeouts;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 

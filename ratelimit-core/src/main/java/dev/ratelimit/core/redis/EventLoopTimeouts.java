@@ -1,11 +1,10 @@
-package dev.ratelimit.spring.redis;
+package dev.ratelimit.core.redis;
 
 import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import dev.ratelimit.spring.enforce.Timeouts;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.NettyCustomizer;

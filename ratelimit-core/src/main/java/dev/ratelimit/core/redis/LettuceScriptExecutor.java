@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.redis;
+package dev.ratelimit.core.redis;
 
 import java.time.Duration;
 import java.util.List;
@@ -12,7 +12,6 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
-import dev.ratelimit.spring.enforce.Timeouts;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -173,7 +172,7 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 	 * calls in flight on it are answered: it may already be the new master's (opened after the promotion, before the
 	 * announcement), and closing it at once failed those calls open.
 	 */
-	void reconnect() {
+	public void reconnect() {
 		CompletableFuture<Connection> current = this.connection.get();
 		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
 			return;
