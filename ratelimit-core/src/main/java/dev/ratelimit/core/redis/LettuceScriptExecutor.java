@@ -12,23 +12,15 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
-import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.NestedMultiOutput;
-import io.lettuce.core.protocol.AsyncCommand;
-import io.lettuce.core.protocol.Command;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 
 /**
- * The limiter's {@link ScriptExecutor} on a Lettuce connection of its own: one connection, thread-safe, on which
- * concurrent decisions are pipelined, so there is no pool to size or to wait for.
+ * A {@link ScriptExecutor} on a Lettuce connection of its own: one connection, thread-safe, on which concurrent
+ * decisions are pipelined, so there is no pool to size or to wait for. The Spring Boot starter's limiter uses it for
+ * its own Lettuce client; without Spring, see {@code docs/WITHOUT-SPRING.md}.
  *
  * <p>
  * The connection is opened at startup and, whenever it is found closed (Redis restarted, failed over, or is down),
@@ -52,21 +44,29 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 
 	private final FairDeadlines deadlines;
 
-	private final AtomicReference<CompletableFuture<Connection>> connection = new AtomicReference<>();
+	private final LettuceScriptCommands commands;
+
+	private final AtomicReference<CompletableFuture<StatefulConnection<String, String>>> connection;
 
 	private volatile boolean closed;
 
 	/**
-	 * @param connector opens a connection ({@link StatefulRedisConnection} or {@link StatefulRedisClusterConnection})
-	 * @param preloaded scripts loaded on every new connection
-	 * @param timeout bound of the blocking {@link #execute}
-	 * @param written the I/O thread's timer, and what it notes of the commands ({@link EventLoopTimeouts})
-	 * @param onClose releases the client after the connection is closed
+	 * Starts opening the first connection (it does not wait for it: see {@link #awaitConnection}).
+	 * @param connector opens a connection ({@link StatefulRedisConnection} or {@link StatefulRedisClusterConnection},
+	 * with the {@code UTF-8} string codec), each time one is needed; a connection it fails to open fails the calls
+	 * that waited for it, and the next call asks again
+	 * @param preloaded scripts loaded on every new connection ({@code SCRIPT LOAD}); may be empty
+	 * @param timeout bound of the blocking {@link #execute}, and the base of the deadlines ({@link FairDeadlines})
+	 * @param written the I/O thread's timer, and what it notes of the commands ({@link EventLoopTimeouts}); the
+	 * client's resources should have it as their {@code NettyCustomizer}
+	 * @param onClose releases the client (shuts it down) after {@link #close} has closed the connection
 	 */
 	public LettuceScriptExecutor(Supplier<CompletableFuture<? extends StatefulConnection<String, String>>> connector,
 			List<LuaScript> preloaded, Duration timeout, EventLoopTimeouts written, Runnable onClose) {
 		this.written = written;
 		this.deadlines = new FairDeadlines(written, written, timeout);
+		this.commands = new LettuceScriptCommands(written);
+		this.connection = new AtomicReference<>();
 		this.connector = connector;
 		this.preloaded = List.copyOf(preloaded);
 		this.timeout = timeout;
@@ -85,7 +85,9 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 
 	/**
 	 * Waits up to {@code wait} for the first connection, so that the first request finds it open.
-	 * @return {@code null} once connected, else why not
+	 * @param wait the longest wait, to the millisecond
+	 * @return {@code null} once connected, else why not: Lettuce's exception, a {@link TimeoutException} or an
+	 * {@link InterruptedException} (the thread's interrupt flag is set again); it never throws
 	 */
 	public Throwable awaitConnection(Duration wait) {
 		try {
@@ -104,6 +106,12 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 		}
 	}
 
+	/**
+	 * Runs {@code script}, waiting for its reply at most the timeout.
+	 * @throws RedisCommandTimeoutException no reply within the timeout
+	 * @throws RuntimeException Lettuce's exception when Redis cannot be reached or answers an error; an
+	 * {@link IllegalStateException} when interrupted (the interrupt flag is set again) or once closed
+	 */
 	@Override
 	public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
 		try {
@@ -123,64 +131,43 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 		}
 	}
 
+	/**
+	 * Sends {@code script} on the connection, opening one first if it is closed; a {@code READONLY} answer (the
+	 * master became a replica) sends it once more, on a new connection. It does not bound the wait: the caller does,
+	 * with {@link #deadlines()}, while Lettuce's own command timeout ({@code TimeoutOptions}) drops what Redis never
+	 * answers.
+	 */
 	@Override
 	public CompletionStage<List<Long>> executeAsync(LuaScript script, List<String> keys, List<String> args) {
 		String[] keyArray = keys.toArray(String[]::new);
 		String[] argArray = args.toArray(String[]::new);
-		return connection().thenCompose((connection) -> run(connection, script, keyArray, argArray)
+		return connection().thenCompose((connection) -> this.commands.run(connection, script, keyArray, argArray)
 			.exceptionallyCompose((ex) -> {
-				if (!hasCause(ex, "READONLY")) {
+				if (!LettuceScriptCommands.hasCause(ex, "READONLY")) {
 					return CompletableFuture.failedFuture(ex);
 				}
 				// A master turned replica (a failover): Redis ran nothing; the same call goes to the new master.
-				connection.stateful().closeAsync();
-				return connection().thenCompose((fresh) -> run(fresh, script, keyArray, argArray));
+				connection.closeAsync();
+				return connection().thenCompose((fresh) -> this.commands.run(fresh, script, keyArray, argArray));
 			}));
-	}
-
-	private CompletionStage<List<Long>> run(Connection connection, LuaScript script, String[] keys, String[] args) {
-		return send(connection, CommandType.EVALSHA, script.sha1(), keys, args)
-			.exceptionallyCompose((ex) -> hasCause(ex, "NOSCRIPT")
-					// Script cache empty (SCRIPT FLUSH, restart, failover): EVAL runs the source and caches it again.
-					? send(connection, CommandType.EVAL, script.source(), keys, args)
-					: CompletableFuture.failedFuture(ex));
-	}
-
-	/**
-	 * {@code EVALSHA} or {@code EVAL}, as Lettuce's {@code evalsha} and {@code eval} send them, but dispatched as a
-	 * command that notes when it is written: the deadlines give Redis its time from then ({@link EventLoopTimeouts}).
-	 * A cluster connection routes it by its first key, as it routes those.
-	 */
-	@SuppressWarnings("unchecked")
-	private CompletableFuture<List<Long>> send(Connection connection, CommandType type, String script, String[] keys,
-			String[] args) {
-		CommandArgs<String, String> arguments = new CommandArgs<>(StringCodec.UTF8).add(script)
-			.add(keys.length)
-			.addKeys(keys)
-			.addValues(args);
-		AsyncCommand<String, String, List<Object>> command = this.written
-			.timed(new Command<>(type, new NestedMultiOutput<>(StringCodec.UTF8), arguments));
-		// completes the command itself when a cluster connection wraps it (redirections)
-		connection.stateful().dispatch(command);
-		// the reply of the rate-limit scripts is a flat list of integers
-		return (CompletableFuture<List<Long>>) (CompletableFuture<?>) command;
 	}
 
 	/**
 	 * Opens a new connection for the next calls, to the master the Sentinels name now: for when Redis Sentinel reports
 	 * a new master while the old one still accepts writes. The connection it replaces closes a moment later, once the
 	 * calls in flight on it are answered: it may already be the new master's (opened after the promotion, before the
-	 * announcement), and closing it at once failed those calls open.
+	 * announcement), and closing it at once failed those calls open. Does nothing while no connection is open. Never
+	 * blocks; called from Lettuce's threads (the Sentinels' {@code +switch-master}).
 	 */
 	public void reconnect() {
-		CompletableFuture<Connection> current = this.connection.get();
+		CompletableFuture<StatefulConnection<String, String>> current = this.connection.get();
 		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
 			return;
 		}
-		CompletableFuture<Connection> attempt = new CompletableFuture<>();
+		CompletableFuture<StatefulConnection<String, String>> attempt = new CompletableFuture<>();
 		if (this.connection.compareAndSet(current, attempt)) {
 			connect(attempt);
-			StatefulConnection<String, String> old = current.join().stateful();
+			StatefulConnection<String, String> old = current.join();
 			// a second (or the timeout, if shorter) is long enough for the answers of a healthy master
 			CompletableFuture.delayedExecutor(Math.min(this.timeout.toMillis(), 1000), TimeUnit.MILLISECONDS)
 				.execute(old::closeAsync);
@@ -191,16 +178,16 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 	 * The open connection, or the attempt under way; a closed or failed one is replaced by a new attempt, which
 	 * concurrent callers share.
 	 */
-	private CompletableFuture<Connection> connection() {
+	private CompletableFuture<StatefulConnection<String, String>> connection() {
 		while (true) {
-			CompletableFuture<Connection> current = this.connection.get();
+			CompletableFuture<StatefulConnection<String, String>> current = this.connection.get();
 			if (current != null && usable(current)) {
 				return current;
 			}
-			CompletableFuture<Connection> attempt = new CompletableFuture<>();
+			CompletableFuture<StatefulConnection<String, String>> attempt = new CompletableFuture<>();
 			if (this.connection.compareAndSet(current, attempt)) {
 				if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
-					current.join().stateful().closeAsync();
+					current.join().closeAsync();
 				}
 				connect(attempt);
 				return attempt;
@@ -208,24 +195,12 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 		}
 	}
 
-	private static boolean usable(CompletableFuture<Connection> connection) {
-		if (!connection.isDone()) {
-			return true;
-		}
-		if (connection.isCompletedExceptionally()) {
-			return false;
-		}
-		StatefulConnection<String, String> stateful = connection.join().stateful();
-		if (stateful instanceof StatefulRedisClusterConnection<?, ?> && stateful instanceof RedisChannelHandler<?, ?> handler) {
-			// A cluster connection reconnects to its nodes by itself (the topology refreshes tell it where). It is not
-			// "open" while the node of its default channel is down: replacing it then would load a topology from
-			// before the replica's promotion and reconnect to a dead node, request after request.
-			return !handler.isClosed();
-		}
-		return stateful.isOpen();
+	private static boolean usable(CompletableFuture<StatefulConnection<String, String>> connection) {
+		return !connection.isDone()
+				|| (!connection.isCompletedExceptionally() && LettuceScriptCommands.usable(connection.join()));
 	}
 
-	private void connect(CompletableFuture<Connection> attempt) {
+	private void connect(CompletableFuture<StatefulConnection<String, String>> attempt) {
 		if (this.closed) {
 			attempt.completeExceptionally(new IllegalStateException("The rate limiter's Redis client is closed"));
 			return;
@@ -238,57 +213,31 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 			attempt.completeExceptionally(ex);
 			return;
 		}
-		opening.thenCompose((stateful) -> {
-			Connection connection = new Connection(stateful);
-			CompletableFuture<?>[] loads = this.preloaded.stream()
-				.map((script) -> connection.commands().scriptLoad(script.source()).toCompletableFuture())
-				.toArray(CompletableFuture[]::new);
-			// A failed SCRIPT LOAD (an ACL, say) costs one NOSCRIPT later, not the connection.
-			return CompletableFuture.allOf(loads).handle((ignored, ex) -> connection);
-		}).whenComplete((connection, ex) -> {
-			if (ex != null) {
-				attempt.completeExceptionally(ex);
-			}
-			else {
-				attempt.complete(connection);
-			}
-		});
+		opening
+			.thenCompose((opened) -> LettuceScriptCommands.load(opened, this.preloaded).thenApply((loaded) -> opened))
+			.whenComplete((connection, ex) -> {
+				if (ex != null) {
+					attempt.completeExceptionally(ex);
+				}
+				else {
+					attempt.complete(connection);
+				}
+			});
 	}
 
-	/** Whether Redis answered with the error {@code code} ({@code NOSCRIPT}, {@code READONLY}). */
-	private static boolean hasCause(Throwable ex, String code) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof RedisCommandExecutionException && cause.getMessage() != null
-					&& cause.getMessage().startsWith(code)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
+	/** Closes the connection, then runs the {@code onClose} given to the constructor; later calls fail. */
 	@Override
 	public void close() {
 		this.closed = true;
-		CompletableFuture<Connection> current = this.connection.get();
+		CompletableFuture<StatefulConnection<String, String>> current = this.connection.get();
 		try {
 			if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
-				current.join().stateful().close();
+				current.join().close();
 			}
 		}
 		finally {
 			this.onClose.run();
 		}
-	}
-
-	/** A connection and its asynchronous scripting commands, standalone or cluster alike. */
-	private record Connection(StatefulConnection<String, String> stateful,
-			RedisScriptingAsyncCommands<String, String> commands) {
-
-		Connection(StatefulConnection<String, String> stateful) {
-			this(stateful, (stateful instanceof StatefulRedisClusterConnection<String, String> cluster)
-					? cluster.async() : ((StatefulRedisConnection<String, String>) stateful).async());
-		}
-
 	}
 
 }

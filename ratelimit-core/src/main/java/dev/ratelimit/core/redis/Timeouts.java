@@ -18,7 +18,10 @@ public interface Timeouts {
 	 */
 	Runnable schedule(Runnable onTimeout, long delayNanos);
 
-	/** A Redis client that judges the requests' deadlines itself ({@link LettuceScriptExecutor}, {@link PooledJedisScriptExecutor}). */
+	/**
+	 * A Redis client that judges the requests' deadlines itself ({@link LettuceScriptExecutor},
+	 * {@link PooledJedisScriptExecutor}).
+	 */
 	interface Judged {
 
 		/** The deadlines, judged with what Redis does with the client's calls. */
