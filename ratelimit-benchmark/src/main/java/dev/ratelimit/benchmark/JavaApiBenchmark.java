@@ -13,11 +13,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.InMemoryRateLimiter;
-import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import redis.clients.jedis.JedisPooled;
 
 /**

@@ -7,10 +7,10 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
-import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.params.ScanParams;
 

@@ -5,8 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Runs a Lua script on Redis. The core ships {@link JedisScriptExecutor}; the Spring Boot starter implements it
- * on Spring Data Redis.
+ * Runs a Lua script on Redis. The core ships executors on Jedis and on Lettuce ({@code dev.ratelimit.core.redis}),
+ * which the Spring Boot starter uses for the limiter's own Redis client.
  *
  * <p>
  * Implementations run the script with {@code EVALSHA} and, when Redis answers {@code NOSCRIPT} (its script cache

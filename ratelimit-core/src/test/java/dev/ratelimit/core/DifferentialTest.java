@@ -543,7 +543,7 @@ class DifferentialTest {
 	}
 
 	/**
-	 * Runs the script as {@link JedisScriptExecutor} does ({@code EVALSHA}, {@code EVAL} on {@code NOSCRIPT}), with
+	 * Runs the script as {@link dev.ratelimit.core.redis.JedisScriptExecutor} does ({@code EVALSHA}, {@code EVAL} on {@code NOSCRIPT}), with
 	 * the same keys and arguments, but with key expiry moved from Redis' wall clock onto the server clock of the test,
 	 * {@link #serverNow} (see the class description and {@link #wrap}). Reads the explicit time of the request from
 	 * the first script argument, where {@link RedisRateLimiter} puts it, for messages.

@@ -1,5 +1,6 @@
 package dev.ratelimit.core;
 
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import redis.clients.jedis.JedisPooled;
 
 /** {@link Concurrency} on a real Redis: the scripts are atomic. */

@@ -2,6 +2,7 @@ package dev.ratelimit.core;
 
 import java.util.List;
 
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import redis.clients.jedis.JedisPooled;
 
 /**

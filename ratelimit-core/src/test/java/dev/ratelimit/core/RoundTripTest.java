@@ -3,6 +3,7 @@ package dev.ratelimit.core;
 import java.time.Duration;
 import java.util.List;
 
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import dev.ratelimit.test.TestRedisSentinel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Set;
 
 import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.core.redis.PooledJedisScriptExecutor;
 import dev.ratelimit.spring.redis.JedisClusterTopology;
-import dev.ratelimit.spring.redis.PooledJedisScriptExecutor;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;

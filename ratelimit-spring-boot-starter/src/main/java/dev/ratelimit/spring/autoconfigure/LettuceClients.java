@@ -6,10 +6,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.LuaScript;
-import dev.ratelimit.spring.redis.EventLoopTimeouts;
-import dev.ratelimit.spring.redis.FairDeadlines;
+import dev.ratelimit.core.redis.EventLoopTimeouts;
+import dev.ratelimit.core.redis.FairDeadlines;
+import dev.ratelimit.core.redis.LettuceScriptExecutor;
 import dev.ratelimit.spring.redis.LettuceClusterTopology;
-import dev.ratelimit.spring.redis.LettuceScriptExecutor;
+import dev.ratelimit.spring.redis.SentinelFailoverListener;
 import dev.ratelimit.spring.redis.SentinelFailoverListener;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.LocalFallback;
 import dev.ratelimit.spring.enforce.PermitWaiter;
@@ -16,7 +17,15 @@ import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.enforce.DecisionApplier;
 import dev.ratelimit.spring.enforce.ShadowDenialLogger;
 import dev.ratelimit.spring.enforce.ThreadTimeoutScheduler;
-import dev.ratelimit.spring.enforce.Timeouts;
+import dev.ratelimit.core.redis.Timeouts;
+import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
+import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
+import dev.ratelimit.spring.enforce.RateLimitResponder;
+import dev.ratelimit.spring.enforce.RedisCaller;
+import dev.ratelimit.spring.enforce.DenialCache;
+import dev.ratelimit.spring.enforce.DecisionApplier;
+import dev.ratelimit.spring.enforce.ShadowDenialLogger;
+import dev.ratelimit.spring.enforce.ThreadTimeoutScheduler;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
 

@@ -8,8 +8,8 @@ import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.core.redis.LettuceScriptExecutor;
 import dev.ratelimit.spring.autoconfigure.RateLimitRedisProperties.ClientType;
-import dev.ratelimit.spring.redis.LettuceScriptExecutor;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

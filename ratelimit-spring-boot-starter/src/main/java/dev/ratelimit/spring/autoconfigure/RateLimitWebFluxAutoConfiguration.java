@@ -3,10 +3,15 @@ package dev.ratelimit.spring.autoconfigure;
 import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.PermitWaiter;
-import dev.ratelimit.spring.enforce.Timeouts;
+import dev.ratelimit.core.redis.Timeouts;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.web.reactive.ExchangeErrorHandler;
+import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
+import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.web.FilterRuleMatcher;
 import dev.ratelimit.spring.web.reactive.ExchangeErrorHandler;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;

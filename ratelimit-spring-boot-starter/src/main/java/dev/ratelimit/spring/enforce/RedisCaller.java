@@ -13,6 +13,7 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 
 /**

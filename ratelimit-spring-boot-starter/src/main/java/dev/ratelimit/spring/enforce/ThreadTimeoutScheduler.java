@@ -4,6 +4,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import dev.ratelimit.core.redis.Timeouts;
+
 /**
  * {@link Timeouts} on one daemon thread of the limiter's, for Spring MVC. A cancelled timeout stays queued until its
  * time (at most {@code ratelimit.redis.timeout}) and then does nothing: removing it at once would take the queue's

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.redis;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import dev.ratelimit.core.redis.LettuceScriptExecutor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.StringCodec;

@@ -1,5 +1,5 @@
 /**
- * The limiter's own Redis clients (Lettuce, Jedis) as the core's script executor, with deadlines that measure
- * Redis rather than a busy application, and their handling of Cluster and Sentinel failovers.
+ * What the limiter's own Redis clients (the core's {@code dev.ratelimit.core.redis} executors on Lettuce and Jedis)
+ * add for Redis Cluster and Sentinel: topology refreshes and failovers.
  */
 package dev.ratelimit.spring.redis;

@@ -12,13 +12,13 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.Algorithm;
-import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;

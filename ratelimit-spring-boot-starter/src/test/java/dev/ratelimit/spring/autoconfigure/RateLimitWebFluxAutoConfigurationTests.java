@@ -2,11 +2,10 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.util.concurrent.Flow;
 
-import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.core.redis.Timeouts;import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.enforce.Timeouts;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;

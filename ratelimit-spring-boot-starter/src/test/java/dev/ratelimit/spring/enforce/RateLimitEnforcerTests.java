@@ -5,12 +5,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.InMemoryRateLimiter;
-import dev.ratelimit.core.JedisScriptExecutor;
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;

@@ -8,11 +8,12 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.function.UnaryOperator;
 
-import dev.ratelimit.core.JedisScriptExecutor;
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.core.redis.JedisScriptExecutor;
 import dev.ratelimit.test.TestRedis;
 import redis.clients.jedis.JedisPooled;
 

@@ -1,11 +1,10 @@
-package dev.ratelimit.spring.redis;
+package dev.ratelimit.core.redis;
 
 import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import dev.ratelimit.spring.enforce.Timeouts;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.NettyCustomizer;
@@ -25,6 +24,11 @@ import io.netty.util.concurrent.Future;
  * one of those tasks finds every reply that had arrived by the time the loop got to run already read, however busy
  * the application kept the loop. Until the first connection exists (Redis down at startup), no reply can arrive, and
  * the deadlines run on Lettuce's computation threads.
+ *
+ * <p>
+ * It learns the I/O thread as the client's {@code NettyCustomizer} ({@code DefaultClientResources.builder()
+ * .nettyCustomizer(it)}, with one I/O thread, as the starter builds it); a client built without it still has its
+ * commands timed, and its deadlines run on {@code beforeFirstConnection}.
  */
 public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress, NettyCustomizer {
 

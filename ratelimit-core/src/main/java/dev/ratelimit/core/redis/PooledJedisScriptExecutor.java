@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.redis;
+package dev.ratelimit.core.redis;
 
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -18,10 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-import dev.ratelimit.core.JedisScriptExecutor;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
-import dev.ratelimit.spring.enforce.Timeouts;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
@@ -41,7 +39,8 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * request. Timeouts are never retried. A connection closed by a live server after it ran the script (rare:
  * {@code CLIENT KILL}) makes the retry charge the request twice; that errs on the side of limiting.
  */
-public final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts.Judged, FairDeadlines.Progress, AutoCloseable {
+public final class PooledJedisScriptExecutor
+		implements ScriptExecutor, Timeouts.Judged, FairDeadlines.Progress, AutoCloseable {
 
 	private final Supplier<UnifiedJedis> client;
 
@@ -69,8 +68,16 @@ public final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts
 	private final FairDeadlines deadlines;
 
 	/**
-	 * @param client creates the client; called on the limiter's threads until it succeeds, since Jedis' Sentinel and
-	 * Cluster clients ask the servers as they are created, and a Redis that is down must not stop the application
+	 * Starts its threads and, on one of them, opens a first connection and loads {@code preloaded}; it does not wait
+	 * for them.
+	 * @param client creates the client ({@code JedisPooled}, {@code JedisSentineled}, {@code JedisCluster}), which this
+	 * executor owns and closes; called on the limiter's threads until it succeeds, since Jedis' Sentinel and Cluster
+	 * clients ask the servers as they are created, and a Redis that is down must not stop the application
+	 * @param poolSize the client's pool size: as many threads send the calls, and a call finding a closed connection is
+	 * sent at most {@code poolSize + 1} times
+	 * @param timeout the client's socket timeout, the base of the deadlines ({@link FairDeadlines}); a call that waited
+	 * {@link FairDeadlines#BACKSTOP} timeouts for a thread is not sent
+	 * @param preloaded scripts loaded on the first connection ({@code SCRIPT LOAD}); may be empty
 	 */
 	public PooledJedisScriptExecutor(Supplier<UnifiedJedis> client, int poolSize, Duration timeout,
 			List<LuaScript> preloaded) {
@@ -107,6 +114,11 @@ public final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts
 		}));
 	}
 
+	/**
+	 * Runs {@code script} on the calling thread, sending it again when its connection was found closed.
+	 * @throws RuntimeException Jedis' exception: {@code JedisConnectionException} when Redis cannot be reached or
+	 * times out, {@code JedisDataException} when it answers an error
+	 */
 	@Override
 	public List<Long> execute(LuaScript script, List<String> keys, List<String> args) {
 		JedisScriptExecutor delegate = delegate();
@@ -122,6 +134,12 @@ public final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts
 		}
 	}
 
+	/**
+	 * Runs {@code script} as {@link #execute} does, on one of this executor's threads.
+	 * @return the reply, or a stage failed with Jedis' exception, or with a {@code JedisConnectionException} when no
+	 * thread was free within {@link FairDeadlines#BACKSTOP} timeouts (not sent), or with a
+	 * {@code RejectedExecutionException} once closed
+	 */
 	@Override
 	public CompletionStage<List<Long>> executeAsync(LuaScript script, List<String> keys, List<String> args) {
 		CompletableFuture<List<Long>> result = new CompletableFuture<>();
@@ -208,6 +226,7 @@ public final class PooledJedisScriptExecutor implements ScriptExecutor, Timeouts
 		return ex.getMessage() != null && ex.getMessage().contains("end of stream");
 	}
 
+	/** Stops the threads (calls under way fail) and closes the client. */
 	@Override
 	public void close() {
 		this.threads.shutdownNow();

@@ -1,8 +1,6 @@
-package dev.ratelimit.spring.redis;
+package dev.ratelimit.core.redis;
 
 import java.time.Duration;
-
-import dev.ratelimit.spring.enforce.Timeouts;
 
 /**
  * Requests' deadlines that pass when Redis is slow or unreachable, not when the application is busy: the rule of
@@ -25,9 +23,10 @@ import dev.ratelimit.spring.enforce.Timeouts;
  * </ul>
  * A call that ended without an answer (a timeout, a closed connection) counts as unanswered until Redis answers
  * again, so calls sent after it to a Redis that still answers nothing get no grace. A Redis that is paused, down or
- * unreachable answers nothing, so there the deadlines are exact. The grace is half of {@code ratelimit.redis.timeout}:
- * a request spends at most 1.5 timeouts in the limiter while Redis answers slowly; only while the application itself
- * is too busy to send its call, up to {@link #BACKSTOP} timeouts (the limit of the clients' own command timeouts).
+ * unreachable answers nothing, so there the deadlines are exact. The grace is half of the client's timeout (the
+ * starter's {@code ratelimit.redis.timeout}): a request spends at most 1.5 timeouts in the limiter while Redis answers
+ * slowly; only while the application itself is too busy to send its call, up to {@link #BACKSTOP} timeouts (the limit
+ * of the clients' own command timeouts).
  */
 public final class FairDeadlines implements Timeouts {
 
@@ -45,7 +44,7 @@ public final class FairDeadlines implements Timeouts {
 	/**
 	 * @param timer where the deadlines run; for Lettuce the I/O thread, which reads replies before its due tasks
 	 * @param progress what Redis has done with the client's calls
-	 * @param timeout {@code ratelimit.redis.timeout}, of which the grace is half
+	 * @param timeout the client's timeout ({@code ratelimit.redis.timeout}), of which the grace is half
 	 */
 	FairDeadlines(Timeouts timer, Progress progress, Duration timeout) {
 		this.timer = timer;

@@ -1,8 +1,10 @@
-package dev.ratelimit.core;
+package dev.ratelimit.core.redis;
 
 import java.util.List;
 import java.util.Objects;
 
+import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.core.ScriptExecutor;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
