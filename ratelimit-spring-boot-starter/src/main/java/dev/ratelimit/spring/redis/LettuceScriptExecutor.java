@@ -32,14 +32,15 @@ import io.lettuce.core.protocol.CommandType;
  * concurrent decisions are pipelined, so there is no pool to size or to wait for.
  *
  * <p>
- * The connection is opened at startup and, whenever it is found closed (Redis restarted, failed over, or is down),
- * opened again by the request that finds it so (one attempt at a time, shared by concurrent requests). A request
+ * The connection is opened by {@link #connect()} as the application starts ({@link RedisConnectionLifecycle}), not
+ * when the executor is built, and, whenever it is found closed (Redis restarted, failed over, or is down), opened
+ * again by the request that finds it so (one attempt at a time, shared by concurrent requests). A request
  * therefore waits at most its own deadline, never a reconnect back-off, and is decided by a restarted Redis from the
  * first request on. Each new connection loads the scripts ({@code SCRIPT LOAD}), so that the first decisions after a
  * restart do not pay for {@code NOSCRIPT}; a {@code NOSCRIPT} that still happens ({@code SCRIPT FLUSH}) is answered
  * on the same call with {@code EVAL}.
  */
-public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Judged, AutoCloseable {
+public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Judged, Connectable, AutoCloseable {
 
 	private final Supplier<CompletableFuture<? extends StatefulConnection<String, String>>> connector;
 
@@ -72,7 +73,6 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 		this.preloaded = List.copyOf(preloaded);
 		this.timeout = timeout;
 		this.onClose = onClose;
-		connection();
 	}
 
 	/** The requests' deadlines, judged on the I/O thread that reads this executor's replies ({@link FairDeadlines}). */
@@ -84,24 +84,27 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 		}, delayNanos);
 	}
 
+	/** Opens the connection and loads the scripts, or joins the attempt under way. */
+	@Override
+	public CompletableFuture<Void> connect() {
+		return connection().thenApply((open) -> null);
+	}
+
 	/**
-	 * Waits up to {@code wait} for the first connection, so that the first request finds it open.
-	 * @return {@code null} once connected, else why not
+	 * Closes the connection (the application stops); a call after this opens a new one, as after a restart of Redis.
+	 * An attempt still under way is closed once it opens.
 	 */
-	public Throwable awaitConnection(Duration wait) {
-		try {
-			connection().get(wait.toMillis(), TimeUnit.MILLISECONDS);
-			return null;
+	@Override
+	public void disconnect() {
+		CompletableFuture<Connection> current = this.connection.getAndSet(null);
+		if (current == null) {
+			return;
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return ex;
+		if (current.isDone() && !current.isCompletedExceptionally()) {
+			current.join().stateful().close();
 		}
-		catch (ExecutionException ex) {
-			return ex.getCause();
-		}
-		catch (TimeoutException ex) {
-			return new TimeoutException("no connection within " + wait.toMillis() + " ms");
+		else {
+			current.thenAccept((open) -> open.stateful().closeAsync());
 		}
 	}
 
