@@ -23,14 +23,15 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
  * its own Lettuce client; without Spring, see {@code docs/WITHOUT-SPRING.md}.
  *
  * <p>
- * The connection is opened at startup and, whenever it is found closed (Redis restarted, failed over, or is down),
- * opened again by the request that finds it so (one attempt at a time, shared by concurrent requests). A request
+ * The connection is opened by {@link #connect()} as the application starts (the starter calls it as the application starts), not
+ * when the executor is built, and, whenever it is found closed (Redis restarted, failed over, or is down), opened
+ * again by the request that finds it so (one attempt at a time, shared by concurrent requests). A request
  * therefore waits at most its own deadline, never a reconnect back-off, and is decided by a restarted Redis from the
  * first request on. Each new connection loads the scripts ({@code SCRIPT LOAD}), so that the first decisions after a
  * restart do not pay for {@code NOSCRIPT}; a {@code NOSCRIPT} that still happens ({@code SCRIPT FLUSH}) is answered
  * on the same call with {@code EVAL}.
  */
-public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Judged, AutoCloseable {
+public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Judged, Connectable, AutoCloseable {
 
 	private final Supplier<CompletableFuture<? extends StatefulConnection<String, String>>> connector;
 
@@ -51,7 +52,7 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 	private volatile boolean closed;
 
 	/**
-	 * Starts opening the first connection (it does not wait for it: see {@link #awaitConnection}).
+	 * Opens nothing yet: {@link #connect()} opens the first connection (or the first call that needs it).
 	 * @param connector opens a connection ({@link StatefulRedisConnection} or {@link StatefulRedisClusterConnection},
 	 * with the {@code UTF-8} string codec), each time one is needed; a connection it fails to open fails the calls
 	 * that waited for it, and the next call asks again
@@ -71,7 +72,6 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 		this.preloaded = List.copyOf(preloaded);
 		this.timeout = timeout;
 		this.onClose = onClose;
-		connection();
 	}
 
 	/** The requests' deadlines, judged on the I/O thread that reads this executor's replies ({@link FairDeadlines}). */
@@ -83,26 +83,27 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 		}, delayNanos);
 	}
 
+	/** Opens the connection and loads the scripts, or joins the attempt under way. */
+	@Override
+	public CompletableFuture<Void> connect() {
+		return connection().thenApply((open) -> null);
+	}
+
 	/**
-	 * Waits up to {@code wait} for the first connection, so that the first request finds it open.
-	 * @param wait the longest wait, to the millisecond
-	 * @return {@code null} once connected, else why not: Lettuce's exception, a {@link TimeoutException} or an
-	 * {@link InterruptedException} (the thread's interrupt flag is set again); it never throws
+	 * Closes the connection (the application stops); a call after this opens a new one, as after a restart of Redis.
+	 * An attempt still under way is closed once it opens.
 	 */
-	public Throwable awaitConnection(Duration wait) {
-		try {
-			connection().get(wait.toMillis(), TimeUnit.MILLISECONDS);
-			return null;
+	@Override
+	public void disconnect() {
+		CompletableFuture<StatefulConnection<String, String>> current = this.connection.getAndSet(null);
+		if (current == null) {
+			return;
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return ex;
+		if (current.isDone() && !current.isCompletedExceptionally()) {
+			current.join().close();
 		}
-		catch (ExecutionException ex) {
-			return ex.getCause();
-		}
-		catch (TimeoutException ex) {
-			return new TimeoutException("no connection within " + wait.toMillis() + " ms");
+		else {
+			current.thenAccept(StatefulConnection::closeAsync);
 		}
 	}
 

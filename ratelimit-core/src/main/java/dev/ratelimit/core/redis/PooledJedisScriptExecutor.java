@@ -40,9 +40,11 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * {@code CLIENT KILL}) makes the retry charge the request twice; that errs on the side of limiting.
  */
 public final class PooledJedisScriptExecutor
-		implements ScriptExecutor, Timeouts.Judged, FairDeadlines.Progress, AutoCloseable {
+		implements ScriptExecutor, Timeouts.Judged, FairDeadlines.Progress, Connectable, AutoCloseable {
 
 	private final Supplier<UnifiedJedis> client;
+
+	private final List<LuaScript> preloaded;
 
 	private volatile UnifiedJedis jedis;
 
@@ -82,6 +84,7 @@ public final class PooledJedisScriptExecutor
 	public PooledJedisScriptExecutor(Supplier<UnifiedJedis> client, int poolSize, Duration timeout,
 			List<LuaScript> preloaded) {
 		this.client = client;
+		this.preloaded = List.copyOf(preloaded);
 		this.notSentAfterNanos = timeout.toNanos() * FairDeadlines.BACKSTOP;
 		this.timer = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "ratelimit-jedis-deadlines");
@@ -102,16 +105,42 @@ public final class PooledJedisScriptExecutor
 				});
 		executor.allowCoreThreadTimeOut(true);
 		this.threads = executor;
-		// Opens a first connection and fills the script cache before the first request needs them.
-		this.threads.execute(() -> preloaded.forEach((script) -> {
-			try {
-				delegate();
-				this.jedis.scriptLoad(script.source());
-			}
-			catch (RuntimeException ex) {
-				// Redis down at startup, or a cluster (no single node to load on): the first call loads it instead.
-			}
-		}));
+	}
+
+	/**
+	 * Opens a first connection and fills the script cache before the first request needs them, on one of the
+	 * limiter's threads (Jedis' Sentinel and Cluster clients ask the servers as they are created).
+	 * @return completes when done; a Redis that is down, or a cluster (no single node to load on), does not fail it:
+	 * the first call loads the script instead
+	 */
+	@Override
+	public CompletableFuture<Void> connect() {
+		try {
+			return CompletableFuture.runAsync(() -> this.preloaded.forEach((script) -> {
+				try {
+					delegate();
+					this.jedis.scriptLoad(script.source());
+				}
+				catch (RuntimeException ex) {
+					// Redis down at startup, or a cluster: the first call loads it instead.
+				}
+			}), this.threads);
+		}
+		catch (RuntimeException ex) {
+			// the executor is closed
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/** Closes the pool's connections (the application stops); a call after this opens the pool again. */
+	@Override
+	public synchronized void disconnect() {
+		UnifiedJedis open = this.jedis;
+		this.delegate = null;
+		this.jedis = null;
+		if (open != null) {
+			open.close();
+		}
 	}
 
 	/**

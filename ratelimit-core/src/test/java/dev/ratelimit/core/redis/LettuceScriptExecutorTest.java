@@ -55,7 +55,7 @@ class LettuceScriptExecutorTest {
 
 	@Test
 	void runsAScriptAgainAfterTheScriptCacheIsFlushed() {
-		assertThat(this.executor.awaitConnection(Duration.ofSeconds(5))).isNull();
+		assertThat(this.executor.connect()).succeedsWithin(Duration.ofSeconds(5));
 		assertThat(this.executor.execute(SCRIPT, List.of("k"), List.of("41"))).containsExactly(42L, 1L);
 		assertThat(this.redis.command("SCRIPT", "FLUSH")).isEqualTo("+OK");
 		assertThat(this.executor.execute(SCRIPT, List.of("k", "l"), List.of("1"))).containsExactly(2L, 2L);
@@ -65,7 +65,7 @@ class LettuceScriptExecutorTest {
 
 	@Test
 	void aRestartedRedisGetsANewConnection() {
-		assertThat(this.executor.awaitConnection(Duration.ofSeconds(5))).isNull();
+		assertThat(this.executor.connect()).succeedsWithin(Duration.ofSeconds(5));
 		this.redis.stop();
 		assertThatThrownBy(() -> this.executor.execute(SCRIPT, List.of("k"), List.of("1")))
 			.isInstanceOf(RuntimeException.class);
@@ -75,7 +75,7 @@ class LettuceScriptExecutorTest {
 
 	@Test
 	void closingReleasesTheClientAndFailsLaterCalls() {
-		assertThat(this.executor.awaitConnection(Duration.ofSeconds(5))).isNull();
+		assertThat(this.executor.connect()).succeedsWithin(Duration.ofSeconds(5));
 		this.executor.close();
 		assertThat(this.shutDown).isTrue();
 		assertThatThrownBy(() -> this.executor.execute(SCRIPT, List.of("k"), List.of("1")))

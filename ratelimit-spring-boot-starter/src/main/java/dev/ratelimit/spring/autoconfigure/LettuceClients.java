@@ -52,58 +52,71 @@ final class LettuceClients {
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(1), Duration.ofMillis(200), 2, TimeUnit.MILLISECONDS))
 			.build();
 		built.set(resources);
-		DataRedisConnectionDetails details = target.details();
-		SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
-		// Requests' deadlines are judged on the I/O thread (EventLoopTimeouts). Lettuce's own command timeout, on a
-		// timer thread of its own, would race the I/O thread as the old deadline did (it failed requests in a burst
-		// whose replies had arrived); it stays only as a backstop that drops commands a hung Redis never answers.
-		TimeoutOptions timeouts = TimeoutOptions.enabled(timeout.multipliedBy(FairDeadlines.BACKSTOP));
-		Runnable shutdown = () -> resources.shutdown(0, 2, TimeUnit.SECONDS);
-		if (details.getCluster() != null) {
-			List<RedisURI> nodes = details.getCluster().getNodes().stream().map((node) -> node(node, target, connectTimeout)).toList();
-			RedisClusterClient client = RedisClusterClient.create(resources, nodes);
-			ClusterClientOptions.Builder options = ClusterClientOptions.builder()
-				.socketOptions(socket)
-				.timeoutOptions(timeouts)
-				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-				.topologyRefreshOptions(LettuceClusterTopology.refreshOptions());
-			if (target.ssl() != null) {
-				options.sslOptions(sslOptions(target.ssl()));
-			}
-			client.setOptions(options.build());
-			deadlines.whenSilent(LettuceClusterTopology.refreshOnFailures(client)::deadlinePassed);
-			// connectAsync needs the topology loaded (connect() loads it, blocking); each new connection reloads it.
-			return new LettuceScriptExecutor(() -> client.refreshPartitionsAsync()
-				.toCompletableFuture()
-				.thenCompose((loaded) -> client.connectAsync(StringCodec.UTF8)), preloaded, timeout, deadlines, () -> {
-				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-				shutdown.run();
-			});
+		Client client = new Client(target, timeout, connectTimeout, preloaded, resources, deadlines);
+		return (target.details().getCluster() != null) ? cluster(client) : standaloneOrSentinel(client);
+	}
+
+	private static LettuceScriptExecutor cluster(Client settings) {
+		RedisTarget target = settings.target();
+		List<RedisURI> nodes = target.details()
+			.getCluster()
+			.getNodes()
+			.stream()
+			.map((node) -> node(node, target, settings.connectTimeout()))
+			.toList();
+		RedisClusterClient client = RedisClusterClient.create(settings.resources(), nodes);
+		ClusterClientOptions.Builder options = ClusterClientOptions.builder()
+			.socketOptions(settings.socketOptions())
+			.timeoutOptions(settings.timeoutOptions())
+			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+			.topologyRefreshOptions(LettuceClusterTopology.refreshOptions());
+		if (target.ssl() != null) {
+			options.sslOptions(sslOptions(target.ssl()));
 		}
-		RedisURI uri = (details.getSentinel() != null) ? sentinel(details, target, connectTimeout)
-				: standalone(details, target, connectTimeout);
-		RedisClient client = RedisClient.create(resources);
+		client.setOptions(options.build());
+		settings.deadlines().whenSilent(LettuceClusterTopology.refreshOnFailures(client)::deadlinePassed);
+		// connectAsync needs the topology loaded (connect() loads it, blocking); each new connection reloads it.
+		return new LettuceScriptExecutor(() -> client.refreshPartitionsAsync()
+			.toCompletableFuture()
+			.thenCompose((loaded) -> client.connectAsync(StringCodec.UTF8)), settings.preloaded(), settings.timeout(),
+				settings.deadlines(), () -> {
+					client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+					settings.shutdown();
+				});
+	}
+
+	private static LettuceScriptExecutor standaloneOrSentinel(Client settings) {
+		RedisTarget target = settings.target();
+		DataRedisConnectionDetails details = target.details();
+		RedisURI uri = (details.getSentinel() != null) ? sentinel(details, target, settings.connectTimeout())
+				: standalone(details, target, settings.connectTimeout());
+		RedisClient client = RedisClient.create(settings.resources());
 		ClientOptions.Builder options = ClientOptions.builder()
-			.socketOptions(socket)
-			.timeoutOptions(timeouts)
+			.socketOptions(settings.socketOptions())
+			.timeoutOptions(settings.timeoutOptions())
 			// LettuceScriptExecutor opens a new connection when it finds one closed: no back-off, no command buffer.
 			.autoReconnect(false);
 		if (target.ssl() != null) {
 			options.sslOptions(sslOptions(target.ssl()));
 		}
 		client.setOptions(options.build());
-		RedisClient sentinelEvents = (details.getSentinel() != null) ? RedisClient.create(resources) : null;
-		LettuceScriptExecutor executor = new LettuceScriptExecutor(
-				() -> client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), preloaded, timeout, deadlines,
-				() -> {
-					if (sentinelEvents != null) {
-						sentinelEvents.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-					}
-					client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-					shutdown.run();
-				});
+		RedisClient sentinelEvents = (details.getSentinel() != null) ? RedisClient.create(settings.resources()) : null;
+		// Subscribing to the Sentinels' failovers connects too: it starts with the first connection (in the
+		// application's lifecycle, RedisConnectionLifecycle), not as the client is built.
+		AtomicReference<Runnable> followFailovers = new AtomicReference<>(Client.NOTHING);
+		LettuceScriptExecutor executor = new LettuceScriptExecutor(() -> {
+			followFailovers.getAndSet(Client.NOTHING).run();
+			return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+		}, settings.preloaded(), settings.timeout(), settings.deadlines(), () -> {
+			if (sentinelEvents != null) {
+				sentinelEvents.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			}
+			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			settings.shutdown();
+		});
 		if (sentinelEvents != null) {
-			SentinelFailoverListener.follow(sentinelEvents, uri, details.getSentinel().getMaster(), executor);
+			followFailovers.set(() -> SentinelFailoverListener.follow(sentinelEvents, uri, details.getSentinel().getMaster(),
+					executor));
 		}
 		return executor;
 	}
@@ -176,6 +189,32 @@ final class LettuceClients {
 			ssl.protocols(bundle.getOptions().getEnabledProtocols());
 		}
 		return ssl.build();
+	}
+
+	/** What every client of the limiter is built with: its target, timeouts, scripts, threads and deadlines. */
+	private record Client(RedisTarget target, Duration timeout, Duration connectTimeout, List<LuaScript> preloaded,
+			ClientResources resources, EventLoopTimeouts deadlines) {
+
+		static final Runnable NOTHING = () -> {
+		};
+
+		SocketOptions socketOptions() {
+			return SocketOptions.builder().connectTimeout(this.connectTimeout).build();
+		}
+
+		/**
+		 * Requests' deadlines are judged on the I/O thread (EventLoopTimeouts). Lettuce's own command timeout, on a
+		 * timer thread of its own, would race the I/O thread as the old deadline did (it failed requests in a burst
+		 * whose replies had arrived); it stays only as a backstop that drops commands a hung Redis never answers.
+		 */
+		TimeoutOptions timeoutOptions() {
+			return TimeoutOptions.enabled(this.timeout.multipliedBy(FairDeadlines.BACKSTOP));
+		}
+
+		void shutdown() {
+			this.resources.shutdown(0, 2, TimeUnit.SECONDS);
+		}
+
 	}
 
 }

@@ -12,6 +12,7 @@ import dev.ratelimit.core.redis.LettuceScriptExecutor;
 import dev.ratelimit.spring.autoconfigure.RateLimitRedisProperties.ClientType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import dev.ratelimit.spring.redis.RedisConnectionLifecycle;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
@@ -50,8 +51,6 @@ class RateLimitRedisConfiguration {
 	/** Spring Boot's Redis connection details: present with spring-boot-starter-data-redis. */
 	public static final String CONNECTION_DETAILS = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
 
-	private static final Log logger = LogFactory.getLog(RateLimitRedisConfiguration.class);
-
 	private static final String LETTUCE = "io.lettuce.core.RedisClient";
 
 	private static final String JEDIS = "redis.clients.jedis.UnifiedJedis";
@@ -73,26 +72,26 @@ class RateLimitRedisConfiguration {
 		RedisTarget target = target(redis, environment, connectionDetails, sslBundles.getIfAvailable(), beanFactory);
 		ClassLoader classLoader = beanFactory.getBeanClassLoader();
 		if (client(redis.getClient(), classLoader) == ClientType.LETTUCE) {
-			LettuceScriptExecutor executor = LettuceClients.create(target, timeout, connectTimeout, SCRIPTS);
-			// The first request should find the connection open and the script loaded; a Redis that is down at
-			// startup is no reason not to start: requests then follow their failure policy.
-			Throwable failure = executor.awaitConnection(connectTimeout);
-			if (failure != null) {
-				Throwable root = failure;
-				while (root.getCause() != null && root.getCause() != root) {
-					root = root.getCause();
-				}
-				logger.warn("The rate limiter could not connect to Redis (" + target.source() + ") at startup; limits"
-						+ " follow their failure policy until it answers: " + failure
-						+ ((root != failure) ? " (cause: " + root + ")" : ""));
-			}
-			return executor;
+			// Not connected yet: rateLimitRedisConnection connects it as the application starts.
+			return LettuceClients.create(target, timeout, connectTimeout, SCRIPTS);
 		}
 		if (redis.getJedisPoolSize() < 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.jedis-pool-size",
 					redis.getJedisPoolSize(), "At least one connection is needed.");
 		}
 		return JedisClients.create(target, timeout, connectTimeout, redis.getJedisPoolSize(), SCRIPTS);
+	}
+
+	/**
+	 * Connects the limiter's client as the application starts, before the web server, and closes its connection
+	 * after graceful shutdown: building the beans needs no Redis. An executor that is not one of the starter's Redis
+	 * clients (an application's own) is left alone.
+	 */
+	@Bean
+	RedisConnectionLifecycle rateLimitRedisConnection(ObjectProvider<ScriptExecutor> executor,
+			RateLimitProperties properties) {
+		RateLimitRedisProperties redis = properties.getRedis();
+		return new RedisConnectionLifecycle(executor::getIfUnique, redis.getConnectTimeout(), RedisTarget.source(redis));
 	}
 
 	@Bean

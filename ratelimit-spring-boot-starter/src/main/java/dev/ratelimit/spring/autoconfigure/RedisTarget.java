@@ -46,8 +46,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	static RedisTarget ofOwn(RateLimitRedisProperties redis, SslBundles bundles) {
 		RedisSentinelProperties sentinel = redis.getSentinel();
 		List<String> clusterNodes = redis.getCluster().getNodes();
-		int targets = ((redis.getUrl() != null) ? 1 : 0) + ((sentinel.getMaster() != null) ? 1 : 0)
-				+ (clusterNodes.isEmpty() ? 0 : 1);
+		int targets = ownTargets(redis);
 		if (targets > 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.url", redis.getUrl(),
 					"Set one of ratelimit.redis.url, ratelimit.redis.sentinel.* and ratelimit.redis.cluster.nodes, not several.");
@@ -109,6 +108,20 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 		SslBundle ssl = (redis.getSslBundle() != null) ? bundle(redis.getSslBundle(), bundles)
 				: (url != null && "rediss".equals(url.getScheme())) ? SslBundle.systemDefault() : null;
 		return new RedisTarget(details, ssl, "ratelimit.redis");
+	}
+
+	/**
+	 * What configures the limiter's Redis, as {@link #source()} names it, without building the target: for messages
+	 * about a connection, written after the target was built.
+	 */
+	static String source(RateLimitRedisProperties redis) {
+		return (ownTargets(redis) > 0) ? "ratelimit.redis" : "spring.data.redis";
+	}
+
+	/** How many of {@code ratelimit.redis.url}, {@code .sentinel.*} and {@code .cluster.nodes} are set. */
+	private static int ownTargets(RateLimitRedisProperties redis) {
+		return ((redis.getUrl() != null) ? 1 : 0) + ((redis.getSentinel().getMaster() != null) ? 1 : 0)
+				+ (redis.getCluster().getNodes().isEmpty() ? 0 : 1);
 	}
 
 	private static SslBundle bundle(String name, SslBundles bundles) {

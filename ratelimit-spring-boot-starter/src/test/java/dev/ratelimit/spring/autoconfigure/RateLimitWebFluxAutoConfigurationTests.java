@@ -7,7 +7,6 @@ import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
-import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 import reactor.adapter.JdkFlowAdapter;
 import reactor.core.publisher.Flux;
@@ -28,15 +27,17 @@ import org.springframework.web.bind.annotation.RestController;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The WebFlux side of the auto-configuration: what a reactive application gets, and which annotations WebFlux could
- * not apply, so that startup stops with a message naming the method instead of leaving it unlimited.
+ * Tests for {@link RateLimitWebFluxAutoConfiguration}: what a reactive application gets, and which annotations
+ * WebFlux could not apply, so that startup stops with a message naming the method instead of leaving it unlimited.
+ * On a Redis where nothing listens ({@link WithoutRedis}): no test here needs or waits for a Redis.
  */
 class RateLimitWebFluxAutoConfigurationTests {
 
 	private final ReactiveWebApplicationContextRunner contextRunner = new ReactiveWebApplicationContextRunner()
 		.withConfiguration(StarterAutoConfigurations.all())
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class, WebFluxAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.url=" + TestRedis.shared().url(), "ratelimit.redis.timeout=10s");
+		// No Redis: the conditions are decided without one (WithoutRedis).
+		.withPropertyValues("spring.data.redis.url=" + WithoutRedis.URL);
 
 	@Test
 	void reactiveApplicationGetsTheWebFilterAndTheAdvisorAndNoServletFilter() {

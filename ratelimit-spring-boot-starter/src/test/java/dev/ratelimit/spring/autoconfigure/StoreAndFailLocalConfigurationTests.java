@@ -327,7 +327,7 @@ class StoreAndFailLocalConfigurationTests {
 
 	@Test
 	void unknownAnnotationPolicyListsFailLocal() {
-		this.contextRunner.withUserConfiguration(RateLimitAutoConfigurationTests.UnknownFailurePolicyController.class)
+		this.contextRunner.withUserConfiguration(RateLimitedMethodsAutoConfigurationTests.UnknownFailurePolicyController.class)
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure().getMessage()).contains("fail-sometimes")
