@@ -16,7 +16,7 @@ import org.springframework.test.context.TestPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * PlanSelector per client and shadow limits over a real server and the shared test Redis, written once and run on Spring MVC
+ * Plans per client and shadow limits over a real server and the shared test Redis, written once and run on Spring MVC
  * ({@link MvcPlansAndShadowTests}) and WebFlux ({@link WebFluxPlansAndShadowTests}). Each test uses API keys or
  * client addresses of its own.
  */
