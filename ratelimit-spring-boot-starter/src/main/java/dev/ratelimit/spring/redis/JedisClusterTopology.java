@@ -18,7 +18,7 @@ import redis.clients.jedis.providers.ClusterConnectionProvider;
  * command that meets it renews the map, and the first renewal after the replica's promotion finds it. But with
  * nothing in between, a failing master costs a {@code CLUSTER SLOTS} or two per command that meets it, per instance,
  * for as long as it is down (106 in 4.5 s from two instances sending 100 requests a second each, in
- * {@code ClusterFailoverTests}). Renewals after failures are therefore made at most once per {@link #INTERVAL} (1 s),
+ * {@code ClusterFailoverIntegrationTests}). Renewals after failures are therefore made at most once per {@link #INTERVAL} (1 s),
  * so decisions resume within about a second of the promotion; those after {@code MOVED} (the cluster itself says the
  * map is wrong) are not limited. So a stale map lasts until the first command it misroutes: one to a node that no
  * longer serves the slot gets {@code MOVED}, one to a dead or frozen node fails. Jedis' own periodic renewal is not

@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import java.util.ArrayList;
 import java.util.List;

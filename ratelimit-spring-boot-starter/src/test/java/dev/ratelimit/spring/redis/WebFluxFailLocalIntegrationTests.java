@@ -1,15 +1,15 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.ratelimit.spring.autoconfigure.NoBlocking;
 
 /**
- * {@link FailLocalTests} on WebFlux, under BlockHound: local decisions, made on an event loop while the breaker is
+ * {@link FailLocalIntegrationTests} on WebFlux, under BlockHound: local decisions, made on an event loop while the breaker is
  * open, never block it.
  */
 @ExtendWith(NoBlocking.class)
-class WebFluxFailLocalTests extends FailLocalTests {
+class WebFluxFailLocalIntegrationTests extends FailLocalIntegrationTests {
 
 	@Override
 	String webApplicationType() {

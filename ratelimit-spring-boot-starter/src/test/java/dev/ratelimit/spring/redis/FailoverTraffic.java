@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import java.io.IOException;
 import java.net.URI;
@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
-import dev.ratelimit.spring.autoconfigure.redis.FailoverApplication.Instance;
+import dev.ratelimit.spring.redis.FailoverApplication.Instance;
 
 /**
  * Requests of one client ({@code X-Client}) to {@code GET /limited} of every instance, sent without pause by

@@ -1,7 +1,7 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 /** {@link RedisFailureContract} with the limiter on Lettuce. */
-class LettuceRedisFailureTests extends RedisFailureContract {
+class LettuceRedisFailureIntegrationTests extends RedisFailureContract {
 
 	@Override
 	String client() {

@@ -1,12 +1,12 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-import dev.ratelimit.spring.autoconfigure.redis.FailoverApplication.Instance;
-import dev.ratelimit.spring.autoconfigure.redis.FailoverTraffic.Kind;
+import dev.ratelimit.spring.redis.FailoverApplication.Instance;
+import dev.ratelimit.spring.redis.FailoverTraffic.Kind;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * carrying Redis's fields (an admission: the counters are gone), and the requests that failed open in between, with
  * the bounds of {@link Failovers}.
  */
-class StandaloneRestartTests {
+class StandaloneRestartIntegrationTests {
 
 	@Test
 	void restartedServer() {

@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -6,7 +6,7 @@ import dev.ratelimit.spring.autoconfigure.NoBlocking;
 
 /** {@link RedisFailureContract} on WebFlux with Lettuce, under BlockHound: failures never block an event loop. */
 @ExtendWith(NoBlocking.class)
-class LettuceWebFluxRedisFailureTests extends RedisFailureContract {
+class LettuceWebFluxRedisFailureIntegrationTests extends RedisFailureContract {
 
 	@Override
 	String client() {

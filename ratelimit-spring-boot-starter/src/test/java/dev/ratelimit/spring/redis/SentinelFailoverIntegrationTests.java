@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import dev.ratelimit.spring.autoconfigure.redis.FailoverApplication.Instance;
-import dev.ratelimit.spring.autoconfigure.redis.FailoverTraffic.Answer;
-import dev.ratelimit.spring.autoconfigure.redis.FailoverTraffic.Kind;
+import dev.ratelimit.spring.redis.FailoverApplication.Instance;
+import dev.ratelimit.spring.redis.FailoverTraffic.Answer;
+import dev.ratelimit.spring.redis.FailoverTraffic.Kind;
 import dev.ratelimit.test.TestRedisSentinel;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * to the Sentinel that was down, or it would go on writing to the old master until the Sentinel turns it into a
  * replica, some 10 s later.
  */
-class SentinelFailoverTests {
+class SentinelFailoverIntegrationTests {
 
 	/** Lettuce asks a Sentinel it could not reach every second, Jedis every 5 s (its default). */
 	static final Duration SUBSCRIBED = Duration.ofSeconds(5).plus(Failovers.MARGIN);

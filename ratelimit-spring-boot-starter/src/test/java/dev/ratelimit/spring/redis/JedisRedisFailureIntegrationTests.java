@@ -1,7 +1,7 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 /** {@link RedisFailureContract} with the limiter on Jedis. */
-class JedisRedisFailureTests extends RedisFailureContract {
+class JedisRedisFailureIntegrationTests extends RedisFailureContract {
 
 	@Override
 	String client() {

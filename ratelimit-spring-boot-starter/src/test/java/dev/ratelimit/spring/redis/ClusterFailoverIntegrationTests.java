@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -16,8 +16,8 @@ import java.util.function.IntConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.ratelimit.spring.autoconfigure.redis.FailoverApplication.Instance;
-import dev.ratelimit.spring.autoconfigure.redis.FailoverTraffic.Kind;
+import dev.ratelimit.spring.redis.FailoverApplication.Instance;
+import dev.ratelimit.spring.redis.FailoverTraffic.Kind;
 import dev.ratelimit.test.TestRedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the nodes left ({@code INFO commandstats}): at most one refresh per second and instance.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ClusterFailoverTests {
+class ClusterFailoverIntegrationTests {
 
 	private static final Pattern COMMAND_STAT = Pattern.compile("cmdstat_([^:]+):calls=(\\d+)");
 

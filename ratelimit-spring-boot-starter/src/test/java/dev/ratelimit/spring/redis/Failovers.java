@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -7,9 +7,9 @@ import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
-import dev.ratelimit.spring.autoconfigure.redis.FailoverApplication.Instance;
-import dev.ratelimit.spring.autoconfigure.redis.FailoverTraffic.Answer;
-import dev.ratelimit.spring.autoconfigure.redis.FailoverTraffic.Kind;
+import dev.ratelimit.spring.redis.FailoverApplication.Instance;
+import dev.ratelimit.spring.redis.FailoverTraffic.Answer;
+import dev.ratelimit.spring.redis.FailoverTraffic.Kind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

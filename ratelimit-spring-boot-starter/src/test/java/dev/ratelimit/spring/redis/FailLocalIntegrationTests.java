@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,8 +16,8 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.autoconfigure.redis.RedisFailureContract.FailureTestApplication;
-import dev.ratelimit.spring.autoconfigure.redis.RedisFailureContract.Response;
+import dev.ratelimit.spring.redis.RedisFailureContract.FailureTestApplication;
+import dev.ratelimit.spring.redis.RedisFailureContract.Response;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code fail-local} failure policy over real HTTP against a Redis server this test owns, on Spring MVC with
- * Lettuce ({@link WebFluxFailLocalTests} runs it on WebFlux): while Redis fails, a fail-local limit is decided by
+ * Lettuce ({@link WebFluxFailLocalIntegrationTests} runs it on WebFlux): while Redis fails, a fail-local limit is decided by
  * the instance alone with its share of the limit ({@code ratelimit.fail-local.instances=2}: 4 per hour becomes 2),
  * after at most one timeout; the circuit breaker then spares the following requests the wait; once Redis answers
  * again, limits are counted in Redis, shared by the instances, from there. A local denial is the usual 429; a
@@ -59,7 +59,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * timeouts fails even on a loaded machine.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class FailLocalTests {
+class FailLocalIntegrationTests {
 
 	static final Duration TIMEOUT = Duration.ofSeconds(2);
 

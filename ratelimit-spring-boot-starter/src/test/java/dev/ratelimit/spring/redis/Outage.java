@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.redis;
+package dev.ratelimit.spring.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import dev.ratelimit.spring.autoconfigure.redis.FailoverTraffic.Answer;
-import dev.ratelimit.spring.autoconfigure.redis.FailoverTraffic.Kind;
+import dev.ratelimit.spring.redis.FailoverTraffic.Answer;
+import dev.ratelimit.spring.redis.FailoverTraffic.Kind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
