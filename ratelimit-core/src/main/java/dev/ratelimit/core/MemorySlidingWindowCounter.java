@@ -18,51 +18,45 @@ final class MemorySlidingWindowCounter extends MemoryState {
 		long limit = definition.limit();
 		long window = definition.windowMs();
 		long cost = request.cost();
-		long at = now;
-		long k = Math.floorDiv(at, window);
-		long cur = 0;
-		long prev = 0;
-		if (this.stored) {
-			if (this.w > k) {
-				k = this.w;
-				at = this.w * window;
-			}
-			if (this.w == k) {
-				cur = this.c;
-				prev = this.p;
-			}
-			else if (this.w == k - 1) {
-				prev = this.c;
-			}
+		// a stored window ahead of the clock (it stepped back) is decided at its start
+		long index = Math.floorDiv(now, window);
+		if (this.stored && this.w > index) {
+			index = this.w;
 		}
-		long r = at - k * window;
-		long index = k;
-		long current = cur;
-		long previous = prev;
-		long estimate = estimate(cur, prev, window, r);
+		long at = Math.max(now, index * window);
+		Counts counts = new Counts(limit, window, at - index * window, current(index), previous(index));
+		long remaining = limit - counts.estimate();
 		if (cost > limit) {
-			return Verdict.never(limit - estimate, wait(limit, window, r, cur, prev, limit),
-					more(limit, window, r, cur, prev));
+			return Verdict.never(remaining, counts.waitFor(limit), counts.more());
 		}
-		if (estimate + cost > limit) {
-			return Verdict.denied(limit - estimate, wait(limit, window, r, cur, prev, cost),
-					wait(limit, window, r, cur, prev, limit), more(limit, window, r, cur, prev));
+		if (counts.estimate() + cost > limit) {
+			return Verdict.denied(remaining, counts.waitFor(cost), counts.waitFor(limit), counts.more());
 		}
-		return Verdict.allowed(limit - estimate, wait(limit, window, r, cur, prev, limit),
-				more(limit, window, r, cur, prev), (verdict) -> {
-					long n = current + cost;
-					this.w = index;
-					this.c = n;
-					this.p = previous;
-					expireAfter((index + 2) * window - now + TTL_MARGIN_MS, clockNow);
-					verdict.after(limit - estimate(n, previous, window, r), wait(limit, window, r, n, previous, limit),
-							more(limit, window, r, n, previous));
-				});
+		long stored = index;
+		return Verdict.allowed(remaining, counts.waitFor(limit), counts.more(), (verdict) -> {
+			Counts after = counts.plus(cost);
+			this.w = stored;
+			this.c = after.cur();
+			this.p = after.prev();
+			expireAfter((stored + 2) * window - now + TTL_MARGIN_MS, clockNow);
+			verdict.after(limit - after.estimate(), after.waitFor(limit), after.more());
+		});
 	}
 
-	/** floor of the estimate {@code n + p × (W - r) / W}, in exact integers. */
-	private static long estimate(long n, long prev, long window, long r) {
-		return n + Math.floorDiv(prev * (window - r), window);
+	/** The stored count of window {@code index}: 0 unless it is the stored one. */
+	private long current(long index) {
+		return (this.stored && this.w == index) ? this.c : 0;
+	}
+
+	/** The stored count of window {@code index - 1}: kept beside the current one, or the stored window itself. */
+	private long previous(long index) {
+		if (!this.stored) {
+			return 0;
+		}
+		if (this.w == index) {
+			return this.p;
+		}
+		return (this.w == index - 1) ? this.c : 0;
 	}
 
 	@Override
@@ -70,33 +64,50 @@ final class MemorySlidingWindowCounter extends MemoryState {
 		return "swc[w=" + this.w + ", c=" + this.c + ", p=" + this.p + ", deadline=" + this.deadline + "]";
 	}
 
-	private static long more(long limit, long window, long r, long n, long prev) {
-		return moreAfter(limit - estimate(n, prev, window, r), limit, (c) -> wait(limit, window, r, n, prev, c));
-	}
-
 	/**
-	 * swc_wait of sliding_window_counter.lua: the smallest wait after which a request of cost {@code c <= limit} is
-	 * admitted, with counts {@code cur} and {@code prev} at offset {@code r} of the current window, in closed form.
+	 * The counts of a limit of {@code limit} per {@code window} ms at offset {@code r} ms of the current window:
+	 * {@code cur} in it, {@code prev} in the one before.
 	 */
-	private static long wait(long limit, long window, long r, long cur, long prev, long c) {
-		if (cur + Math.floorDiv(prev * (window - r), window) + c <= limit) {
-			return 0;
+	private record Counts(long limit, long window, long r, long cur, long prev) {
+
+		Counts plus(long cost) {
+			return new Counts(this.limit, this.window, this.r, this.cur + cost, this.prev);
 		}
-		long a = limit - cur - c + 1;
-		if (a >= 1 && prev > 0) {
-			long t = window - r - Math.floorDiv(a * window - 1, prev);
-			if (t < 1) {
-				t = 1;
+
+		/** floor of the estimate {@code cur + prev × (W - r) / W}, in exact integers. */
+		long estimate() {
+			return this.cur + Math.floorDiv(this.prev * (this.window - this.r), this.window);
+		}
+
+		long more() {
+			return moreAfter(this.limit - estimate(), this.limit, this::waitFor);
+		}
+
+		/**
+		 * swc_wait of sliding_window_counter.lua: the smallest wait after which a request of cost {@code c <= limit}
+		 * is admitted, in closed form.
+		 */
+		long waitFor(long c) {
+			if (estimate() + c <= this.limit) {
+				return 0;
 			}
-			if (t < window - r) {
-				return t;
+			long a = this.limit - this.cur - c + 1;
+			if (a >= 1 && this.prev > 0) {
+				long t = this.window - this.r - Math.floorDiv(a * this.window - 1, this.prev);
+				if (t < 1) {
+					t = 1;
+				}
+				if (t < this.window - this.r) {
+					return t;
+				}
 			}
+			long rNext = 0;
+			if (this.cur > 0) {
+				rNext = nonNegative(this.window - Math.floorDiv((this.limit - c + 1) * this.window - 1, this.cur));
+			}
+			return this.window - this.r + rNext;
 		}
-		long rNext = 0;
-		if (cur > 0) {
-			rNext = nonNegative(window - Math.floorDiv((limit - c + 1) * window - 1, cur));
-		}
-		return window - r + rNext;
+
 	}
 
 }

@@ -13,64 +13,66 @@ final class MemoryTokenBucket extends MemoryState {
 	@Override
 	Verdict decide(long now, long clockNow, LimitRequest request) {
 		LimitDefinition definition = request.definition();
-		long limit = definition.limit();
-		long window = definition.windowMs();
 		long capacity = definition.capacity();
 		long cost = request.cost();
-		long full = capacity * window;
-		long at = now;
-		long tokens;
-		if (!this.stored) {
-			tokens = full;
-		}
-		else {
-			if (this.ts > at) {
-				at = this.ts;
-			}
-			// Compare times rather than multiply: elapsed × limit could leave the exact range after a long idle.
-			if (at - this.ts >= ceilDiv(full - this.t, limit)) {
-				tokens = full;
-			}
-			else {
-				tokens = this.t + (at - this.ts) * limit;
-			}
-		}
-		long refilledAt = at;
-		long before = tokens;
+		// a refill stored ahead of the clock (it stepped back) is decided at its time
+		long at = this.stored ? Math.max(now, this.ts) : now;
+		Bucket bucket = new Bucket(tokensAt(at, definition), definition.windowMs(), definition.limit());
 		if (cost > capacity) {
-			return Verdict.never(Math.floorDiv(tokens, window), wait(tokens, capacity, window, limit),
-					more(tokens, capacity, window, limit));
+			return Verdict.never(bucket.available(), bucket.waitFor(capacity), bucket.more(capacity));
 		}
-		if (tokens < cost * window) {
-			return Verdict.denied(Math.floorDiv(tokens, window), wait(tokens, cost, window, limit),
-					wait(tokens, capacity, window, limit), more(tokens, capacity, window, limit));
+		if (bucket.waitFor(cost) > 0) {
+			return Verdict.denied(bucket.available(), bucket.waitFor(cost), bucket.waitFor(capacity), bucket.more(capacity));
 		}
-		return Verdict.allowed(Math.floorDiv(tokens, window), wait(tokens, capacity, window, limit),
-				more(tokens, capacity, window, limit), (verdict) -> {
-					long left = before - cost * window;
-					long resetAfter = wait(left, capacity, window, limit);
-					this.t = left;
-					this.ts = refilledAt;
-					expireAfter(refilledAt - now + resetAfter + TTL_MARGIN_MS, clockNow);
-					verdict.after(Math.floorDiv(left, window), resetAfter, more(left, capacity, window, limit));
-				});
+		return Verdict.allowed(bucket.available(), bucket.waitFor(capacity), bucket.more(capacity), (verdict) -> {
+			Bucket left = bucket.minus(cost);
+			long resetAfter = left.waitFor(capacity);
+			this.t = left.t();
+			this.ts = at;
+			expireAfter(at - now + resetAfter + TTL_MARGIN_MS, clockNow);
+			verdict.after(left.available(), resetAfter, left.more(capacity));
+		});
 	}
 
-	/** The wait until a request of cost {@code c} fits with {@code t} scaled tokens: ceil((c × W - t) / L). */
-	private static long wait(long t, long c, long window, long limit) {
-		if (t >= c * window) {
-			return 0;
+	/** The scaled tokens refilled by {@code at}: a full bucket when none is stored. */
+	private long tokensAt(long at, LimitDefinition definition) {
+		long full = definition.capacity() * definition.windowMs();
+		// Compare times rather than multiply: elapsed × limit could leave the exact range after a long idle.
+		if (!this.stored || at - this.ts >= ceilDiv(full - this.t, definition.limit())) {
+			return full;
 		}
-		return ceilDiv(c * window - t, limit);
-	}
-
-	private static long more(long t, long capacity, long window, long limit) {
-		return moreAfter(Math.floorDiv(t, window), capacity, (c) -> wait(t, c, window, limit));
+		return this.t + (at - this.ts) * definition.limit();
 	}
 
 	@Override
 	public String toString() {
 		return "tb[t=" + this.t + ", ts=" + this.ts + ", deadline=" + this.deadline + "]";
+	}
+
+	/** {@code t} tokens scaled by the window, refilled at {@code limit} scaled units per ms. */
+	private record Bucket(long t, long window, long limit) {
+
+		Bucket minus(long cost) {
+			return new Bucket(this.t - cost * this.window, this.window, this.limit);
+		}
+
+		/** Whole tokens: cost-1 requests admitted at once. */
+		long available() {
+			return Math.floorDiv(this.t, this.window);
+		}
+
+		/** The wait until a request of cost {@code c} fits: ceil((c × W - t) / L), 0 when it does. */
+		long waitFor(long c) {
+			if (this.t >= c * this.window) {
+				return 0;
+			}
+			return ceilDiv(c * this.window - this.t, this.limit);
+		}
+
+		long more(long capacity) {
+			return moreAfter(available(), capacity, this::waitFor);
+		}
+
 	}
 
 }

@@ -125,17 +125,11 @@ public interface RateLimiter {
 	 */
 	default RateLimitDecision acquire(String clientId, List<LimitRequest> limits, Duration maxWait)
 			throws InterruptedException {
-		if (maxWait.isNegative()) {
-			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
-		}
-		long deadline = System.nanoTime() + maxWait.toNanos();
+		MaxWait wait = MaxWait.of(maxWait);
 		while (true) {
 			RateLimitDecision decision = tryAcquire(clientId, limits);
-			if (decision.allowed() || decision.never()) {
-				return decision;
-			}
-			long waitNanos = TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMs().orElseThrow());
-			if (System.nanoTime() + waitNanos - deadline > 0) {
+			long waitNanos = decision.allowed() ? -1 : wait.waitNanos(decision.retryAfterMs());
+			if (waitNanos < 0) {
 				return decision;
 			}
 			TimeUnit.NANOSECONDS.sleep(waitNanos);

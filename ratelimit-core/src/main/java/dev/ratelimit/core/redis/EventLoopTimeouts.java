@@ -1,7 +1,5 @@
 package dev.ratelimit.core.redis;
 
-import java.util.Deque;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -34,14 +32,8 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 
 	private final Supplier<EventExecutorGroup> beforeFirstConnection;
 
-	/** The limiter's commands in the order written, answered ones dropped from the head as they are met. */
-	private final Deque<Timed<?>> written = new ConcurrentLinkedDeque<>();
-
-	/** Long before any deadline while Redis has answered nothing: {@link System#nanoTime()} may be negative. */
-	private volatile long lastAnsweredAt = System.nanoTime() - (1L << 62);
-
-	/** When the oldest command that ended without an answer since Redis last answered was written, or 0. */
-	private volatile long unansweredSince;
+	/** What Redis has done with the limiter's commands, noted as the I/O thread writes them. */
+	private final CallProgress progress = new CallProgress();
 
 	private volatile EventLoop eventLoop;
 
@@ -84,26 +76,18 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 
 	@Override
 	public Long oldestUnansweredSentAt() {
-		Timed<?> oldest;
-		while ((oldest = this.written.peekFirst()) != null && oldest.isDone()) {
-			this.written.remove(oldest);
-		}
-		long ended = this.unansweredSince;
-		if (oldest == null) {
-			return (ended != 0) ? ended : null;
-		}
-		return (ended != 0 && ended - oldest.writtenAt < 0) ? ended : oldest.writtenAt;
+		return this.progress.oldestUnansweredSentAt();
 	}
 
 	@Override
 	public long lastAnsweredAt() {
-		return this.lastAnsweredAt;
+		return this.progress.lastAnsweredAt();
 	}
 
-	/** A command that notes when the I/O thread writes it (joining the written ones) and when Redis answers it. */
+	/** A command that notes when the I/O thread writes it and when Redis answers it. */
 	private final class Timed<T> extends AsyncCommand<String, String, T> {
 
-		private volatile long writtenAt;
+		private volatile CallProgress.Call written;
 
 		Timed(RedisCommand<String, String, T> command) {
 			super(command);
@@ -111,10 +95,8 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 
 		@Override
 		public void encode(ByteBuf buf) {
-			if (this.writtenAt == 0) {
-				this.writtenAt = System.nanoTime();
-				oldestUnansweredSentAt();
-				EventLoopTimeouts.this.written.addLast(this);
+			if (this.written == null) {
+				this.written = EventLoopTimeouts.this.progress.sent();
 			}
 			super.encode(buf);
 		}
@@ -123,10 +105,8 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 
 		@Override
 		public void complete() {
-			// Redis answered (an error reply too): the client is reading what Redis sends
 			this.answered = true;
-			EventLoopTimeouts.this.unansweredSince = 0;
-			EventLoopTimeouts.this.lastAnsweredAt = System.nanoTime();
+			EventLoopTimeouts.this.progress.answered(this.written);
 			super.complete();
 		}
 
@@ -144,12 +124,9 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 
 		/** Timed out, or its connection closed: Redis has not answered it (an error reply comes through complete). */
 		private void endedUnanswered() {
-			long written = this.writtenAt;
-			if (!this.answered && written != 0 && !isDone()) {
-				long ended = EventLoopTimeouts.this.unansweredSince;
-				if (ended == 0 || written - ended < 0) {
-					EventLoopTimeouts.this.unansweredSince = written;
-				}
+			CallProgress.Call call = this.written;
+			if (!this.answered && call != null && !isDone()) {
+				EventLoopTimeouts.this.progress.endedUnanswered(call);
 			}
 		}
 

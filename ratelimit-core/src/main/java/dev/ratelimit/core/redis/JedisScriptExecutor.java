@@ -1,6 +1,9 @@
 package dev.ratelimit.core.redis;
 
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 
 import dev.ratelimit.core.LuaScript;
@@ -33,6 +36,20 @@ public final class JedisScriptExecutor implements ScriptExecutor {
 			reply = this.jedis.eval(script.source(), keys, args);
 		}
 		return (List<Long>) reply;
+	}
+
+	/** A connection found closed or refused, as opposed to a timeout or a pool with no connection to spare. */
+	static boolean closedConnection(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SocketTimeoutException || cause instanceof NoSuchElementException) {
+				return false;
+			}
+			if (cause instanceof SocketException) {
+				return true;
+			}
+		}
+		// Jedis reports a connection the server closed ("Unexpected end of stream") without a SocketException.
+		return ex.getMessage() != null && ex.getMessage().contains("end of stream");
 	}
 
 }

@@ -1,14 +1,9 @@
 package dev.ratelimit.core.redis;
 
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.Deque;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
@@ -56,14 +51,8 @@ public final class PooledJedisScriptExecutor
 
 	private final long notSentAfterNanos;
 
-	/** When each call on the limiter's threads was sent ({@link System#nanoTime()}), oldest first. */
-	private final Deque<long[]> unanswered = new ConcurrentLinkedDeque<>();
-
-	/** Long before any deadline while Redis has answered nothing: {@link System#nanoTime()} may be negative. */
-	private volatile long lastAnsweredAt = System.nanoTime() - (1L << 62);
-
-	/** When the oldest call that ended without an answer since Redis last answered was sent, or 0. */
-	private volatile long unansweredSince;
+	/** What Redis has done with the calls sent on the limiter's threads. */
+	private final CallProgress progress = new CallProgress();
 
 	private final ScheduledThreadPoolExecutor timer;
 
@@ -156,7 +145,7 @@ public final class PooledJedisScriptExecutor
 				return delegate.execute(script, keys, args);
 			}
 			catch (JedisConnectionException ex) {
-				if (attempt >= this.attempts || !closedConnection(ex)) {
+				if (attempt >= this.attempts || !JedisScriptExecutor.closedConnection(ex)) {
 					throw ex;
 				}
 			}
@@ -180,23 +169,22 @@ public final class PooledJedisScriptExecutor
 							"Not sent: no connection was free within " + FairDeadlines.BACKSTOP + " x ratelimit.redis.timeout"));
 					return;
 				}
-				long[] sentAt = { System.nanoTime() };
-				this.unanswered.addLast(sentAt);
+				CallProgress.Call call = this.progress.sent();
 				try {
 					List<Long> reply = execute(script, keys, args);
-					this.unansweredSince = 0;
-					this.lastAnsweredAt = System.nanoTime();
+					this.progress.answered(call);
 					result.complete(reply);
 				}
 				catch (RuntimeException ex) {
-					if (ex instanceof JedisConnectionException && this.unansweredSince == 0) {
-						// timed out or lost its connection: unanswered, until Redis answers another call
-						this.unansweredSince = sentAt[0];
+					if (ex instanceof JedisConnectionException) {
+						// timed out or lost its connection
+						this.progress.endedUnanswered(call);
+					}
+					else {
+						// Redis answered, with an error
+						this.progress.answered(call);
 					}
 					result.completeExceptionally(ex);
-				}
-				finally {
-					this.unanswered.remove(sentAt);
 				}
 			});
 		}
@@ -214,17 +202,12 @@ public final class PooledJedisScriptExecutor
 
 	@Override
 	public Long oldestUnansweredSentAt() {
-		long[] oldest = this.unanswered.peekFirst();
-		long ended = this.unansweredSince;
-		if (oldest == null) {
-			return (ended != 0) ? ended : null;
-		}
-		return (ended != 0 && ended - oldest[0] < 0) ? ended : oldest[0];
+		return this.progress.oldestUnansweredSentAt();
 	}
 
 	@Override
 	public long lastAnsweredAt() {
-		return this.lastAnsweredAt;
+		return this.progress.lastAnsweredAt();
 	}
 
 	private JedisScriptExecutor delegate() {
@@ -239,20 +222,6 @@ public final class PooledJedisScriptExecutor
 			}
 		}
 		return delegate;
-	}
-
-	/** A connection found closed or refused, as opposed to a timeout or a pool with no connection to spare. */
-	static boolean closedConnection(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof SocketTimeoutException || cause instanceof NoSuchElementException) {
-				return false;
-			}
-			if (cause instanceof SocketException) {
-				return true;
-			}
-		}
-		// Jedis reports a connection the server closed ("Unexpected end of stream") without a SocketException.
-		return ex.getMessage() != null && ex.getMessage().contains("end of stream");
 	}
 
 	/** Stops the threads (calls under way fail) and closes the client. */

@@ -65,13 +65,13 @@ class PooledJedisScriptExecutorTest {
 
 	@Test
 	void onlyAClosedConnectionIsSentAgain() {
-		assertThat(PooledJedisScriptExecutor.closedConnection(new JedisConnectionException(new SocketException("reset"))))
+		assertThat(JedisScriptExecutor.closedConnection(new JedisConnectionException(new SocketException("reset"))))
 			.isTrue();
-		assertThat(PooledJedisScriptExecutor.closedConnection(new JedisConnectionException("Unexpected end of stream.")))
+		assertThat(JedisScriptExecutor.closedConnection(new JedisConnectionException("Unexpected end of stream.")))
 			.isTrue();
-		assertThat(PooledJedisScriptExecutor
+		assertThat(JedisScriptExecutor
 			.closedConnection(new JedisConnectionException(new SocketTimeoutException("Read timed out")))).isFalse();
-		assertThat(PooledJedisScriptExecutor
+		assertThat(JedisScriptExecutor
 			.closedConnection(new JedisConnectionException("Could not get a resource from the pool",
 					new NoSuchElementException("Timeout waiting for idle object")))).isFalse();
 	}

@@ -63,7 +63,8 @@ public final class BackgroundCallLimiter implements CallLimiter {
 					+ " CompletionStage, or call it from another thread");
 		}
 		if (ChargeByOutcome.any(limits)) {
-			return ChargeByOutcome.invoke(waits, invocation, method, new BackgroundCall(), limits, context, maxWait);
+			return ChargeByOutcome.invoke(waits,
+					new LimitedCall(invocation, method, new BackgroundCall(), limits, context), maxWait);
 		}
 		waits.enforce(new BackgroundCall(), limits, context, maxWait);
 		return invocation.proceed();
@@ -101,15 +102,16 @@ public final class BackgroundCallLimiter implements CallLimiter {
 				List<ConfiguredLimit> limits, EvaluationContext context) {
 			ReturnType type = ReturnType.of(method.getReturnType());
 			Duration maxWait = waits.maxWait(limits, false);
+			ReactorPermitWaiter reactive = new ReactorPermitWaiter(waits, Schedulers::parallel);
 			if (ChargeByOutcome.any(limits)) {
 				// one value only: RateLimitedMethodRegistry stops startup for others charged by outcome
+				LimitedCall call = new LimitedCall(invocation, method, new BackgroundCall(), limits, context);
 				return type.adapter()
-					.fromPublisher(Mono.defer(() -> ReactorPermitWaiter.invokeChargedByOutcome(waits, invocation,
-							method, new BackgroundCall(), limits, context, maxWait, Schedulers::parallel)));
+					.fromPublisher(Mono.defer(() -> reactive.invokeChargedByOutcome(call, maxWait)));
 			}
 			// a call of its own for each subscription: a publisher subscribed again is decided again
 			Mono<Void> decision = Mono
-				.defer(() -> ReactorPermitWaiter.enforce(waits, new BackgroundCall(), limits, context, maxWait));
+				.defer(() -> reactive.enforce(new BackgroundCall(), limits, context, maxWait));
 			return type.adapter().fromPublisher(ReactorCallAdapter.after(decision, invocation, type));
 		}
 

@@ -1,21 +1,16 @@
 package dev.ratelimit.spring.aop;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.LimitDecision;
-import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.OutcomeCharger;
 import dev.ratelimit.spring.enforce.PermitWaiter;
-import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
-import org.springframework.expression.EvaluationContext;
 
 /**
  * A call with limits charged by outcome ({@code @RateLimited(chargeOn, chargeWhen, chargeOnStatus)}): admitted
@@ -47,34 +42,31 @@ public final class ChargeByOutcome {
 
 	/**
 	 * Admits, runs and charges the call, waiting for a permit up to {@code maxWait} as {@link PermitWaiter} does.
-	 * @param context the call's evaluation context; {@code #result} and {@code #exception} are set on it after the
-	 * call
 	 * @return what the method returned
 	 * @throws Throwable what the method threw, or a {@link dev.ratelimit.spring.RateLimitException} when not admitted
 	 */
-	public static Object invoke(PermitWaiter waits, MethodInvocation invocation, Method method, LimitedRequest request,
-			List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait) throws Throwable {
-		RateLimitEnforcer enforcer = waits.enforcer();
-		List<ConfiguredLimit> byOutcome = byOutcome(limits, true);
-		List<ConfiguredLimit> before = byOutcome(limits, false);
+	public static Object invoke(PermitWaiter waits, LimitedCall call, Duration maxWait) throws Throwable {
+		OutcomeCharger charger = waits.enforcer().byOutcome();
+		List<ConfiguredLimit> byOutcome = byOutcome(call.limits(), true);
+		List<ConfiguredLimit> before = byOutcome(call.limits(), false);
 		AtomicReference<List<LimitDecision>> admission = new AtomicReference<>(List.of());
-		waits.enforce(request, (attempt) -> {
+		waits.enforce(call.request(), (attempt) -> {
 			// read first: a call without room is refused before the other limits consume anything
-			admission.set(enforcer.peekAdmission(attempt, byOutcome, context));
+			admission.set(charger.peekAdmission(attempt, byOutcome, call.context()));
 			if (!before.isEmpty()) {
-				enforcer.enforceAndWait(attempt, before, context);
+				waits.enforcer().enforceAndWait(attempt, before, call.context());
 			}
-			enforcer.admitted(attempt);
+			charger.admitted(attempt);
 		}, maxWait);
 		Object result = null;
 		Throwable thrown = null;
 		try {
-			result = invocation.proceed();
+			result = call.invocation().proceed();
 		}
 		catch (Throwable ex) {
 			thrown = ex;
 		}
-		charge(enforcer, request, byOutcome, method, result, thrown, context, admission.get());
+		charge(charger, call, result, thrown, admission.get());
 		if (thrown != null) {
 			throw thrown;
 		}
@@ -82,32 +74,32 @@ public final class ChargeByOutcome {
 	}
 
 	/**
-	 * After the call: the limits of {@code byOutcome} whose condition the outcome matches are charged, and the
+	 * After the call: its limits charged by outcome whose condition the outcome matches are charged, and the
 	 * response's fields are theirs after the charge and, for the others, the states {@code admission} read. Blocks
 	 * the calling thread.
-	 * @param context the call's evaluation context: {@code #result} and {@code #exception} are set on it
+	 * @param result what the call returned ({@code #result} in the conditions); {@code null} when it threw
+	 * @param thrown what the call threw ({@code #exception}); {@code null} when it returned
 	 */
-	public static void charge(RateLimitEnforcer enforcer, LimitedRequest request, List<ConfiguredLimit> byOutcome,
-			Method method, Object result, Throwable thrown, EvaluationContext context, List<LimitDecision> admission) {
-		context.setVariable("result", result);
-		context.setVariable("exception", thrown);
+	static void charge(OutcomeCharger charger, LimitedCall call, Object result, Throwable thrown,
+			List<LimitDecision> admission) {
+		call.context().setVariable("result", result);
+		call.context().setVariable("exception", thrown);
 		List<ConfiguredLimit> charged = new ArrayList<>();
-		for (ConfiguredLimit limit : byOutcome) {
-			if (matches(limit, method, result, thrown, context)) {
+		for (ConfiguredLimit limit : byOutcome(call.limits(), true)) {
+			if (matches(limit, call, result, thrown)) {
 				charged.add(limit);
 			}
 		}
 		List<LimitDecision> uncharged = admission.stream()
 			.filter((decision) -> charged.stream().noneMatch((limit) -> limit.name().equals(decision.request().name())))
 			.toList();
-		enforcer.charge(request, charged, context, uncharged);
+		charger.charge(call.request(), charged, call.context(), uncharged);
 	}
 
 	/** A condition that fails to evaluate charges: a limit must not be left unlimited by a broken expression. */
-	private static boolean matches(ConfiguredLimit limit, Method method, Object result, Throwable thrown,
-			EvaluationContext context) {
+	private static boolean matches(ConfiguredLimit limit, LimitedCall call, Object result, Throwable thrown) {
 		try {
-			return limit.charge().matches(method, result, thrown, context);
+			return limit.charge().matches(call.method(), result, thrown, call.context());
 		}
 		catch (RuntimeException ex) {
 			logger.warn("chargeWhen of " + limit.source() + " failed; charging the call: " + ex);

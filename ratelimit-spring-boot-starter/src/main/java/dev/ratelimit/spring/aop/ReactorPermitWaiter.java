@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.aop;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -10,11 +9,10 @@ import java.util.function.Supplier;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.OutcomeCharger;
 import dev.ratelimit.spring.enforce.PermitWait;
 import dev.ratelimit.spring.enforce.PermitWaiter;
-import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import org.aopalliance.intercept.MethodInvocation;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -29,25 +27,26 @@ import org.springframework.expression.EvaluationContext;
  */
 public final class ReactorPermitWaiter {
 
-	private ReactorPermitWaiter() {
+	private final PermitWaiter waits;
+
+	private final Supplier<Scheduler> continuation;
+
+	/**
+	 * @param waits the blocking callers' waiter, whose enforcer and wait policy this one shares
+	 * @param continuation where to go on after an answer of Redis (a request's own event loop, say), rather than on
+	 * the Redis client's I/O thread; asked for only when Redis had not answered at once
+	 */
+	public ReactorPermitWaiter(PermitWaiter waits, Supplier<Scheduler> continuation) {
+		this.waits = waits;
+		this.continuation = continuation;
 	}
 
 	/**
 	 * @return empty when the call may go ahead, or the error {@link PermitWaiter#enforce} would throw
 	 */
-	public static Mono<Void> enforce(PermitWaiter waits, LimitedRequest request, List<ConfiguredLimit> limits,
-			EvaluationContext context, Duration maxWait) {
-		return enforce(waits, request, limits, context, maxWait, Schedulers::parallel);
-	}
-
-	/**
-	 * {@link #enforce(PermitWaiter, LimitedRequest, List, EvaluationContext, Duration)}, going on after an answer of
-	 * Redis on {@code continuation} (a request's own event loop), not on the Redis client's I/O thread; asked for
-	 * only when Redis had not answered at once.
-	 */
-	public static Mono<Void> enforce(PermitWaiter waits, LimitedRequest request, List<ConfiguredLimit> limits,
-			EvaluationContext context, Duration maxWait, Supplier<Scheduler> continuation) {
-		return untilAdmitted(request, maxWait, (attempt) -> decided(waits, attempt, limits, context, continuation));
+	public Mono<Void> enforce(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
+			Duration maxWait) {
+		return untilAdmitted(request, maxWait, (attempt) -> decided(attempt, limits, context));
 	}
 
 	/**
@@ -55,26 +54,26 @@ public final class ReactorPermitWaiter {
 	 * {@link ChargeByOutcome} admits, the method's publisher subscribed, then charged by its outcome before its value
 	 * or error goes on.
 	 */
-	public static Mono<Object> invokeChargedByOutcome(PermitWaiter waits, MethodInvocation invocation, Method method,
-			LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait,
-			Supplier<Scheduler> continuation) {
-		RateLimitEnforcer enforcer = waits.enforcer();
-		List<ConfiguredLimit> byOutcome = ChargeByOutcome.byOutcome(limits, true);
-		List<ConfiguredLimit> before = ChargeByOutcome.byOutcome(limits, false);
-		Mono<List<LimitDecision>> admission = untilAdmitted(request, maxWait, (attempt) -> Mono
+	public Mono<Object> invokeChargedByOutcome(LimitedCall call, Duration maxWait) {
+		OutcomeCharger charger = this.waits.enforcer().byOutcome();
+		List<ConfiguredLimit> byOutcome = ChargeByOutcome.byOutcome(call.limits(), true);
+		List<ConfiguredLimit> before = ChargeByOutcome.byOutcome(call.limits(), false);
+		Mono<List<LimitDecision>> admission = untilAdmitted(call.request(), maxWait, (attempt) -> Mono
 			// the reads block: off any event loop
-			.fromCallable(() -> enforcer.peekAdmission(attempt, byOutcome, context))
+			.fromCallable(() -> charger.peekAdmission(attempt, byOutcome, call.context()))
 			.subscribeOn(Schedulers.boundedElastic())
 			.flatMap((peeked) -> before.isEmpty() ? Mono.just(peeked)
-					: decided(waits, attempt, before, context, continuation).thenReturn(peeked))
-			.doOnNext((peeked) -> enforcer.admitted(attempt)));
-		ReturnType type = ReturnType.of(method.getReturnType());
-		return admission.flatMap((peeked) -> Mono.defer(() -> Mono.from(ReactorCallAdapter.proceed(invocation, type)))
+					: decided(attempt, before, call.context()).thenReturn(peeked))
+			.doOnNext((peeked) -> charger.admitted(attempt)));
+		ReturnType type = ReturnType.of(call.method().getReturnType());
+		return admission.flatMap((peeked) -> Mono
+			.defer(() -> Mono.from(ReactorCallAdapter.proceed(call.invocation(), type)))
 			.materialize()
-			.flatMap((signal) -> Mono.fromRunnable(() -> ChargeByOutcome.charge(enforcer, request, byOutcome, method,
-					signal.get(), signal.getThrowable(), context, peeked))
-				.subscribeOn(Schedulers.boundedElastic()).publishOn(continuation.get()).then(signal.isOnError()
-					? Mono.error(signal.getThrowable()) : Mono.justOrEmpty(signal.get()))));
+			.flatMap((signal) -> Mono
+				.fromRunnable(() -> ChargeByOutcome.charge(charger, call, signal.get(), signal.getThrowable(), peeked))
+				.subscribeOn(Schedulers.boundedElastic())
+				.publishOn(this.continuation.get())
+				.then(signal.isOnError() ? Mono.error(signal.getThrowable()) : Mono.justOrEmpty(signal.get()))));
 	}
 
 	/** {@code attempt} until it admits, waiting each denial's retry-after with a delay, up to {@code maxWait}. */
@@ -97,12 +96,11 @@ public final class ReactorPermitWaiter {
 		});
 	}
 
-	private static Mono<Void> decided(PermitWaiter waits, LimitedRequest attempt, List<ConfiguredLimit> limits,
-			EvaluationContext context, Supplier<Scheduler> continuation) {
+	private Mono<Void> decided(LimitedRequest attempt, List<ConfiguredLimit> limits, EvaluationContext context) {
 		return Mono.defer(() -> {
-			CompletableFuture<Void> decision = waits.enforcer().enforce(attempt, limits, context).toCompletableFuture();
+			CompletableFuture<Void> decision = this.waits.enforcer().enforce(attempt, limits, context).toCompletableFuture();
 			Mono<Void> decided = Mono.fromFuture(decision, true);
-			return decision.isDone() ? decided : decided.publishOn(continuation.get());
+			return decision.isDone() ? decided : decided.publishOn(this.continuation.get());
 		});
 	}
 

@@ -37,16 +37,17 @@ final class JedisClients {
 		pool.setMaxIdle(poolSize);
 		// One thread per connection never waits for a connection; the bound is for safety.
 		pool.setMaxWait(timeout);
-		return new PooledJedisScriptExecutor(() -> client(target, timeout, connectTimeout, pool), poolSize, timeout,
+		Settings settings = new Settings(target, timeout, connectTimeout);
+		return new PooledJedisScriptExecutor(() -> client(settings, pool), poolSize, timeout,
 				preloaded);
 	}
 
-	private static UnifiedJedis client(RedisTarget target, Duration timeout, Duration connectTimeout,
-			GenericObjectPoolConfig<Connection> pool) {
-		DataRedisConnectionDetails details = target.details();
+	private static UnifiedJedis client(Settings settings, GenericObjectPoolConfig<Connection> pool) {
+		DataRedisConnectionDetails details = settings.target().details();
+		Duration timeout = settings.timeout();
 		if (details.getCluster() != null) {
 			JedisClusterTopology nodes = new JedisClusterTopology(hosts(details.getCluster().getNodes()),
-					config(target, details.getUsername(), details.getPassword(), 0, timeout, connectTimeout), pool);
+					settings.config(details.getUsername(), details.getPassword(), 0), pool);
 			// Jedis' own bound on a command's retries: one socket timeout per attempt.
 			return new JedisCluster(nodes, JedisCluster.DEFAULT_MAX_ATTEMPTS,
 					timeout.multipliedBy(JedisCluster.DEFAULT_MAX_ATTEMPTS));
@@ -54,15 +55,13 @@ final class JedisClients {
 		if (details.getSentinel() != null) {
 			DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
 			return new JedisSentineled(sentinel.getMaster(),
-					config(target, details.getUsername(), details.getPassword(), sentinel.getDatabase(), timeout,
-							connectTimeout),
+					settings.config(details.getUsername(), details.getPassword(), sentinel.getDatabase()),
 					pool, hosts(sentinel.getNodes()),
-					config(target, sentinel.getUsername(), sentinel.getPassword(), 0, timeout, connectTimeout));
+					settings.config(sentinel.getUsername(), sentinel.getPassword(), 0));
 		}
 		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
 		return new JedisPooled(new HostAndPort(standalone.getHost(), standalone.getPort()),
-				config(target, details.getUsername(), details.getPassword(), standalone.getDatabase(), timeout,
-						connectTimeout),
+				settings.config(details.getUsername(), details.getPassword(), standalone.getDatabase()),
 				pool);
 	}
 
@@ -72,20 +71,24 @@ final class JedisClients {
 		return hosts;
 	}
 
-	private static JedisClientConfig config(RedisTarget target, String username, String password, int database,
-			Duration timeout, Duration connectTimeout) {
-		DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-			.user(username)
-			.password(password)
-			.database(database)
-			.socketTimeoutMillis((int) timeout.toMillis())
-			.connectionTimeoutMillis((int) connectTimeout.toMillis())
-			.clientName(RedisTarget.CLIENT_NAME);
-		SslBundle ssl = target.ssl();
-		if (ssl != null) {
-			config.ssl(true).sslSocketFactory(ssl.createSslContext().getSocketFactory());
+	/** What every connection of the limiter is configured with: its target's TLS, and the timeouts. */
+	private record Settings(RedisTarget target, Duration timeout, Duration connectTimeout) {
+
+		JedisClientConfig config(String username, String password, int database) {
+			DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+				.user(username)
+				.password(password)
+				.database(database)
+				.socketTimeoutMillis((int) this.timeout.toMillis())
+				.connectionTimeoutMillis((int) this.connectTimeout.toMillis())
+				.clientName(RedisTarget.CLIENT_NAME);
+			SslBundle ssl = this.target.ssl();
+			if (ssl != null) {
+				config.ssl(true).sslSocketFactory(ssl.createSslContext().getSocketFactory());
+			}
+			return config.build();
 		}
-		return config.build();
+
 	}
 
 }

@@ -52,11 +52,12 @@ final class LettuceClients {
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(1), Duration.ofMillis(200), 2, TimeUnit.MILLISECONDS))
 			.build();
 		built.set(resources);
-		Client client = new Client(target, timeout, connectTimeout, preloaded, resources, deadlines);
-		return (target.details().getCluster() != null) ? cluster(client) : standaloneOrSentinel(client);
+		Client client = new Client(target, timeout, connectTimeout, resources, deadlines);
+		return (target.details().getCluster() != null) ? cluster(client, preloaded)
+				: standaloneOrSentinel(client, preloaded);
 	}
 
-	private static LettuceScriptExecutor cluster(Client settings) {
+	private static LettuceScriptExecutor cluster(Client settings, List<LuaScript> preloaded) {
 		RedisTarget target = settings.target();
 		List<RedisURI> nodes = target.details()
 			.getCluster()
@@ -78,14 +79,14 @@ final class LettuceClients {
 		// connectAsync needs the topology loaded (connect() loads it, blocking); each new connection reloads it.
 		return new LettuceScriptExecutor(() -> client.refreshPartitionsAsync()
 			.toCompletableFuture()
-			.thenCompose((loaded) -> client.connectAsync(StringCodec.UTF8)), settings.preloaded(), settings.timeout(),
+			.thenCompose((loaded) -> client.connectAsync(StringCodec.UTF8)), preloaded, settings.timeout(),
 				settings.deadlines(), () -> {
 					client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 					settings.shutdown();
 				});
 	}
 
-	private static LettuceScriptExecutor standaloneOrSentinel(Client settings) {
+	private static LettuceScriptExecutor standaloneOrSentinel(Client settings, List<LuaScript> preloaded) {
 		RedisTarget target = settings.target();
 		DataRedisConnectionDetails details = target.details();
 		RedisURI uri = (details.getSentinel() != null) ? sentinel(details, target, settings.connectTimeout())
@@ -107,7 +108,7 @@ final class LettuceClients {
 		LettuceScriptExecutor executor = new LettuceScriptExecutor(() -> {
 			followFailovers.getAndSet(Client.NOTHING).run();
 			return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
-		}, settings.preloaded(), settings.timeout(), settings.deadlines(), () -> {
+		}, preloaded, settings.timeout(), settings.deadlines(), () -> {
 			if (sentinelEvents != null) {
 				sentinelEvents.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 			}
@@ -191,9 +192,9 @@ final class LettuceClients {
 		return ssl.build();
 	}
 
-	/** What every client of the limiter is built with: its target, timeouts, scripts, threads and deadlines. */
-	private record Client(RedisTarget target, Duration timeout, Duration connectTimeout, List<LuaScript> preloaded,
-			ClientResources resources, EventLoopTimeouts deadlines) {
+	/** What every client of the limiter is built with: its target, timeouts, threads and deadlines. */
+	private record Client(RedisTarget target, Duration timeout, Duration connectTimeout, ClientResources resources,
+			EventLoopTimeouts deadlines) {
 
 		static final Runnable NOTHING = () -> {
 		};

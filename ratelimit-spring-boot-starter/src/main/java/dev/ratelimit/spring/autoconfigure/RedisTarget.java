@@ -44,9 +44,19 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	 * @throws InvalidConfigurationPropertyValueException naming the property when a value is invalid
 	 */
 	static RedisTarget ofOwn(RateLimitRedisProperties redis, SslBundles bundles) {
-		RedisSentinelProperties sentinel = redis.getSentinel();
-		List<String> clusterNodes = redis.getCluster().getNodes();
 		int targets = ownTargets(redis);
+		checkOwn(redis, targets);
+		if (targets == 0) {
+			return null;
+		}
+		URI url = (redis.getUrl() != null) ? url(redis.getUrl()) : null;
+		SslBundle ssl = (redis.getSslBundle() != null) ? bundle(redis.getSslBundle(), bundles)
+				: (url != null && "rediss".equals(url.getScheme())) ? SslBundle.systemDefault() : null;
+		return new RedisTarget(ownDetails(redis, url), ssl, "ratelimit.redis");
+	}
+
+	/** @throws InvalidConfigurationPropertyValueException naming the property set where it does not apply */
+	private static void checkOwn(RateLimitRedisProperties redis, int targets) {
 		if (targets > 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.url", redis.getUrl(),
 					"Set one of ratelimit.redis.url, ratelimit.redis.sentinel.* and ratelimit.redis.cluster.nodes, not several.");
@@ -58,56 +68,59 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 					"It applies to ratelimit.redis.sentinel.* and ratelimit.redis.cluster.nodes; with ratelimit.redis.url, "
 							+ "give the credentials in the URL (redis://user:password@host:port).");
 		}
-		if (targets == 0) {
-			if (redis.getSslBundle() != null) {
-				throw new InvalidConfigurationPropertyValueException("ratelimit.redis.ssl-bundle", redis.getSslBundle(),
-						"It applies to the limiter's own Redis: set ratelimit.redis.url, .sentinel.* or .cluster.nodes too "
-								+ "(the application's Redis takes its TLS from spring.data.redis.ssl.*).");
-			}
-			return null;
+		if (targets == 0 && redis.getSslBundle() != null) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.redis.ssl-bundle", redis.getSslBundle(),
+					"It applies to the limiter's own Redis: set ratelimit.redis.url, .sentinel.* or .cluster.nodes too "
+							+ "(the application's Redis takes its TLS from spring.data.redis.ssl.*).");
 		}
-		URI url = (redis.getUrl() != null) ? url(redis.getUrl()) : null;
+	}
+
+	/** The connection details of the limiter's own Redis; credentials in {@code url} win over the properties'. */
+	private static DataRedisConnectionDetails ownDetails(RateLimitRedisProperties redis, URI url) {
+		RedisSentinelProperties sentinel = redis.getSentinel();
+		List<String> clusterNodes = redis.getCluster().getNodes();
 		String[] credentials = (url != null && url.getUserInfo() != null) ? url.getUserInfo().split(":", 2) : null;
 		String username = (credentials != null && credentials.length == 2 && !credentials[0].isEmpty())
 				? credentials[0] : redis.getUsername();
 		String password = (credentials != null) ? credentials[credentials.length - 1] : redis.getPassword();
-		DataRedisConnectionDetails.Standalone standalone = (url != null) ? DataRedisConnectionDetails.Standalone
-			.of(url.getHost(), (url.getPort() > 0) ? url.getPort() : 6379, database(url)) : null;
-		DataRedisConnectionDetails.Sentinel sentinelDetails = (sentinel.getMaster() != null)
-				? sentinel(sentinel, nodes("ratelimit.redis.sentinel.nodes", sentinel.getNodes())) : null;
-		DataRedisConnectionDetails.Cluster cluster = clusterNodes.isEmpty() ? null
-				: clusterOf(nodes("ratelimit.redis.cluster.nodes", clusterNodes));
-		DataRedisConnectionDetails details = new DataRedisConnectionDetails() {
+		return new OwnDetails(username, password,
+				(url != null) ? DataRedisConnectionDetails.Standalone.of(url.getHost(),
+						(url.getPort() > 0) ? url.getPort() : 6379, database(url)) : null,
+				(sentinel.getMaster() != null)
+						? sentinel(sentinel, nodes("ratelimit.redis.sentinel.nodes", sentinel.getNodes())) : null,
+				clusterNodes.isEmpty() ? null : clusterOf(nodes("ratelimit.redis.cluster.nodes", clusterNodes)));
+	}
 
-			@Override
-			public String getUsername() {
-				return username;
-			}
+	/** The limiter's own Redis: one of {@code standalone}, {@code sentinel} and {@code cluster} is set. */
+	private record OwnDetails(String username, String password, DataRedisConnectionDetails.Standalone standalone,
+			DataRedisConnectionDetails.Sentinel sentinel, DataRedisConnectionDetails.Cluster cluster)
+			implements DataRedisConnectionDetails {
 
-			@Override
-			public String getPassword() {
-				return password;
-			}
+		@Override
+		public String getUsername() {
+			return this.username;
+		}
 
-			@Override
-			public Standalone getStandalone() {
-				return standalone;
-			}
+		@Override
+		public String getPassword() {
+			return this.password;
+		}
 
-			@Override
-			public Sentinel getSentinel() {
-				return sentinelDetails;
-			}
+		@Override
+		public Standalone getStandalone() {
+			return this.standalone;
+		}
 
-			@Override
-			public Cluster getCluster() {
-				return cluster;
-			}
+		@Override
+		public Sentinel getSentinel() {
+			return this.sentinel;
+		}
 
-		};
-		SslBundle ssl = (redis.getSslBundle() != null) ? bundle(redis.getSslBundle(), bundles)
-				: (url != null && "rediss".equals(url.getScheme())) ? SslBundle.systemDefault() : null;
-		return new RedisTarget(details, ssl, "ratelimit.redis");
+		@Override
+		public Cluster getCluster() {
+			return this.cluster;
+		}
+
 	}
 
 	/**

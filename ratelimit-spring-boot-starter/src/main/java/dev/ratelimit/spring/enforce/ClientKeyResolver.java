@@ -181,6 +181,21 @@ public final class ClientKeyResolver {
 		}
 	}
 
+	/**
+	 * A client key as an operator writes it ({@code ip:::1}, {@code key:k-42}), in the form the limiter resolves it:
+	 * the IP address of an {@code ip:} key {@linkplain #canonicalIp canonical}, any other key as given.
+	 */
+	public static String canonicalKey(String clientKey) {
+		return clientKey.startsWith(IP_PREFIX) ? IP_PREFIX + canonicalIp(clientKey.substring(IP_PREFIX.length()))
+				: clientKey;
+	}
+
+	/** Whether {@code clientKey} has the form of a client key: {@code ip:<address>} or {@code key:<value>}. */
+	public static boolean isClientKey(String clientKey) {
+		return (clientKey.startsWith(IP_PREFIX) && clientKey.length() > IP_PREFIX.length())
+				|| (clientKey.startsWith(KEY_PREFIX) && clientKey.length() > KEY_PREFIX.length());
+	}
+
 	private StandardEvaluationContext withRequest(StandardEvaluationContext context, Object request,
 			Principal principal, Object exchange) {
 		context.setBeanResolver(this.beanResolver);

@@ -1,32 +1,31 @@
 package dev.ratelimit.spring.enforce;
 
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 
+import dev.ratelimit.core.MaxWait;
 import dev.ratelimit.spring.RateLimitExceededException;
 
 /**
  * One call's wait for a permit, the policy that every way of waiting follows (a sleeping thread, a delayed
- * {@code CompletableFuture}, a Reactor delay): after a denial, wait its retry-after and decide again, each attempt
- * with a deadline of its own in Redis ({@link RequestDeadline#anotherAttempt}), until {@code maxWait} from the first
- * attempt has passed. A denial that no wait can cure (the cost never fits) and every other failure end it at once.
+ * {@code CompletableFuture}, a Reactor delay): the core's {@link MaxWait}, each attempt with a deadline of its own in
+ * Redis ({@link RequestDeadline#anotherAttempt}); every failure other than a denial ends it at once.
  */
 public final class PermitWait {
 
 	private final LimitedRequest request;
 
-	/** {@link System#nanoTime()} after which no further attempt begins. */
-	private final long deadline;
+	private final MaxWait wait;
 
-	private PermitWait(LimitedRequest request, long deadline) {
+	private PermitWait(LimitedRequest request, MaxWait wait) {
 		this.request = request;
-		this.deadline = deadline;
+		this.wait = wait;
 	}
 
 	/** A wait of at most {@code maxWait} for {@code request}, whose first attempt is the request itself. */
 	public static PermitWait of(LimitedRequest request, Duration maxWait) {
-		return new PermitWait(request, System.nanoTime() + maxWait.toNanos());
+		return new PermitWait(request, MaxWait.of(maxWait));
 	}
 
 	/** The request of the first attempt. */
@@ -49,8 +48,7 @@ public final class PermitWait {
 		if (!(cause instanceof RateLimitExceededException denied) || denied.isNever()) {
 			return -1;
 		}
-		long waitNanos = TimeUnit.MILLISECONDS.toNanos(denied.getRetryAfterMs());
-		return (System.nanoTime() + waitNanos - this.deadline > 0) ? -1 : waitNanos;
+		return this.wait.waitNanos(OptionalLong.of(denied.getRetryAfterMs()));
 	}
 
 	/** What failed a stage: the cause that a {@link CompletionException} wraps, else {@code failure} itself. */

@@ -11,7 +11,6 @@ import java.util.concurrent.Executor;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
-import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.PlanSelector;
@@ -55,6 +54,8 @@ public final class RateLimitEnforcer {
 
 	private final DenialCache denials;
 
+	private final OutcomeCharger byOutcome;
+
 	/**
 	 * @param redis the calls to Redis, each bounded by its request's deadline
 	 * @param answers what the decisions make of the request
@@ -69,10 +70,16 @@ public final class RateLimitEnforcer {
 		this.clientKeys = clientKeys;
 		this.plans = plans;
 		this.denials = denials;
+		this.byOutcome = new OutcomeCharger(redis, answers, clientKeys, plans);
 	}
 
 	public ClientKeyResolver clientKeys() {
 		return this.clientKeys;
+	}
+
+	/** The admission and charge of calls charged by outcome, with this enforcer's Redis, deadlines and policies. */
+	public OutcomeCharger byOutcome() {
+		return this.byOutcome;
 	}
 
 	/**
@@ -94,7 +101,7 @@ public final class RateLimitEnforcer {
 			EvaluationContext context, Executor continuation) {
 		Map<String, List<ConfiguredLimit>> byKey;
 		try {
-			byKey = this.clientKeys.groupByKey(shapedByPlan(configured, context), request, context, false);
+			byKey = this.clientKeys.groupByKey(this.plans.forRequest(configured, context), request, context, false);
 		}
 		catch (RateLimitException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -105,15 +112,6 @@ public final class RateLimitEnforcer {
 			sequence = sequence.thenCompose((previous) -> decide(decided, group.getKey(), group.getValue()));
 		}
 		return sequence.thenRun(() -> this.answers.addFields(request, decided.applied()));
-	}
-
-	/** The limits as the request's plan shapes them (unchanged when none is planned). */
-	private List<ConfiguredLimit> shapedByPlan(List<ConfiguredLimit> limits, EvaluationContext context) {
-		if (limits.stream().noneMatch(ConfiguredLimit::planned)) {
-			return limits;
-		}
-		String plan = this.plans.select(context);
-		return limits.stream().map((limit) -> limit.forPlan(plan)).toList();
 	}
 
 	/**
@@ -136,84 +134,6 @@ public final class RateLimitEnforcer {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
 		}
-	}
-
-	/**
-	 * Admission of a call charged by outcome: each limit must have room for the call's cost now, read without
-	 * consuming ({@link RateLimiter#peek}, one read per limit). Blocks the calling thread for the reads. When Redis
-	 * fails (or the fail-local breaker is open), the failure policy applies as for any request: a fail-closed limit
-	 * refuses the call, a fail-local one is read from this instance's local state, a fail-open one admits it.
-	 * @return the enforced limits' states as read, for the response's fields when the call is not charged
-	 * @throws RateLimitException the 429 when a limit has no room, the 503 of a fail-closed limit, the 400 of a
-	 * missing key
-	 */
-	public List<LimitDecision> peekAdmission(LimitedRequest request, List<ConfiguredLimit> configured,
-			EvaluationContext context) {
-		List<LimitDecision> peeked = new ArrayList<>();
-		long deadline = this.redis.deadline(request);
-		for (ConfiguredLimit limit : shapedByPlan(configured, context)) {
-			String clientKey = this.clientKeys.resolve(limit, request, context);
-			LimitDecision state = this.redis.spared(List.of(limit)) ? null
-					: this.redis.peekAndWait(clientKey, limit.request(), deadline);
-			if (state != null) {
-				peeked.add(state);
-				continue;
-			}
-			RateLimitDecision local = this.answers.notDecided(request, clientKey, List.of(limit),
-					FailurePolicyHandler.Moment.ADMISSION);
-			if (local != null) {
-				peeked.addAll(local.decisions());
-			}
-		}
-		if (peeked.isEmpty()) {
-			return List.of();
-		}
-		RateLimitDecision admission = new RateLimitDecision(peeked);
-		List<LimitDecision> fields = DecisionApplier.enforced(admission);
-		this.answers.admit(request, admission, fields);
-		return fields;
-	}
-
-	/**
-	 * Ends the admission of a call charged by outcome ({@code attempt} admitted): what is left of the request's
-	 * deadline is kept for the charge after the call, so that admission and charge together wait at most one
-	 * {@code ratelimit.redis.timeout} for Redis, while the time the call itself takes uses none of it.
-	 */
-	public void admitted(LimitedRequest attempt) {
-		this.redis.keepForCharge(attempt);
-	}
-
-	/**
-	 * The charge of a call charged by outcome, after it ran: one decision per client key, as for any request, that
-	 * consumes when the limits still have room and records nothing otherwise (other calls in flight took it); never
-	 * an error, the call has run. It waits for Redis at most what {@link #admitted admission} left of the request's
-	 * deadline; once that is spent (or while Redis fails), fail-local limits are charged locally and the others not
-	 * at all. Its fields, and {@code uncharged}'s (the states admission read), go on the response. Blocks the calling
-	 * thread.
-	 */
-	public void charge(LimitedRequest request, List<ConfiguredLimit> configured, EvaluationContext context,
-			List<LimitDecision> uncharged) {
-		long deadline = this.redis.chargeDeadline(request);
-		List<LimitDecision> fields = new ArrayList<>(uncharged);
-		// admission resolved the same keys a moment ago; an expression that changed its mind charges nothing
-		Map<String, List<ConfiguredLimit>> byKey = this.clientKeys.groupByKey(shapedByPlan(configured, context),
-				request, context, true);
-		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
-			RateLimitDecision decision = this.redis.spared(group.getValue()) ? null
-					: this.redis.decideAndWait(group.getKey(),
-							ConfiguredLimit.sharedBudgets(group.getValue(), ConfiguredLimit::request), deadline);
-			if (decision != null) {
-				this.answers.decided(decision);
-			}
-			else {
-				decision = this.answers.notDecided(request, group.getKey(), group.getValue(),
-						FailurePolicyHandler.Moment.CHARGE);
-			}
-			if (decision != null) {
-				fields.addAll(DecisionApplier.enforced(decision));
-			}
-		}
-		this.answers.addFields(request, fields);
 	}
 
 	/** The limits of one client key: their decision added to the sequence's, or their failure policy. */

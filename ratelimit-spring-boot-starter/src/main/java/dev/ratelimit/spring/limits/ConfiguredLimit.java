@@ -12,42 +12,121 @@ import dev.ratelimit.spring.FailurePolicy;
 import org.springframework.expression.Expression;
 
 /**
- * A limit as configured by an annotation or a filter rule, checked at startup.
+ * A limit as configured by an annotation or a filter rule, checked at startup: its parts grouped by what they are
+ * for, with an accessor for each part on the limit itself.
  *
- * @param request the limit with every default applied, and what each call asks of it: its cost, and in shadow mode
- * {@link LimitRequest#shadow()}
- * @param key the parsed client key expression, or {@code null} for the client's IP address
- * @param failurePolicy what to do when Redis fails
- * @param source where it was configured, for messages: {@code "@RateLimited on Foo.bar(String)"} or
- * {@code "ratelimit.filter.rules[0]"}
- * @param explicitName whether the name was given rather than derived from the source
- * @param readsArguments whether the key reads the annotated method's arguments ({@code #username}, {@code #p0}), so
- * it can be decided only when the method is called, not when the request arrives
- * @param localShare for {@link FailurePolicy#FAIL_LOCAL}, the limit this instance applies alone while Redis fails
- * ({@code ratelimit.fail-local.instances}); {@code null} for the other policies
- * @param plan the plan whose shape {@code request} has, or {@code null} when it is the limit's own
+ * @param budget what a call takes: the limit's request, its local share while Redis fails, and the plan that shaped
+ * them
+ * @param clientKey whose budget a call takes from
+ * @param origin where it was configured
+ * @param handling what a call does when Redis fails, when it is denied and when it is charged
  * @param byPlan when {@code ratelimit.plans} names this limit: this limit as each configured plan shapes it, by plan
  * name; otherwise empty
- * @param maxWait the annotation's {@code maxWait}: how long a denied call may wait for a permit; {@code null} when
- * not given (then {@code ratelimit.defaults.max-wait} outside a request, no wait within one), and for filter rules
- * @param charge for a limit charged by outcome, when a call is charged; {@code null} for a limit charged before the
- * call
  */
-public record ConfiguredLimit(LimitRequest request, Expression key, FailurePolicy failurePolicy, String source,
-		boolean explicitName, boolean readsArguments, LimitRequest localShare, String plan,
-		Map<String, ConfiguredLimit> byPlan, Duration maxWait, ChargeCondition charge) {
+public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin, Handling handling,
+		Map<String, ConfiguredLimit> byPlan) {
 
 	public ConfiguredLimit {
 		byPlan = Map.copyOf(byPlan);
 	}
 
+	/**
+	 * What a call of the limit takes.
+	 * @param request the limit with every default applied, and what each call asks of it: its cost, and in shadow
+	 * mode {@link LimitRequest#shadow()}
+	 * @param localShare for {@link FailurePolicy#FAIL_LOCAL}, the limit this instance applies alone while Redis fails
+	 * ({@code ratelimit.fail-local.instances}); {@code null} for the other policies
+	 * @param plan the plan whose shape {@code request} has, or {@code null} when it is the limit's own
+	 */
+	public record Budget(LimitRequest request, LimitRequest localShare, String plan) {
+	}
+
+	/**
+	 * The limit's client key.
+	 * @param expression the parsed key expression, or {@code null} for the client's IP address
+	 * @param readsArguments whether the key reads the annotated method's arguments ({@code #username}, {@code #p0}),
+	 * so it can be decided only when the method is called, not when the request arrives
+	 */
+	public record ClientKey(Expression expression, boolean readsArguments) {
+	}
+
+	/**
+	 * Where the limit was configured.
+	 * @param source for messages: {@code "@RateLimited on Foo.bar(String)"} or {@code "ratelimit.filter.rules[0]"}
+	 * @param explicitName whether the name was given rather than derived from the source
+	 */
+	public record Origin(String source, boolean explicitName) {
+	}
+
+	/**
+	 * How calls treat the limit.
+	 * @param failurePolicy what to do when Redis fails
+	 * @param maxWait the annotation's {@code maxWait}: how long a denied call may wait for a permit; {@code null}
+	 * when not given (then {@code ratelimit.defaults.max-wait} outside a request, no wait within one), and for filter
+	 * rules
+	 * @param charge for a limit charged by outcome, when a call is charged; {@code null} for a limit charged before
+	 * the call
+	 */
+	public record Handling(FailurePolicy failurePolicy, Duration maxWait, ChargeCondition charge) {
+	}
+
 	public String name() {
-		return this.request.name();
+		return request().name();
+	}
+
+	/** {@link Budget#request()}. */
+	public LimitRequest request() {
+		return this.budget.request();
+	}
+
+	/** {@link Budget#localShare()}. */
+	public LimitRequest localShare() {
+		return this.budget.localShare();
+	}
+
+	/** {@link Budget#plan()}. */
+	public String plan() {
+		return this.budget.plan();
+	}
+
+	/** {@link ClientKey#expression()}. */
+	public Expression key() {
+		return this.clientKey.expression();
+	}
+
+	/** {@link ClientKey#readsArguments()}. */
+	public boolean readsArguments() {
+		return this.clientKey.readsArguments();
+	}
+
+	/** {@link Origin#source()}. */
+	public String source() {
+		return this.origin.source();
+	}
+
+	/** {@link Origin#explicitName()}. */
+	public boolean explicitName() {
+		return this.origin.explicitName();
+	}
+
+	/** {@link Handling#failurePolicy()}. */
+	public FailurePolicy failurePolicy() {
+		return this.handling.failurePolicy();
+	}
+
+	/** {@link Handling#maxWait()}. */
+	public Duration maxWait() {
+		return this.handling.maxWait();
+	}
+
+	/** {@link Handling#charge()}. */
+	public ChargeCondition charge() {
+		return this.handling.charge();
 	}
 
 	/** Whether this limit is in shadow mode: decided and counted, never refusing. */
 	public boolean shadow() {
-		return this.request.shadow();
+		return request().shadow();
 	}
 
 	/**
@@ -55,27 +134,22 @@ public record ConfiguredLimit(LimitRequest request, Expression key, FailurePolic
 	 * the arguments, or it is charged by the call's outcome.
 	 */
 	public boolean decidedOnCall() {
-		return this.readsArguments || this.charge != null;
+		return readsArguments() || chargedByOutcome();
 	}
 
 	/** Whether the call is charged after it ran, by its outcome, rather than before. */
 	public boolean chargedByOutcome() {
-		return this.charge != null;
+		return charge() != null;
 	}
 
-	/**
-	 * This limit as one plan shapes it: the plan's request and local share, every other component this limit's.
-	 * @param plan the plan's name
-	 */
-	ConfiguredLimit inPlan(String plan, LimitRequest request, LimitRequest localShare) {
-		return new ConfiguredLimit(request, this.key, this.failurePolicy, this.source, this.explicitName,
-				this.readsArguments, localShare, plan, Map.of(), this.maxWait, this.charge);
+	/** This limit as one plan shapes it: the plan's budget, every other part this limit's. */
+	ConfiguredLimit inPlan(Budget budget) {
+		return new ConfiguredLimit(budget, this.clientKey, this.origin, this.handling, Map.of());
 	}
 
 	/** This limit with its shape in every plan ({@link #forPlan}). */
 	ConfiguredLimit withPlans(Map<String, ConfiguredLimit> byPlan) {
-		return new ConfiguredLimit(this.request, this.key, this.failurePolicy, this.source, this.explicitName,
-				this.readsArguments, this.localShare, null, byPlan, this.maxWait, this.charge);
+		return new ConfiguredLimit(this.budget, this.clientKey, this.origin, this.handling, byPlan);
 	}
 
 	/** Whether the shape of this limit depends on the client's plan. */

@@ -84,10 +84,12 @@ public final class LimitResolver {
 			Expression key = this.expressions.parse(annotation.key(), variables);
 			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
 					: null;
-			return planned(new ConfiguredLimit(request, key, failurePolicy, source,
-					StringUtils.hasText(annotation.name()), LimitExpressionParser.readsArguments(key),
-					this.shares.of(request, failurePolicy), null, Map.of(), maxWait,
-					this.expressions.charge(annotation, variables)));
+			return planned(new ConfiguredLimit(
+					new ConfiguredLimit.Budget(request, this.shares.of(request, failurePolicy), null),
+					new ConfiguredLimit.ClientKey(key, LimitExpressionParser.readsArguments(key)),
+					new ConfiguredLimit.Origin(source, StringUtils.hasText(annotation.name())),
+					new ConfiguredLimit.Handling(failurePolicy, maxWait, this.expressions.charge(annotation, variables)),
+					Map.of()));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
 			throw new IllegalStateException("Invalid " + source + ": " + ex.getMessage(), ex);
@@ -131,8 +133,10 @@ public final class LimitResolver {
 				throw new InvalidConfigurationPropertyValueException(property + ".failure-policy", failurePolicy,
 						ex.getMessage());
 			}
-			return planned(new ConfiguredLimit(request, key, failurePolicy, property,
-					StringUtils.hasText(rule.getName()), false, localShare, null, Map.of(), null, null));
+			return planned(new ConfiguredLimit(new ConfiguredLimit.Budget(request, localShare, null),
+					new ConfiguredLimit.ClientKey(key, false),
+					new ConfiguredLimit.Origin(property, StringUtils.hasText(rule.getName())),
+					new ConfiguredLimit.Handling(failurePolicy, null, null), Map.of()));
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
@@ -180,13 +184,14 @@ public final class LimitResolver {
 			String shaping = (this.plans.shape(plan, base.name()) != null) ? plan : this.plans.defaultPlan();
 			LimitSettings.Shape shape = this.plans.shape(shaping, base.name());
 			if (shape == null) {
-				byPlan.put(plan, base.inPlan(plan, own, base.localShare()));
+				byPlan.put(plan, base.inPlan(new ConfiguredLimit.Budget(own, base.localShare(), plan)));
 				continue;
 			}
 			try {
 				LimitRequest request = definition(base.name(), ownShape.with(shape), own.cost())
 					.withShadow(own.shadow());
-				byPlan.put(plan, base.inPlan(plan, request, this.shares.of(request, base.failurePolicy())));
+				byPlan.put(plan, base.inPlan(
+						new ConfiguredLimit.Budget(request, this.shares.of(request, base.failurePolicy()), plan)));
 			}
 			catch (IllegalArgumentException ex) {
 				throw new InvalidConfigurationPropertyValueException("ratelimit.plans." + shaping + "." + base.name(),

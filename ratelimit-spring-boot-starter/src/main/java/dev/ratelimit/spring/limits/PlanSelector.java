@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.limits;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -84,6 +85,15 @@ public final class PlanSelector {
 				}
 			}
 		}
+	}
+
+	/** {@code limits} as the request's plan shapes them: unchanged when none is planned, without selecting a plan. */
+	public List<ConfiguredLimit> forRequest(List<ConfiguredLimit> limits, EvaluationContext context) {
+		if (limits.stream().noneMatch(ConfiguredLimit::planned)) {
+			return limits;
+		}
+		String plan = select(context);
+		return limits.stream().map((limit) -> limit.forPlan(plan)).toList();
 	}
 
 	/**

@@ -102,8 +102,10 @@ class FailurePolicyHandlerTests {
 		LimitRequest definition = LimitDefinition.of(name, Algorithm.FIXED_WINDOW, 2, Duration.ofHours(1))
 			.request()
 			.withShadow(shadow);
-		return new ConfiguredLimit(definition, null, policy, name, true, false,
-				(policy == FailurePolicy.FAIL_LOCAL) ? definition : null, null, Map.of(), null, null);
+		return new ConfiguredLimit(
+				new ConfiguredLimit.Budget(definition, (policy == FailurePolicy.FAIL_LOCAL) ? definition : null, null),
+				new ConfiguredLimit.ClientKey(null, false), new ConfiguredLimit.Origin(name, true),
+				new ConfiguredLimit.Handling(policy, null, null), Map.of());
 	}
 
 	private double count(String limit, String outcome) {

@@ -115,13 +115,13 @@ class RateLimitEnforcerTests {
 
 		for (int i = 0; i < 2; i++) {
 			TestRequest attempt = new TestRequest();
-			List<LimitDecision> read = enforcer.peekAdmission(attempt, limits, this.context);
+			List<LimitDecision> read = enforcer.byOutcome().peekAdmission(attempt, limits, this.context);
 			assertThat(read).singleElement().satisfies((state) -> assertThat(state.allowed()).isTrue());
-			enforcer.admitted(attempt);
-			enforcer.charge(attempt, limits, this.context, List.of());
+			enforcer.byOutcome().admitted(attempt);
+			enforcer.byOutcome().charge(attempt, limits, this.context, List.of());
 		}
 		assertThatExceptionOfType(RateLimitExceededException.class)
-			.isThrownBy(() -> enforcer.peekAdmission(new TestRequest(), limits, this.context));
+			.isThrownBy(() -> enforcer.byOutcome().peekAdmission(new TestRequest(), limits, this.context));
 		assertThat(this.limiter.decisions).as("two charges; the reads consume nothing").hasValue(2);
 	}
 
@@ -142,8 +142,9 @@ class RateLimitEnforcerTests {
 	private static ConfiguredLimit limit(String name, long limit, String key, FailurePolicy policy) {
 		LimitRequest request = LimitRequest
 			.of(LimitDefinition.of(name, Algorithm.TOKEN_BUCKET, limit, Duration.ofHours(1)));
-		return new ConfiguredLimit(request, (key != null) ? new SpelExpressionParser().parseRaw(key) : null, policy,
-				name, true, false, null, null, Map.of(), null, null);
+		return new ConfiguredLimit(new ConfiguredLimit.Budget(request, null, null),
+				new ConfiguredLimit.ClientKey((key != null) ? new SpelExpressionParser().parseRaw(key) : null, false),
+				new ConfiguredLimit.Origin(name, true), new ConfiguredLimit.Handling(policy, null, null), Map.of());
 	}
 
 	/** The store's own limiter, its decisions counted. */

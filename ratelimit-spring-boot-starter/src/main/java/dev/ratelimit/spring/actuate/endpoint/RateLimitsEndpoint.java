@@ -141,13 +141,6 @@ public class RateLimitsEndpoint {
 		});
 	}
 
-	/** The client key with an IP address in the form the limiter keys it ({@link ClientKeyResolver#canonicalIp}). */
-	private static String clientKey(String client) {
-		return client.startsWith(ClientKeyResolver.IP_PREFIX)
-				? ClientKeyResolver.IP_PREFIX + ClientKeyResolver.canonicalIp(client.substring(ClientKeyResolver.IP_PREFIX.length()))
-				: client;
-	}
-
 	/**
 	 * {@code operation} on the limit the path names and the client key: 404 for an unknown limit, 400 for a client
 	 * that is no client key.
@@ -155,25 +148,19 @@ public class RateLimitsEndpoint {
 	private WebEndpointResponse<Object> forClient(String[] name, String client,
 			BiFunction<String, String, WebEndpointResponse<Object>> operation) {
 		String limit = this.lookup.name(name);
-		String key = clientKey(client);
+		String key = ClientKeyResolver.canonicalKey(client);
 		if (!this.lookup.known(limit)) {
 			return new WebEndpointResponse<>(
 					new Error("No rate limit is named '" + limit + "'; the limits are " + this.lookup.knownNames()),
 					WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		if (!isClientKey(key)) {
+		if (!ClientKeyResolver.isClientKey(key)) {
 			return new WebEndpointResponse<>(new Error("client must be a client key as the limiter resolves it: '"
 					+ ClientKeyResolver.IP_PREFIX + "<address>' (a limit by IP address, or a missing key that fell back to it) or '"
 					+ ClientKeyResolver.KEY_PREFIX + "<value>' (the value of a key expression), but was '" + key + "'"),
 					WebEndpointResponse.STATUS_BAD_REQUEST);
 		}
 		return operation.apply(limit, key);
-	}
-
-	private static boolean isClientKey(String client) {
-		return (client.startsWith(ClientKeyResolver.IP_PREFIX) && client.length() > ClientKeyResolver.IP_PREFIX.length())
-				|| (client.startsWith(ClientKeyResolver.KEY_PREFIX)
-						&& client.length() > ClientKeyResolver.KEY_PREFIX.length());
 	}
 
 	private static WebEndpointResponse<Object> storeFailed(String operation, String name, RuntimeException ex) {

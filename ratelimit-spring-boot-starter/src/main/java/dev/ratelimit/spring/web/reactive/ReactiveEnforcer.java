@@ -5,6 +5,7 @@ import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
 
+import dev.ratelimit.spring.aop.LimitedCall;
 import dev.ratelimit.spring.aop.ReactorPermitWaiter;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
@@ -53,20 +54,24 @@ public final class ReactiveEnforcer {
 	private Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
 			java.util.function.Function<Principal, EvaluationContext> context) {
 		// waits for a permit only where every limit is an annotation's that sets maxWait
-		return principal(request, limits).flatMap((principal) -> ReactorPermitWaiter.enforce(this.waits, request,
-				limits, context.apply(principal.orElse(null)), this.waits.maxWait(limits, true),
-				() -> RequestThreads.of(request.exchange())));
+		return principal(request, limits).flatMap((principal) -> reactive(request).enforce(request, limits,
+				context.apply(principal.orElse(null)), this.waits.maxWait(limits, true)));
 	}
 
 	/** A {@code Mono} method's call with limits charged by outcome ({@link ReactorPermitWaiter}). */
 	Mono<Object> invokeChargedByOutcome(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
 			MethodInvocation invocation, Method method) {
-		return principal(request, limits).flatMap((principal) -> ReactorPermitWaiter.invokeChargedByOutcome(
-				this.waits, invocation, method, request, limits,
-				this.enforcer.clientKeys()
-					.context(request.exchange().getRequest(), principal.orElse(null), request.exchange(), method,
-							invocation.getArguments()),
-				this.waits.maxWait(limits, true), () -> RequestThreads.of(request.exchange())));
+		return principal(request, limits).flatMap((principal) -> reactive(request).invokeChargedByOutcome(
+				new LimitedCall(invocation, method, request, limits,
+						this.enforcer.clientKeys()
+							.context(request.exchange().getRequest(), principal.orElse(null), request.exchange(),
+									method, invocation.getArguments())),
+				this.waits.maxWait(limits, true)));
+	}
+
+	/** Waits that go on, after Redis answers, on the request's own event loop. */
+	private ReactorPermitWaiter reactive(ExchangeLimitedRequest request) {
+		return new ReactorPermitWaiter(this.waits, () -> RequestThreads.of(request.exchange()));
 	}
 
 	/** The principal, read only when a limit has a key expression (the default key is the client's address). */

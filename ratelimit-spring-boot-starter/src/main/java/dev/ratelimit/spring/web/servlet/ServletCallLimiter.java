@@ -6,6 +6,7 @@ import java.util.List;
 import dev.ratelimit.spring.aop.BackgroundCallLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.ChargeByOutcome;
+import dev.ratelimit.spring.aop.LimitedCall;
 import dev.ratelimit.spring.aop.ReturnType;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.enforce.PermitWaiter;
@@ -54,7 +55,8 @@ public final class ServletCallLimiter implements CallLimiter {
 			.context(servlet.getRequest(), servlet.getRequest().getUserPrincipal(), null, method,
 					invocation.getArguments());
 		if (ChargeByOutcome.any(left)) {
-			return ChargeByOutcome.invoke(waits, invocation, method, request, left, context, waits.maxWait(left, true));
+			return ChargeByOutcome.invoke(waits, new LimitedCall(invocation, method, request, left, context),
+					waits.maxWait(left, true));
 		}
 		waits.enforce(request, left, context, waits.maxWait(left, true));
 		return invocation.proceed();
