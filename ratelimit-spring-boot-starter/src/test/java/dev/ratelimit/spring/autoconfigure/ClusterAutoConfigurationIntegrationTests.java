@@ -34,7 +34,7 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import static dev.ratelimit.spring.autoconfigure.app.TestClock.at;
+import static dev.ratelimit.spring.test.app.TestClock.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -21,7 +21,7 @@ import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.autoconfigure.app.XClient;
+import dev.ratelimit.spring.test.app.XClient;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;

@@ -2,8 +2,8 @@ package dev.ratelimit.spring.enforce;
 
 import java.util.List;
 
-import dev.ratelimit.spring.autoconfigure.app.PlansConfiguration;
-import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.spring.test.app.PlansConfiguration;
+import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.spring.web.ServerTestSupport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.autoconfigure.app.XClient;
 import dev.ratelimit.spring.test.NoBlocking;
+import dev.ratelimit.spring.test.app.XClient;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.UUID;
 
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.autoconfigure.app.XClient;
+import dev.ratelimit.spring.test.app.XClient;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

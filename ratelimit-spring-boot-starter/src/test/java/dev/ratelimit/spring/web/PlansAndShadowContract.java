@@ -6,8 +6,8 @@ import java.time.Duration;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.autoconfigure.app.ApiKeyPlans;
 import dev.ratelimit.spring.limits.PlanSelector;
+import dev.ratelimit.spring.test.app.ApiKeyPlans;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-import dev.ratelimit.spring.autoconfigure.app.ClockedLimiterConfiguration;
-import dev.ratelimit.spring.autoconfigure.app.TestClock;
 import dev.ratelimit.spring.enforce.DenialCache;
+import dev.ratelimit.spring.test.app.ClockedLimiterConfiguration;
+import dev.ratelimit.spring.test.app.TestClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.TestPropertySource;
 
-import static dev.ratelimit.spring.autoconfigure.app.ClockedLimiterConfiguration.T0;
+import static dev.ratelimit.spring.test.app.ClockedLimiterConfiguration.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.actuate.endpoint;
 
-import dev.ratelimit.spring.autoconfigure.app.PlansConfiguration;
-import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.spring.test.app.PlansConfiguration;
+import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;

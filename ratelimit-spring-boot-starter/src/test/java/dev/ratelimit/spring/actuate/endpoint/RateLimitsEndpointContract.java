@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.jayway.jsonpath.JsonPath;
-import dev.ratelimit.spring.autoconfigure.app.ApiKeyPlans;
+import dev.ratelimit.spring.test.app.ApiKeyPlans;
 import dev.ratelimit.spring.web.ServerTestSupport;
 import org.junit.jupiter.api.Test;
 
@@ -61,7 +61,7 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 						"@apiKeyPlans.key(#request)", "fail-closed", "enforce"),
 				row("search", "ratelimit.filter.rules[0]", "pro", "sliding-log", 3, "PT1M", 3, 1,
 						"@apiKeyPlans.key(#request)", "fail-closed", "enforce"));
-		String source = "@RateLimited on dev.ratelimit.spring.autoconfigure.app.PlansController.";
+		String source = "@RateLimited on dev.ratelimit.spring.test.app.PlansController.";
 		assertThat(JsonPath.<List<Map<String, Object>>>read(body, "$.limits[?(@.name == 'plan-reports')]"))
 			.containsExactly(
 					row("plan-reports", source + "reports()", "free", "fixed-window", 2, "PT1M", 2, 1,

@@ -2,8 +2,8 @@ package dev.ratelimit.spring.actuate.endpoint;
 
 import java.net.http.HttpResponse;
 
-import dev.ratelimit.spring.autoconfigure.app.PlansConfiguration;
-import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.spring.test.app.PlansConfiguration;
+import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.spring.web.ServerTestSupport;
 import dev.ratelimit.spring.web.SharedRedis;
 import org.junit.jupiter.api.Test;

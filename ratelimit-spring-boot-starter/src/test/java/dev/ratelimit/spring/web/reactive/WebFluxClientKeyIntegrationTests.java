@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.web.reactive;
 
-import dev.ratelimit.spring.autoconfigure.app.RateLimitWebFluxTestApplication;
 import dev.ratelimit.spring.test.NoBlocking;
+import dev.ratelimit.spring.test.app.RateLimitWebFluxTestApplication;
 import dev.ratelimit.spring.web.ClientKeyContract;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -5,9 +5,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-import dev.ratelimit.spring.autoconfigure.app.RateLimitWebFluxTestApplication;
-import dev.ratelimit.spring.autoconfigure.app.ReactiveController;
 import dev.ratelimit.spring.test.NoBlocking;
+import dev.ratelimit.spring.test.app.RateLimitWebFluxTestApplication;
+import dev.ratelimit.spring.test.app.ReactiveController;
 import dev.ratelimit.spring.web.HttpContract;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -1,8 +1,8 @@
 package dev.ratelimit.spring.web.reactive;
 
-import dev.ratelimit.spring.autoconfigure.app.PlansConfiguration;
-import dev.ratelimit.spring.autoconfigure.app.RateLimitWebFluxTestApplication;
 import dev.ratelimit.spring.test.NoBlocking;
+import dev.ratelimit.spring.test.app.PlansConfiguration;
+import dev.ratelimit.spring.test.app.RateLimitWebFluxTestApplication;
 import dev.ratelimit.spring.web.RememberedDenialsContract;
 import org.junit.jupiter.api.extension.ExtendWith;
 

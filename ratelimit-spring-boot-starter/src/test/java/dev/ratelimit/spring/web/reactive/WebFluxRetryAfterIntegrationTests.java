@@ -1,8 +1,8 @@
 package dev.ratelimit.spring.web.reactive;
 
-import dev.ratelimit.spring.autoconfigure.app.ClockedLimiterConfiguration;
-import dev.ratelimit.spring.autoconfigure.app.RateLimitWebFluxTestApplication;
 import dev.ratelimit.spring.test.NoBlocking;
+import dev.ratelimit.spring.test.app.ClockedLimiterConfiguration;
+import dev.ratelimit.spring.test.app.RateLimitWebFluxTestApplication;
 import dev.ratelimit.spring.web.RetryAfterContract;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -1,6 +1,6 @@
 package dev.ratelimit.spring.web.servlet;
 
-import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.spring.web.BudgetContract;
 
 import org.springframework.boot.test.context.SpringBootTest;

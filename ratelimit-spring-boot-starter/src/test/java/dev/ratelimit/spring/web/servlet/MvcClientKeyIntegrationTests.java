@@ -1,6 +1,6 @@
 package dev.ratelimit.spring.web.servlet;
 
-import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.spring.web.ClientKeyContract;
 import org.junit.jupiter.api.Nested;
 

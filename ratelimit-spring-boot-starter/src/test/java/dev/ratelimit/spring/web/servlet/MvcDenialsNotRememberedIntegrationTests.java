@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.web.servlet;
 
-import dev.ratelimit.spring.autoconfigure.app.PlansConfiguration;
-import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.spring.test.app.PlansConfiguration;
+import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.spring.web.RememberedDenialsContract;
 
 import org.springframework.boot.test.context.SpringBootTest;

@@ -2,7 +2,7 @@ package dev.ratelimit.spring.web.servlet;
 
 import java.net.http.HttpResponse;
 
-import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.spring.web.HttpContract;
 import org.junit.jupiter.api.Test;
 

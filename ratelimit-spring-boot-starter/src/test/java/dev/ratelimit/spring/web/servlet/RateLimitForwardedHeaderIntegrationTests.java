@@ -6,7 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
-import dev.ratelimit.spring.autoconfigure.app.RateLimitTestApplication;
+import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.app;
+package dev.ratelimit.spring.test.app;
 
 import java.time.Instant;
 import java.time.InstantSource;

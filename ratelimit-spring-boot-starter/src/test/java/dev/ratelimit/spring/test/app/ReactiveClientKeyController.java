@@ -1,40 +1,42 @@
-package dev.ratelimit.spring.autoconfigure.app;
+package dev.ratelimit.spring.test.app;
 
 import dev.ratelimit.spring.RateLimited;
-import jakarta.servlet.http.HttpServletRequest;
+import reactor.core.publisher.Mono;
 
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Endpoints limited per client key expression, two requests per minute each.
+ * {@link ClientKeyController} on WebFlux: the same paths and limits; a key that reads the handler's arguments needs
+ * a {@code Mono}, decided when it is subscribed.
  */
 @RestController
-public class ClientKeyController {
+public class ReactiveClientKeyController {
 
 	@GetMapping("/keys/api-key")
-	@RateLimited(name = "by-api-key", limit = 2, window = "1m", key = "#request.getHeader('X-Api-Key')")
+	@RateLimited(name = "by-api-key", limit = 2, window = "1m", key = "#request.getHeaders().getFirst('X-Api-Key')")
 	public String apiKey() {
 		return "api-key";
 	}
 
 	@GetMapping("/keys/users/{username}")
 	@RateLimited(name = "by-username", limit = 2, window = "1m", key = "#username")
-	public String user(@PathVariable String username) {
-		return username;
+	public Mono<String> user(@PathVariable String username) {
+		return Mono.just(username);
 	}
 
 	@GetMapping("/keys/tenant")
 	@RateLimited(name = "by-tenant", limit = 2, window = "1m", key = "@tenantResolver.resolve(#request)")
-	public String tenant() {
-		return "tenant";
+	public Mono<String> tenant() {
+		return Mono.just("tenant");
 	}
 
 	/** The expression fails (a method call on null) when the header is absent. */
 	@GetMapping("/keys/failing")
 	@RateLimited(name = "by-failing-key", limit = 2, window = "1m",
-			key = "#request.getHeader('X-Api-Key').toLowerCase()")
+			key = "#request.getHeaders().getFirst('X-Api-Key').toLowerCase()")
 	public String failing() {
 		return "failing";
 	}
@@ -48,15 +50,15 @@ public class ClientKeyController {
 
 	@GetMapping("/keys/principal")
 	@RateLimited(name = "by-principal", limit = 2, window = "1m", key = "#principal?.name")
-	public String principal() {
-		return "principal";
+	public Mono<String> principal() {
+		return Mono.just("principal");
 	}
 
-	/** Limited by the client's IP address; answers the address the container reports. */
+	/** Limited by the client's IP address; answers the address the server reports. */
 	@GetMapping("/keys/remote-addr")
 	@RateLimited(name = "by-ip", limit = 1, window = "1m")
-	public String remoteAddr(HttpServletRequest request) {
-		return request.getRemoteAddr();
+	public String remoteAddr(ServerHttpRequest request) {
+		return request.getRemoteAddress().getAddress().getHostAddress();
 	}
 
 }

@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.autoconfigure.app;
+package dev.ratelimit.spring.test.app;
 
 import dev.ratelimit.spring.RateLimited;
 import reactor.core.publisher.Mono;
