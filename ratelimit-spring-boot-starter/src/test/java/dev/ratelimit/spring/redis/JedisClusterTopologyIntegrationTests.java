@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link JedisClusterTopology} on a real three-master cluster: however many commands meet a failing node and ask for
  * the slots to be renewed, the cluster is asked at most once per second ({@code CLUSTER SLOTS}, counted by the nodes).
  */
-class JedisClusterTopologyTests {
+class JedisClusterTopologyIntegrationTests {
 
 	@Test
 	void renewalsAfterConnectionFailuresAreAtMostOnePerSecond() {
