@@ -57,7 +57,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What needs Redis to decide is in {@link RateLimitAutoConfigurationIntegrationTests}; the filter's rules in
  * {@link RateLimitWebMvcAutoConfigurationTests}; the annotations in {@link RateLimitedMethodsAutoConfigurationTests}.
  */
-class RateLimitAutoConfigurationTests {
+public class RateLimitAutoConfigurationTests {
 
 	private static final String IMPORTS = "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports";
 
@@ -463,7 +463,7 @@ class RateLimitAutoConfigurationTests {
 		return null;
 	}
 
-	static String messages(Throwable failure) {
+	public static String messages(Throwable failure) {
 		StringBuilder messages = new StringBuilder();
 		for (Throwable ex = failure; ex != null; ex = ex.getCause()) {
 			messages.append(ex.getClass().getName()).append(": ").append(ex.getMessage()).append('\n');

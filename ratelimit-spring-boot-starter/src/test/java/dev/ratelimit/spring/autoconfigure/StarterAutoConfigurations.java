@@ -8,12 +8,12 @@ import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.util.ClassUtils;
 
 /** The starter's auto-configurations as its {@code AutoConfiguration.imports} lists them: what an application gets. */
-final class StarterAutoConfigurations {
+public final class StarterAutoConfigurations {
 
 	private StarterAutoConfigurations() {
 	}
 
-	static AutoConfigurations all() {
+	public static AutoConfigurations all() {
 		return AutoConfigurations.of(classes());
 	}
 

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What {@link DenialCache} answers and for how long, on a clock the tests move (ns). The decisions are written
  * out as a limiter would give them; what the HTTP responses make of a remembered denial is in
- * {@link dev.ratelimit.spring.autoconfigure.RememberedDenialsContract}.
+ * {@link dev.ratelimit.spring.web.RememberedDenialsContract}.
  */
 class DenialCacheTests {
 

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.autoconfigure.app.XClient;
+import dev.ratelimit.spring.test.app.XClient;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;

@@ -16,7 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import dev.ratelimit.spring.RateLimited;
-import dev.ratelimit.spring.autoconfigure.app.XClient;
+import dev.ratelimit.spring.test.app.XClient;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -23,9 +23,9 @@ import org.springframework.web.server.ServerWebExchange;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RateLimitRuntimeHints}: what a native image of an application with the starter is told, checked
- * with Spring's {@link RuntimeHintsPredicates}. What Spring and Boot register themselves for the starter (the
- * limited beans, their proxies, the properties) is checked by {@code AheadOfTimeTests}, on a processed context.
+ * Tests for {@link RateLimitRuntimeHints}: what a native image of an application with the starter is told, checked with
+ * Spring's {@link RuntimeHintsPredicates}. What Spring and Boot register themselves for the starter (the limited beans,
+ * their proxies, the properties) is checked by {@code AheadOfTimeIntegrationTests}, on a processed context.
  */
 class RateLimitRuntimeHintsTests {
 

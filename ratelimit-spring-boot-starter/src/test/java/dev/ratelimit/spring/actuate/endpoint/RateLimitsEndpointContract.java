@@ -1,0 +1,250 @@
+package dev.ratelimit.spring.actuate.endpoint;
+
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import com.jayway.jsonpath.JsonPath;
+import dev.ratelimit.spring.test.app.ApiKeyPlans;
+import dev.ratelimit.spring.web.ServerTestSupport;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.test.context.TestPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code ratelimits} Actuator endpoint over a real server, exposed on the web, written once and run on Spring MVC
+ * ({@link MvcRateLimitsEndpointIntegrationTests}), WebFlux ({@link WebFluxRateLimitsEndpointIntegrationTests}) and in
+ * memory ({@link InMemoryMvcRateLimitsEndpointIntegrationTests}). The limits are those of {@code PlansController} and
+ * one rule. Each test uses API keys or client addresses of its own.
+ */
+@TestPropertySource(properties = { "management.endpoints.web.exposure.include=ratelimits",
+		"ratelimit.plan.expression=@apiKeyPlans.plan(#request)", "ratelimit.plans.free.plan-reports.limit=2",
+		"ratelimit.plans.pro.plan-reports.limit=5", "ratelimit.plans.pro.search.algorithm=sliding-log",
+		"ratelimit.plans.pro.search.limit=3", "ratelimit.filter.rules[0].name=search",
+		"ratelimit.filter.rules[0].paths=/plans/search", "ratelimit.filter.rules[0].algorithm=fixed-window",
+		"ratelimit.filter.rules[0].limit=100", "ratelimit.filter.rules[0].key=@apiKeyPlans.key(#request)",
+		"ratelimit.filter.rules[0].failure-policy=fail-closed", "ratelimit.filter.rules[1].paths=/shadow/only",
+		"ratelimit.filter.rules[1].algorithm=fixed-window", "ratelimit.filter.rules[1].limit=5",
+		"ratelimit.filter.rules[1].window=1h", "ratelimit.filter.rules[1].cost=2" })
+abstract class RateLimitsEndpointContract extends ServerTestSupport {
+
+	@Autowired
+	private ApiKeyPlans plans;
+
+	/** {@code ratelimit.store} of the application under test. */
+	String store() {
+		return "redis";
+	}
+
+	@Test
+	void listsEveryLimitWithItsSourceAndTheShapeOfEachPlan() throws Exception {
+		HttpResponse<String> response = read("/actuator/ratelimits");
+		assertThat(response.statusCode()).isEqualTo(200);
+		String body = response.body();
+		assertThat(JsonPath.<String>read(body, "$.store")).isEqualTo(store());
+		assertThat(JsonPath.<String>read(body, "$.plans.expression")).isEqualTo("@apiKeyPlans.plan(#request)");
+		assertThat(JsonPath.<String>read(body, "$.plans.defaultPlan")).isEqualTo("free");
+		assertThat(JsonPath.<List<String>>read(body, "$.plans.names")).containsExactly("free", "pro");
+
+		List<Map<String, Object>> search = JsonPath.read(body, "$.limits[?(@.name == 'search')]");
+		// free names no shape for the rule: its own; pro its own shape
+		assertThat(search).containsExactly(
+				row("search", "ratelimit.filter.rules[0]", "free", "fixed-window", 100, "PT1M", 100, 1,
+						"@apiKeyPlans.key(#request)", "fail-closed", "enforce"),
+				row("search", "ratelimit.filter.rules[0]", "pro", "sliding-log", 3, "PT1M", 3, 1,
+						"@apiKeyPlans.key(#request)", "fail-closed", "enforce"));
+		String source = "@RateLimited on dev.ratelimit.spring.test.app.PlansController.";
+		assertThat(JsonPath.<List<Map<String, Object>>>read(body, "$.limits[?(@.name == 'plan-reports')]"))
+			.containsExactly(
+					row("plan-reports", source + "reports()", "free", "fixed-window", 2, "PT1M", 2, 1,
+							"@apiKeyPlans.key(#request)", "fail-open", "enforce"),
+					row("plan-reports", source + "reports()", "pro", "fixed-window", 5, "PT1M", 5, 1,
+							"@apiKeyPlans.key(#request)", "fail-open", "enforce"));
+		assertThat(JsonPath.<List<Map<String, Object>>>read(body, "$.limits[?(@.name == 'trial')]")).containsExactly(
+				row("trial", source + "both()", null, "fixed-window", 2, "PT1M", 2, 1, null, "fail-open", "shadow"));
+		assertThat(JsonPath.<List<String>>read(body, "$.limits[*].name")).isSorted();
+	}
+
+	@Test
+	void readsAClientsStateWithoutConsumingAnything() throws Exception {
+		this.plans.assign("reader", "pro");
+		for (int i = 0; i < 2; i++) {
+			assertThat(get("/plans/reports", "X-Api-Key", "reader").statusCode()).isEqualTo(200);
+		}
+		String path = "/actuator/ratelimits/plan-reports?client=key:reader";
+		for (int read = 0; read < 3; read++) {
+			HttpResponse<String> state = read(path);
+			assertThat(state.statusCode()).isEqualTo(200);
+			assertThat(JsonPath.<String>read(state.body(), "$.client")).isEqualTo("key:reader");
+			// Both plans read one state (one algorithm and window): 2 of free's 2 spent, 2 of pro's 5.
+			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].plan")).containsExactly("free", "pro");
+			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].limit")).containsExactly(2, 5);
+			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].remaining")).containsExactly(0, 3);
+			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].requests[*].cost")).containsExactly(1, 1);
+			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].requests[0].allowed"))
+				.containsExactly(false, true);
+			assertThat(JsonPath.<Integer>read(state.body(), "$.states[1].requests[0].retryAfterMs")).isZero();
+			assertThat(JsonPath.<String>read(state.body(), "$.states[1].requests[0].rateLimit"))
+				.matches("\"plan-reports\";r=3;t=\\d+");
+		}
+		// Three reads consumed nothing: the pro client still has exactly three.
+		for (int i = 0; i < 3; i++) {
+			assertThat(get("/plans/reports", "X-Api-Key", "reader").statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> denied = get("/plans/reports", "X-Api-Key", "reader");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		long retryAfter = Long.parseLong(denied.headers().firstValue("Retry-After").orElseThrow());
+
+		String state = read(path).body();
+		assertThat(JsonPath.<Boolean>read(state, "$.states[1].requests[0].allowed")).isFalse();
+		assertThat(JsonPath.<Integer>read(state, "$.states[1].remaining")).isZero();
+		long retryAfterMs = JsonPath.<Number>read(state, "$.states[1].requests[0].retryAfterMs").longValue();
+		// read after the 429, so at most its Retry-After: the end of the fixed minute's window
+		assertThat(retryAfterMs).isPositive().isLessThanOrEqualTo(retryAfter * 1000).isLessThanOrEqualTo(60_000);
+		assertThat(JsonPath.<Number>read(state, "$.states[1].resetAfterMs").longValue()).isEqualTo(retryAfterMs);
+	}
+
+	@Test
+	void aLimitNamedAfterItsPathIsReadByThatPathAndJudgedAtItsCost() throws Exception {
+		String address = "10.11.1.1";
+		assertThat(from(address, "/shadow/only").statusCode()).isEqualTo(200);
+		assertThat(from(address, "/shadow/only").statusCode()).isEqualTo(200);
+		// the rule is named /shadow/only: its name's slashes are the path's
+		String state = read("/actuator/ratelimits/shadow/only?client=ip:" + address).body();
+		assertThat(JsonPath.<String>read(state, "$.name")).isEqualTo("/shadow/only");
+		assertThat(JsonPath.<Integer>read(state, "$.states[0].remaining")).isEqualTo(1);
+		// one unit left, and the rule's requests cost two: the next one is denied
+		assertThat(JsonPath.<List<Object>>read(state, "$.states[0].requests[*].cost")).containsExactly(2);
+		assertThat(JsonPath.<List<Object>>read(state, "$.states[0].requests[*].allowed")).containsExactly(false);
+		long retryAfterMs = JsonPath.<Number>read(state, "$.states[0].requests[0].retryAfterMs").longValue();
+		HttpResponse<String> denied = from(address, "/shadow/only");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		long retryAfter = Long.parseLong(denied.headers().firstValue("Retry-After").orElseThrow());
+		assertThat(retryAfterMs).isBetween(retryAfter * 1000 - 1000, retryAfter * 1000 + 1000);
+		assertThat(JsonPath.<String>read(state, "$.states[0].requests[0].rateLimit"))
+			.matches("\"/shadow/only\";r=1;t=\\d+");
+		assertThat(reset("/actuator/ratelimits/shadow/only?client=ip:" + address).statusCode()).isEqualTo(200);
+		assertThat(from(address, "/shadow/only").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void resetUnblocksOneClientInEveryPlanAndLeavesTheOthers() throws Exception {
+		this.plans.assign("locked-out", "pro");
+		this.plans.assign("neighbour", "pro");
+		for (String client : List.of("locked-out", "neighbour")) {
+			for (int i = 0; i < 3; i++) {
+				assertThat(get("/plans/search", "X-Api-Key", client).statusCode()).isEqualTo(200);
+			}
+			assertThat(get("/plans/search", "X-Api-Key", client).statusCode()).isEqualTo(429);
+		}
+		// also spent as free, in the rule's own shape: another state of the same limit
+		this.plans.assign("locked-out", "free");
+		assertThat(get("/plans/search", "X-Api-Key", "locked-out").statusCode()).isEqualTo(200);
+		this.plans.assign("locked-out", "pro");
+
+		HttpResponse<String> reset = reset("/actuator/ratelimits/search?client=key:locked-out");
+
+		assertThat(reset.statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<Integer>read(reset.body(), "$.deleted")).isEqualTo(2);
+		String state = read("/actuator/ratelimits/search?client=key:locked-out").body();
+		assertThat(JsonPath.<List<Object>>read(state, "$.states[*].remaining")).containsExactly(100, 3);
+		for (int i = 0; i < 3; i++) {
+			assertThat(get("/plans/search", "X-Api-Key", "locked-out").statusCode()).isEqualTo(200);
+		}
+		assertThat(get("/plans/search", "X-Api-Key", "neighbour").statusCode()).isEqualTo(429);
+		assertThat(JsonPath.<Integer>read(reset("/actuator/ratelimits/search?client=key:nobody").body(), "$.deleted"))
+			.isZero();
+	}
+
+	@Test
+	void readsALimitByIpAddressWithTheClientsAddress() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			assertThat(from("10.11.0.1", "/shadow/both").statusCode()).isEqualTo(200);
+		}
+		String state = read("/actuator/ratelimits/trial?client=ip:10.11.0.1").body();
+		// a shadow limit, counted as if enforced: its two units are spent; its responses carry no fields
+		assertThat(JsonPath.<List<Object>>read(state, "$.states[*].remaining")).containsExactly(0);
+		assertThat(JsonPath.<List<Object>>read(state, "$.states[0].requests[*].allowed")).containsExactly(false);
+		assertThat(JsonPath.<List<Object>>read(state, "$.states[0].requests[*].rateLimit")).containsExactly((Object) null);
+		assertThat(JsonPath.<List<Object>>read(state, "$.states[*].plan")).containsExactly((Object) null);
+		String untouched = read("/actuator/ratelimits/trial?client=ip:10.11.0.2").body();
+		assertThat(JsonPath.<List<Object>>read(untouched, "$.states[*].remaining")).containsExactly(2);
+	}
+
+	@Test
+	void anIpv6ClientIsOneClientHoweverItsAddressIsWritten() throws Exception {
+		// one request in each spelling of the forwarded header: one client, whose two units of trial are spent
+		assertThat(from("2001:db8::11", "/shadow/both").statusCode()).isEqualTo(200);
+		assertThat(from("2001:db8:0:0:0:0:0:11", "/shadow/both").statusCode()).isEqualTo(200);
+		for (String client : List.of("2001:db8::11", "[2001:db8::11]", "2001:db8:0:0:0:0:0:11", "2001:DB8::0:11")) {
+			String state = read("/actuator/ratelimits/trial?client="
+					+ URLEncoder.encode("ip:" + client, StandardCharsets.UTF_8)).body();
+			assertThat(JsonPath.<String>read(state, "$.client")).isEqualTo("ip:2001:db8:0:0:0:0:0:11");
+			assertThat(JsonPath.<List<Object>>read(state, "$.states[*].remaining")).as(client).containsExactly(0);
+		}
+	}
+
+	@Test
+	void answersNotFoundForAnUnknownLimitAndBadRequestForWhatIsNoClientKey() throws Exception {
+		HttpResponse<String> unknown = read("/actuator/ratelimits/nope?client=key:k");
+		assertThat(unknown.statusCode()).isEqualTo(404);
+		assertThat(unknown.body()).contains("No rate limit is named 'nope'").contains("plan-reports");
+		assertThat(reset("/actuator/ratelimits/nope?client=key:k").statusCode()).isEqualTo(404);
+		for (String client : List.of("bob", "key:", "ip:", "IP:10.0.0.1")) {
+			HttpResponse<String> bad = read("/actuator/ratelimits/trial?client=" + client);
+			assertThat(bad.statusCode()).as("client=%s", client).isEqualTo(400);
+			assertThat(bad.body()).contains("ip:<address>").contains("key:<value>");
+			assertThat(reset("/actuator/ratelimits/trial?client=" + client).statusCode()).as("client=%s", client)
+				.isEqualTo(400);
+		}
+		assertThat(read("/actuator/ratelimits/trial").statusCode()).as("without a client").isEqualTo(400);
+	}
+
+	/**
+	 * A GET of the endpoint on a connection of its own. On WebFlux, Actuator answers from another thread than the
+	 * connection's event loop, and Reactor Netty 1.3.6 can then leave a keep-alive connection's next request
+	 * unanswered (reactor/reactor-netty#4361); the application's own requests must not queue behind that.
+	 */
+	private HttpResponse<String> read(String path) throws Exception {
+		return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET());
+	}
+
+	/** A DELETE of the endpoint on a connection of its own, as {@link #read}. */
+	private HttpResponse<String> reset(String path) throws Exception {
+		return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).DELETE());
+	}
+
+	private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+		// a client of its own, whose connection no other request reuses (it is dropped with the client)
+		return HttpClient.newBuilder()
+			.version(HttpClient.Version.HTTP_1_1)
+			.build()
+			.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static Map<String, Object> row(String name, String source, String plan, String algorithm, long limit,
+			String window, long capacity, long cost, String key, String failurePolicy, String mode) {
+		Map<String, Object> row = new java.util.LinkedHashMap<>();
+		row.put("name", name);
+		row.put("source", source);
+		row.put("plan", plan);
+		row.put("algorithm", algorithm);
+		row.put("limit", (int) limit);
+		row.put("window", window);
+		row.put("capacity", (int) capacity);
+		row.put("cost", (int) cost);
+		row.put("key", key);
+		row.put("failurePolicy", failurePolicy);
+		row.put("mode", mode);
+		return row;
+	}
+
+}

@@ -1,0 +1,18 @@
+package dev.ratelimit.spring.actuate.endpoint;
+
+import dev.ratelimit.spring.test.NoBlocking;
+import dev.ratelimit.spring.test.app.PlansConfiguration;
+import dev.ratelimit.spring.test.app.RateLimitWebFluxTestApplication;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+/** {@link RateLimitsEndpointContract} on WebFlux, with BlockHound watching. */
+@SpringBootTest(classes = { RateLimitWebFluxTestApplication.class, PlansConfiguration.class },
+		webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.web-application-type=reactive", "ratelimit.key-prefix=endpoint-webflux:" })
+@ExtendWith(NoBlocking.class)
+class WebFluxRateLimitsEndpointIntegrationTests extends RateLimitsEndpointContract {
+
+}

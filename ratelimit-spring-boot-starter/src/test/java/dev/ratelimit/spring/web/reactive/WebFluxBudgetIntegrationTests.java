@@ -1,0 +1,17 @@
+package dev.ratelimit.spring.web.reactive;
+
+import dev.ratelimit.spring.test.NoBlocking;
+import dev.ratelimit.spring.test.app.RateLimitWebFluxTestApplication;
+import dev.ratelimit.spring.web.BudgetContract;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+/** {@link BudgetContract} on WebFlux, with BlockHound watching. */
+@SpringBootTest(classes = RateLimitWebFluxTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.web-application-type=reactive", "ratelimit.key-prefix=http-budget-webflux:" })
+@ExtendWith(NoBlocking.class)
+class WebFluxBudgetIntegrationTests extends BudgetContract {
+
+}

@@ -1,0 +1,15 @@
+package dev.ratelimit.spring.web.servlet;
+
+import dev.ratelimit.spring.web.BudgetContract;
+import dev.ratelimit.spring.web.InMemoryStore;
+import dev.ratelimit.spring.web.SharedRedis;
+
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * {@link BudgetContract} on Spring MVC, with {@code ratelimit.store=in-memory} and no Redis ({@link InMemoryStore}).
+ */
+@TestPropertySource(properties = { "ratelimit.store=in-memory", SharedRedis.CLOSED_URL })
+class InMemoryMvcBudgetIntegrationTests extends MvcBudgetIntegrationTests implements InMemoryStore {
+
+}
