@@ -13,6 +13,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The timer and the progress of {@link FairDeadlines} for the limiter's Lettuce client: deadlines run on the one I/O
@@ -43,7 +44,7 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 	/** When the oldest command that ended without an answer since Redis last answered was written, or 0. */
 	private volatile long unansweredSince;
 
-	private volatile EventLoop eventLoop;
+	private volatile @Nullable EventLoop eventLoop;
 
 	/** @param beforeFirstConnection where deadlines run until a connection exists (Lettuce's computation pool) */
 	public EventLoopTimeouts(Supplier<EventExecutorGroup> beforeFirstConnection) {
@@ -83,7 +84,7 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 	}
 
 	@Override
-	public Long oldestUnansweredSentAt() {
+	public @Nullable Long oldestUnansweredSentAt() {
 		Timed<?> oldest;
 		while ((oldest = this.written.peekFirst()) != null && oldest.isDone()) {
 			this.written.remove(oldest);

@@ -14,6 +14,7 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationContext;
 
@@ -52,7 +53,8 @@ public final class ChargeByOutcome {
 	 * @return what the method returned
 	 * @throws Throwable what the method threw, or a {@link dev.ratelimit.spring.RateLimitException} when not admitted
 	 */
-	public static Object invoke(PermitWaiter waits, MethodInvocation invocation, Method method, LimitedRequest request,
+	@SuppressWarnings("NullAway") // admission.get(): List.of(), then the list that peekAdmission read
+	public static @Nullable Object invoke(PermitWaiter waits, MethodInvocation invocation, Method method, LimitedRequest request,
 			List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait) throws Throwable {
 		RateLimitEnforcer enforcer = waits.enforcer();
 		List<ConfiguredLimit> byOutcome = byOutcome(limits, true);
@@ -88,7 +90,7 @@ public final class ChargeByOutcome {
 	 * @param context the call's evaluation context: {@code #result} and {@code #exception} are set on it
 	 */
 	public static void charge(RateLimitEnforcer enforcer, LimitedRequest request, List<ConfiguredLimit> byOutcome,
-			Method method, Object result, Throwable thrown, EvaluationContext context, List<LimitDecision> admission) {
+			Method method, @Nullable Object result, @Nullable Throwable thrown, EvaluationContext context, List<LimitDecision> admission) {
 		context.setVariable("result", result);
 		context.setVariable("exception", thrown);
 		List<ConfiguredLimit> charged = new ArrayList<>();
@@ -104,7 +106,8 @@ public final class ChargeByOutcome {
 	}
 
 	/** A condition that fails to evaluate charges: a limit must not be left unlimited by a broken expression. */
-	private static boolean matches(ConfiguredLimit limit, Method method, Object result, Throwable thrown,
+	@SuppressWarnings("NullAway") // limit.charge(): a limit charged by outcome has its condition
+	private static boolean matches(ConfiguredLimit limit, Method method, @Nullable Object result, @Nullable Throwable thrown,
 			EvaluationContext context) {
 		try {
 			return limit.charge().matches(method, result, thrown, context);

@@ -55,6 +55,7 @@ public final class ReactorPermitWaiter {
 	 * {@link ChargeByOutcome} admits, the method's publisher subscribed, then charged by its outcome before its value
 	 * or error goes on.
 	 */
+	@SuppressWarnings("NullAway") // signal.getThrowable() of a signal that isOnError()
 	public static Mono<Object> invokeChargedByOutcome(PermitWaiter waits, MethodInvocation invocation, Method method,
 			LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context, Duration maxWait,
 			Supplier<Scheduler> continuation) {

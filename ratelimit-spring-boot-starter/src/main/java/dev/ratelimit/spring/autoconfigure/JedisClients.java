@@ -9,6 +9,7 @@ import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.redis.PooledJedisScriptExecutor;
 import dev.ratelimit.spring.redis.JedisClusterTopology;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -20,6 +21,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
+import org.springframework.util.Assert;
 
 /**
  * Builds the limiter's Jedis client for a {@link RedisTarget}: standalone, Sentinel or Cluster, with the target's
@@ -60,6 +62,7 @@ final class JedisClients {
 					config(target, sentinel.getUsername(), sentinel.getPassword(), 0, timeout, connectTimeout));
 		}
 		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+		Assert.state(standalone != null, "The Redis connection details name no standalone, sentinel or cluster Redis");
 		return new JedisPooled(new HostAndPort(standalone.getHost(), standalone.getPort()),
 				config(target, details.getUsername(), details.getPassword(), standalone.getDatabase(), timeout,
 						connectTimeout),
@@ -72,8 +75,8 @@ final class JedisClients {
 		return hosts;
 	}
 
-	private static JedisClientConfig config(RedisTarget target, String username, String password, int database,
-			Duration timeout, Duration connectTimeout) {
+	private static JedisClientConfig config(RedisTarget target, @Nullable String username, @Nullable String password,
+			int database, Duration timeout, Duration connectTimeout) {
 		DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
 			.user(username)
 			.password(password)

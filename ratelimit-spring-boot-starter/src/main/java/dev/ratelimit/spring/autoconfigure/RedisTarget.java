@@ -4,6 +4,8 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
@@ -21,7 +23,7 @@ import org.springframework.util.StringUtils;
  * @param ssl TLS settings, or {@code null} for plain connections
  * @param source what configured it, for messages: {@code "spring.data.redis"} or {@code "ratelimit.redis"}
  */
-record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String source) {
+record RedisTarget(DataRedisConnectionDetails details, @Nullable SslBundle ssl, String source) {
 
 	/** The name of the limiter's connections in {@code CLIENT LIST}. */
 	static final String CLIENT_NAME = "ratelimit";
@@ -30,7 +32,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	 * The application's Redis. Spring Boot's own details report TLS through {@code spring.data.redis.ssl.*}; a
 	 * {@code rediss://} URL means TLS too.
 	 */
-	static RedisTarget ofApplication(DataRedisConnectionDetails details, String applicationUrl) {
+	static RedisTarget ofApplication(DataRedisConnectionDetails details, @Nullable String applicationUrl) {
 		SslBundle ssl = details.getSslBundle();
 		if (ssl == null && applicationUrl != null && applicationUrl.startsWith("rediss:")) {
 			ssl = SslBundle.systemDefault();
@@ -43,7 +45,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	 * {@code null} when none of them is set.
 	 * @throws InvalidConfigurationPropertyValueException naming the property when a value is invalid
 	 */
-	static RedisTarget ofOwn(RateLimitRedisProperties redis, SslBundles bundles) {
+	static @Nullable RedisTarget ofOwn(RateLimitRedisProperties redis, @Nullable SslBundles bundles) {
 		RedisSentinelProperties sentinel = redis.getSentinel();
 		List<String> clusterNodes = redis.getCluster().getNodes();
 		int targets = ownTargets(redis);
@@ -73,34 +75,35 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 		String password = (credentials != null) ? credentials[credentials.length - 1] : redis.getPassword();
 		DataRedisConnectionDetails.Standalone standalone = (url != null) ? DataRedisConnectionDetails.Standalone
 			.of(url.getHost(), (url.getPort() > 0) ? url.getPort() : 6379, database(url)) : null;
-		DataRedisConnectionDetails.Sentinel sentinelDetails = (sentinel.getMaster() != null)
-				? sentinel(sentinel, nodes("ratelimit.redis.sentinel.nodes", sentinel.getNodes())) : null;
+		String master = sentinel.getMaster();
+		DataRedisConnectionDetails.Sentinel sentinelDetails = (master != null)
+				? sentinel(sentinel, master, nodes("ratelimit.redis.sentinel.nodes", sentinel.getNodes())) : null;
 		DataRedisConnectionDetails.Cluster cluster = clusterNodes.isEmpty() ? null
 				: clusterOf(nodes("ratelimit.redis.cluster.nodes", clusterNodes));
 		DataRedisConnectionDetails details = new DataRedisConnectionDetails() {
 
 			@Override
-			public String getUsername() {
+			public @Nullable String getUsername() {
 				return username;
 			}
 
 			@Override
-			public String getPassword() {
+			public @Nullable String getPassword() {
 				return password;
 			}
 
 			@Override
-			public Standalone getStandalone() {
+			public @Nullable Standalone getStandalone() {
 				return standalone;
 			}
 
 			@Override
-			public Sentinel getSentinel() {
+			public @Nullable Sentinel getSentinel() {
 				return sentinelDetails;
 			}
 
 			@Override
-			public Cluster getCluster() {
+			public @Nullable Cluster getCluster() {
 				return cluster;
 			}
 
@@ -124,7 +127,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 				+ (redis.getCluster().getNodes().isEmpty() ? 0 : 1);
 	}
 
-	private static SslBundle bundle(String name, SslBundles bundles) {
+	private static SslBundle bundle(String name, @Nullable SslBundles bundles) {
 		try {
 			if (bundles == null) {
 				throw new NoSuchSslBundleException(name, "no SSL bundles are configured");
@@ -180,7 +183,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 		}).toList();
 	}
 
-	private static DataRedisConnectionDetails.Sentinel sentinel(RedisSentinelProperties sentinel,
+	private static DataRedisConnectionDetails.Sentinel sentinel(RedisSentinelProperties sentinel, String master,
 			List<Node> nodes) {
 		return new DataRedisConnectionDetails.Sentinel() {
 
@@ -191,7 +194,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 
 			@Override
 			public String getMaster() {
-				return sentinel.getMaster();
+				return master;
 			}
 
 			@Override
@@ -200,12 +203,12 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 			}
 
 			@Override
-			public String getUsername() {
+			public @Nullable String getUsername() {
 				return sentinel.getUsername();
 			}
 
 			@Override
-			public String getPassword() {
+			public @Nullable String getPassword() {
 				return sentinel.getPassword();
 			}
 

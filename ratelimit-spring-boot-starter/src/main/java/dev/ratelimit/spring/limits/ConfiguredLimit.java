@@ -8,6 +8,7 @@ import java.util.function.Function;
 
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.FailurePolicy;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.Expression;
 
@@ -33,9 +34,9 @@ import org.springframework.expression.Expression;
  * @param charge for a limit charged by outcome, when a call is charged; {@code null} for a limit charged before the
  * call
  */
-public record ConfiguredLimit(LimitRequest request, Expression key, FailurePolicy failurePolicy, String source,
-		boolean explicitName, boolean readsArguments, LimitRequest localShare, String plan,
-		Map<String, ConfiguredLimit> byPlan, Duration maxWait, ChargeCondition charge) {
+public record ConfiguredLimit(LimitRequest request, @Nullable Expression key, FailurePolicy failurePolicy, String source,
+		boolean explicitName, boolean readsArguments, @Nullable LimitRequest localShare, @Nullable String plan,
+		Map<String, ConfiguredLimit> byPlan, @Nullable Duration maxWait, @Nullable ChargeCondition charge) {
 
 	public ConfiguredLimit {
 		byPlan = Map.copyOf(byPlan);
@@ -67,7 +68,7 @@ public record ConfiguredLimit(LimitRequest request, Expression key, FailurePolic
 	 * This limit as one plan shapes it: the plan's request and local share, every other component this limit's.
 	 * @param plan the plan's name
 	 */
-	ConfiguredLimit inPlan(String plan, LimitRequest request, LimitRequest localShare) {
+	ConfiguredLimit inPlan(String plan, LimitRequest request, @Nullable LimitRequest localShare) {
 		return new ConfiguredLimit(request, this.key, this.failurePolicy, this.source, this.explicitName,
 				this.readsArguments, localShare, plan, Map.of(), this.maxWait, this.charge);
 	}
@@ -101,7 +102,7 @@ public record ConfiguredLimit(LimitRequest request, Expression key, FailurePolic
 	 * name; empty when none
 	 */
 	public static List<LimitRequest> sharedBudgets(List<ConfiguredLimit> limits,
-			Function<ConfiguredLimit, LimitRequest> request) {
+			Function<ConfiguredLimit, @Nullable LimitRequest> request) {
 		Map<String, LimitRequest> byName = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : limits) {
 			LimitRequest budget = request.apply(limit);
