@@ -11,6 +11,7 @@ import dev.ratelimit.benchmark.http.HttpBenchmark;
 import dev.ratelimit.benchmark.http.WaitedCalls;
 import dev.ratelimit.test.TestRedis;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPooled;
 
@@ -65,8 +66,8 @@ public final class Benchmarks {
 	}
 
 	/** What a command line asks for, every option read and checked. */
-	private record Plan(String part, JavaApiBenchmark.Settings api, HttpBenchmark.Settings http,
-			OfferedLoad.Settings load, WaitedCalls.Settings waits, Path chart) {
+	private record Plan(String part, JavaApiBenchmark.@Nullable Settings api, HttpBenchmark.@Nullable Settings http,
+			OfferedLoad.@Nullable Settings load, WaitedCalls.@Nullable Settings waits, @Nullable Path chart) {
 
 		/** @throws IllegalArgumentException for an unknown part or option, a bad value, or a missing wrk */
 		static Plan of(String[] args) throws InterruptedException {
@@ -96,6 +97,7 @@ public final class Benchmarks {
 			return chart;
 		}
 
+		@SuppressWarnings("NullAway") // a chart only for all the parts: the api and http results exist
 		void run() throws Exception {
 			int threads = (this.api != null) ? this.api.threads() : (this.load != null) ? this.load.threads() : 1;
 			GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();

@@ -282,6 +282,7 @@ public final class JavaApiBenchmark {
 		return (histogram.length - 1) / 10.0;
 	}
 
+	@SuppressWarnings("NullAway") // every run measures PING
 	private static void print(Map<String, Measurement> medians) {
 		double ping = medians.get("PING").opsPerSecond();
 		System.out.println();

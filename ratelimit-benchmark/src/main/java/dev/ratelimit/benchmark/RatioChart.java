@@ -33,6 +33,7 @@ final class RatioChart {
 	private RatioChart() {
 	}
 
+	@SuppressWarnings("NullAway") // every run measures PING
 	static void draw(Map<String, JavaApiBenchmark.Measurement> api, Map<String, HttpBenchmark.Measurement> http,
 			Path file) throws IOException {
 		System.setProperty("java.awt.headless", "true");

@@ -6,6 +6,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@link RateLimiter} in this JVM's memory, for one instance alone: the four algorithms with exactly the
  * decisions of the Redis scripts ({@code docs/ALGORITHMS.md}; the same tests run against both), for applications
@@ -32,7 +34,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 	private final MemoryStore store;
 
 	/** The time of decisions, or {@code null} for the store's clock. */
-	private final InstantSource time;
+	private final @Nullable InstantSource time;
 
 	/** A limiter on the system clock ({@link InstantSource#system()}). */
 	public InMemoryRateLimiter() {
@@ -47,7 +49,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 		this(new MemoryStore(Objects.requireNonNull(clock, "clock must not be null")), null);
 	}
 
-	private InMemoryRateLimiter(MemoryStore store, InstantSource time) {
+	private InMemoryRateLimiter(MemoryStore store, @Nullable InstantSource time) {
 		this.store = store;
 		this.time = time;
 	}

@@ -3,6 +3,8 @@ package dev.ratelimit.core;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The states of one client in {@link InMemoryRateLimiter}, one per limit identity (name, algorithm, window, as in
  * the Redis key), and their decisions, all or nothing as one script call. Not thread-safe: guarded by its own
@@ -27,7 +29,7 @@ final class MemoryClient {
 		this.id = id;
 	}
 
-	MemoryState find(LimitDefinition limit) {
+	@Nullable MemoryState find(LimitDefinition limit) {
 		for (int i = 0; i < this.identities.size(); i++) {
 			LimitDefinition identity = this.identities.get(i);
 			if (identity.name().equals(limit.name()) && identity.algorithm() == limit.algorithm()

@@ -1,5 +1,7 @@
 package dev.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The state of one limit of one client in {@link InMemoryRateLimiter}, and its decision: the logic of the Lua
  * script of its algorithm ({@code scripts/*.lua}), line for line, on Java {@code long}s. Every value stays below
@@ -104,10 +106,10 @@ abstract class MemoryState {
 
 		long moreAfterMs;
 
-		private final Commit commit;
+		private final @Nullable Commit commit;
 
 		/** A denial, or with {@code commit} an admission. */
-		private Verdict(long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs, Commit commit) {
+		private Verdict(long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs, @Nullable Commit commit) {
 			this.allowed = commit != null;
 			this.remaining = nonNegative(remaining);
 			this.retryAfterMs = retryAfterMs;
@@ -132,6 +134,7 @@ abstract class MemoryState {
 		}
 
 		/** Writes the admitted request; only called when every limit of the request allowed it. */
+		@SuppressWarnings("NullAway") // allowed: this.commit is set
 		void commit() {
 			this.commit.apply(this);
 			this.remaining = nonNegative(this.remaining);

@@ -9,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The state of {@link InMemoryRateLimiter}: its clients, the store's clock on which their states expire, and the
  * sweep that drops expired clients. Shared by a limiter and the limiters its {@link InMemoryRateLimiter#withClock}
@@ -41,7 +43,7 @@ final class MemoryStore {
 	private final ReentrantLock sweeping = new ReentrantLock();
 
 	/** Where the sweep goes on; guarded by {@link #sweeping}. */
-	private Iterator<MemoryClient> sweep;
+	private @Nullable Iterator<MemoryClient> sweep;
 
 	/** How many clients there were when the sweep's pass under way began; guarded by {@link #sweeping}. */
 	private int passSize;

@@ -7,6 +7,8 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@link RateLimiter} on Redis: one call of {@link LuaScript#rateLimit()} per decision, whatever the number of
  * limits, through a {@link ScriptExecutor}. Keys follow {@code <prefix>{<client>}:<name>:<algorithm>:<window>}
@@ -32,7 +34,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	private final RedisKeys keys;
 
 	/** The time of decisions, or {@code null} for the server's {@code TIME}. */
-	private final InstantSource clock;
+	private final @Nullable InstantSource clock;
 
 	/** A limiter on {@code executor} with keys under {@value #DEFAULT_KEY_PREFIX}, at the server's time. */
 	public RedisRateLimiter(ScriptExecutor executor) {
@@ -48,7 +50,7 @@ public final class RedisRateLimiter implements RateLimiter {
 				new RedisKeys(Objects.requireNonNull(keyPrefix, "keyPrefix must not be null")), null);
 	}
 
-	private RedisRateLimiter(ScriptExecutor executor, RedisKeys keys, InstantSource clock) {
+	private RedisRateLimiter(ScriptExecutor executor, RedisKeys keys, @Nullable InstantSource clock) {
 		this.executor = executor;
 		this.keys = keys;
 		this.clock = clock;

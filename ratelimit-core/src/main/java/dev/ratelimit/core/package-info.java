@@ -3,4 +3,7 @@
  * ({@link dev.ratelimit.core.RedisRateLimiter}) or in memory ({@link dev.ratelimit.core.InMemoryRateLimiter}), behind
  * {@link dev.ratelimit.core.RateLimiter}.
  */
+@NullMarked
 package dev.ratelimit.core;
+
+import org.jspecify.annotations.NullMarked;

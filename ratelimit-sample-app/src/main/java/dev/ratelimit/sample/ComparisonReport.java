@@ -24,6 +24,7 @@ final class ComparisonReport {
 	 * @param version its {@code redis_version}
 	 * @param keyPrefix the run's key prefix
 	 */
+	@SuppressWarnings("NullAway") // row.memory(): a run on Redis measured it
 	static String format(ReferenceComparison.Results results, String redis, String version, String keyPrefix) {
 		StringBuilder out = header(new StringBuilder());
 		out.append("Redis ").append(version).append(" at ").append(redis).append(", keys under ").append(keyPrefix)

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.DefaultSingletonBeanRegistry;
@@ -53,7 +54,7 @@ public class EmbeddedRedisListener implements ApplicationListener<ApplicationEve
 
 	private static final Log logger = LogFactory.getLog(EmbeddedRedisListener.class);
 
-	private EmbeddedRedisServer server;
+	private @Nullable EmbeddedRedisServer server;
 
 	private boolean stopsWithBeans;
 

@@ -1,6 +1,7 @@
 package dev.ratelimit.sample;
 
 import dev.ratelimit.spring.RateLimited;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ApplicationContext;
@@ -16,18 +17,19 @@ class PartnerClient {
 
 	private final ApplicationContext context;
 
-	private volatile RestClient rest;
+	private volatile @Nullable RestClient rest;
 
 	PartnerClient(ApplicationContext context) {
 		this.context = context;
 	}
 
 	@RateLimited(name = "partner", algorithm = "token-bucket", limit = 5, window = "1s", maxWait = "10s")
-	public String quote(String symbol) {
+	public @Nullable String quote(String symbol) {
 		return rest().get().uri("/partner/quote?symbol={symbol}", symbol).retrieve().body(String.class);
 	}
 
 	/** The stand-in partner is this application, on its own port, known once the server has started. */
+	@SuppressWarnings("NullAway") // called once the web server has started
 	private RestClient rest() {
 		RestClient rest = this.rest;
 		if (rest == null) {

@@ -12,6 +12,7 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one traffic pattern through the application's {@link RateLimiter} for the four algorithms at once, with
@@ -35,7 +36,7 @@ final class Playground {
 	 * One request of one algorithm: when (ms after T0), whether admitted, its retry-after in ms ({@link #NEVER}: it
 	 * can never be admitted), and the Retry-After a denial would send (s; none for never).
 	 */
-	record Request(long atMs, boolean allowed, long retryAfterMs, Long retryAfterSeconds) {
+	record Request(long atMs, boolean allowed, long retryAfterMs, @Nullable Long retryAfterSeconds) {
 
 		/** {@code retryAfterMs} of a request that can never be admitted, as the playground's JSON has it. */
 		static final long NEVER = -1;

@@ -3,6 +3,7 @@ package dev.ratelimit.sample;
 import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.http.HttpStatus;
@@ -118,7 +119,7 @@ class PlaygroundController {
 				+ ((ex.getRequiredType() == double.class) ? "a number" : "a whole number in range"));
 	}
 
-	private static ProblemDetail problem(String detail) {
+	private static ProblemDetail problem(@Nullable String detail) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, detail);
 		problem.setTitle("Invalid playground input");
 		return problem;
@@ -127,7 +128,7 @@ class PlaygroundController {
 	/** A bad input: a 400 naming it. */
 	static final class InvalidInput extends RuntimeException {
 
-		InvalidInput(String field, String message) {
+		InvalidInput(@Nullable String field, @Nullable String message) {
 			super((field != null) ? field + " " + message : message);
 		}
 

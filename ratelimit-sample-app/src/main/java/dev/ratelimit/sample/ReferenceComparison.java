@@ -14,6 +14,7 @@ import java.util.Locale;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The two experiments of {@code docs/ALGORITHMS.md} ("Reference results"), run through the application's
@@ -47,7 +48,7 @@ final class ReferenceComparison {
 	}
 
 	/** {@code memory} is null when the limiter keeps no state in Redis. */
-	record SteadyRow(Algorithm algorithm, int admitted, int mostInOneSecond, RedisInspector.Memory memory) {
+	record SteadyRow(Algorithm algorithm, int admitted, int mostInOneSecond, RedisInspector.@Nullable Memory memory) {
 	}
 
 	record Results(List<BurstRow> burst, int requests, List<SteadyRow> steady) {
@@ -55,7 +56,7 @@ final class ReferenceComparison {
 
 	private final RateLimiter limiter;
 
-	private final RedisInspector redis;
+	private final @Nullable RedisInspector redis;
 
 	private final String keyPrefix;
 
@@ -65,7 +66,7 @@ final class ReferenceComparison {
 	 * memory is measured and no key removed, the limiter's state expiring on its own
 	 * @param keyPrefix the prefix the limiter writes under, used by no one else
 	 */
-	ReferenceComparison(RateLimiter limiter, RedisInspector redis, String keyPrefix) {
+	ReferenceComparison(RateLimiter limiter, @Nullable RedisInspector redis, String keyPrefix) {
 		this.limiter = limiter;
 		this.redis = redis;
 		this.keyPrefix = keyPrefix;

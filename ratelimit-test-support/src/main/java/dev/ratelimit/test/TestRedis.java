@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import org.jspecify.annotations.Nullable;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 
@@ -38,17 +39,17 @@ public final class TestRedis implements AutoCloseable {
 
 	private static final String EMBEDDED_BINARY = "redis-server-6.2.6-v5-linux-amd64";
 
-	private static TestRedis shared;
+	private static @Nullable TestRedis shared;
 
-	private static Path embeddedBinary;
+	private static @Nullable Path embeddedBinary;
 
-	private final GenericContainer<?> container;
+	private final @Nullable GenericContainer<?> container;
 
-	private final Path binary;
+	private final @Nullable Path binary;
 
 	private final int port;
 
-	private Process process;
+	private @Nullable Process process;
 
 	private TestRedis(GenericContainer<?> container) {
 		this.container = container;
@@ -120,17 +121,19 @@ public final class TestRedis implements AutoCloseable {
 	 * {@code String} (simple or bulk string), a {@code Long}, a {@code List} of replies, or {@code null}.
 	 * @throws IllegalStateException with Redis' message when it answers an error, e.g. {@code MOVED 1234 ...}
 	 */
-	static Object call(String host, int port, String... words) {
+	@SuppressWarnings("NullAway") // T is @Nullable Object, which NullAway sees in JSpecify mode only
+	static @Nullable Object call(String host, int port, String... words) {
 		return exchange(host, port, words, TestRedis::readReply);
 	}
 
-	private interface ReplyReader<T> {
+	private interface ReplyReader<T extends @Nullable Object> {
 
 		T read(InputStream in) throws IOException;
 
 	}
 
-	private static <T> T exchange(String host, int port, String[] words, ReplyReader<T> reader) {
+	private static <T extends @Nullable Object> T exchange(String host, int port, String[] words,
+			ReplyReader<T> reader) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress(host, port), 1000);
 			socket.setSoTimeout(2000);
@@ -156,7 +159,7 @@ public final class TestRedis implements AutoCloseable {
 		return line.toString(StandardCharsets.UTF_8);
 	}
 
-	private static Object readReply(InputStream in) throws IOException {
+	private static @Nullable Object readReply(InputStream in) throws IOException {
 		String line = readLine(in);
 		if (in.read() != '\n' || line.isEmpty()) {
 			throw new IOException("malformed RESP reply: '" + line + "'");
@@ -222,6 +225,7 @@ public final class TestRedis implements AutoCloseable {
 	}
 
 	/** Kills the server process (connections are refused) until {@link #restart()}; a container is paused instead. */
+	@SuppressWarnings("NullAway") // a server without a container has a process
 	public void stop() {
 		if (this.container != null) {
 			pause();
@@ -251,6 +255,7 @@ public final class TestRedis implements AutoCloseable {
 		}
 	}
 
+	@SuppressWarnings("NullAway") // a server without a container has a binary
 	private synchronized void startProcess() {
 		this.process = launch(this.binary, this.port, List.of(), ProcessBuilder.Redirect.DISCARD);
 	}
@@ -290,6 +295,7 @@ public final class TestRedis implements AutoCloseable {
 		}
 	}
 
+	@SuppressWarnings("NullAway") // a server without a container has a process
 	private void signal(String name) {
 		signal(this.process, name);
 	}

@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A real Redis Cluster for tests: three {@code redis-server} master processes on free loopback ports, each owning
  * a third of the 16384 hash slots, started for the caller and stopped by {@link #close()} (and, as a last resort,
@@ -116,11 +118,12 @@ public final class TestRedisCluster implements AutoCloseable {
 	 * reply: a {@code String} (simple or bulk string), a {@code Long}, a {@code List} of replies, or {@code null}.
 	 * @throws IllegalStateException with Redis' message when it answers an error, such as {@code MOVED ...}
 	 */
-	public Object call(int node, String... words) {
+	public @Nullable Object call(int node, String... words) {
 		return TestRedis.call(HOST, this.ports.get(node), words);
 	}
 
 	/** The hash slot of {@code key}, as the cluster computes it ({@code CLUSTER KEYSLOT} on the first node that runs). */
+	@SuppressWarnings("NullAway") // CLUSTER KEYSLOT never answers nil
 	public int slot(String key) {
 		RuntimeException failure = null;
 		for (int node = 0; node < this.ports.size(); node++) {
@@ -165,6 +168,7 @@ public final class TestRedisCluster implements AutoCloseable {
 	}
 
 	/** The first element of {@code ROLE} on {@code node}: {@code master} or {@code slave}. */
+	@SuppressWarnings("NullAway") // ROLE never answers nil
 	public String role(int node) {
 		return (String) ((List<?>) call(node, "ROLE")).get(0);
 	}
@@ -278,6 +282,7 @@ public final class TestRedisCluster implements AutoCloseable {
 		}
 	}
 
+	@SuppressWarnings("NullAway") // CLUSTER INFO never answers nil
 	private boolean clusterOk(int node) {
 		String info = (String) call(node, "CLUSTER", "INFO");
 		return info.contains("cluster_state:ok") && info.contains("cluster_slots_assigned:" + SLOTS)
@@ -285,6 +290,7 @@ public final class TestRedisCluster implements AutoCloseable {
 	}
 
 	/** Makes node {@code NODES + i} a replica of master {@code i}, and waits until each is in sync. */
+	@SuppressWarnings("NullAway") // CLUSTER MYID never answers nil
 	private void addReplicas() {
 		for (int master = 0; master < NODES; master++) {
 			String id = (String) call(master, "CLUSTER", "MYID");
@@ -300,6 +306,7 @@ public final class TestRedisCluster implements AutoCloseable {
 	}
 
 	/** {@code INFO section} of {@code node}, as fields. */
+	@SuppressWarnings("NullAway") // INFO never answers nil
 	private Map<String, String> info(int node, String section) {
 		Map<String, String> fields = new HashMap<>();
 		for (String line : ((String) call(node, "INFO", section)).split("\r?\n")) {
@@ -319,7 +326,7 @@ public final class TestRedisCluster implements AutoCloseable {
 		return (node + 1) * SLOTS / NODES - 1;
 	}
 
-	private static void requireOk(Object reply) {
+	private static void requireOk(@Nullable Object reply) {
 		if (!"OK".equals(reply)) {
 			throw new IllegalStateException("expected OK but Redis replied " + reply);
 		}

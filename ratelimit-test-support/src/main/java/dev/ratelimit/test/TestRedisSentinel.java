@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A real Redis Sentinel deployment for tests: a master and a replica {@code redis-server} process and one Sentinel
  * ({@code redis-server <config> --sentinel}), or {@link #start(int) several}, monitoring them as
@@ -158,12 +160,12 @@ public final class TestRedisSentinel implements AutoCloseable {
 	 * {@code null}.
 	 * @throws IllegalStateException with Redis' message when it answers an error, such as {@code READONLY ...}
 	 */
-	public Object call(int port, String... words) {
+	public @Nullable Object call(int port, String... words) {
 		return TestRedis.call(HOST, port, words);
 	}
 
 	/** {@link #call(int, String...)} on the first Sentinel that runs. */
-	public Object sentinel(String... words) {
+	public @Nullable Object sentinel(String... words) {
 		for (int i = 0; i < this.sentinels.size(); i++) {
 			if (this.sentinels.get(i).isAlive()) {
 				return call(this.sentinelPorts.get(i), words);
@@ -203,7 +205,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 	}
 
 	/** The {@code role} line of {@code INFO replication} of the server on {@code port}: {@code master} or {@code slave}. */
-	public String role(int port) {
+	public @Nullable String role(int port) {
 		return info(port).get("role");
 	}
 
@@ -450,6 +452,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 	}
 
 	/** {@code INFO replication} of the server on {@code port}, as fields. */
+	@SuppressWarnings("NullAway") // INFO never answers nil
 	private Map<String, String> info(int port) {
 		Map<String, String> fields = new HashMap<>();
 		for (String line : ((String) call(port, "INFO", "replication")).split("\r?\n")) {

@@ -3,6 +3,8 @@ package dev.ratelimit.core.redis;
 import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What Redis has done with a client's calls ({@link FairDeadlines.Progress}), as the executor notes them: each call
  * when it is sent, and when it is answered or ends without an answer. One for the Lettuce client's commands
@@ -31,7 +33,7 @@ final class CallProgress implements FairDeadlines.Progress {
 	 * Redis answered a call (an error reply too): the client is reading what Redis sends.
 	 * @param call the call, or {@code null} when it was not noted as sent
 	 */
-	void answered(Call call) {
+	void answered(@Nullable Call call) {
 		if (call != null) {
 			call.ended = true;
 		}
@@ -52,7 +54,7 @@ final class CallProgress implements FairDeadlines.Progress {
 	}
 
 	@Override
-	public Long oldestUnansweredSentAt() {
+	public @Nullable Long oldestUnansweredSentAt() {
 		Call oldest;
 		while ((oldest = this.sent.peekFirst()) != null && oldest.ended) {
 			this.sent.remove(oldest);

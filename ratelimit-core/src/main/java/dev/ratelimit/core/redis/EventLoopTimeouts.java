@@ -11,6 +11,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The timer and the progress of {@link FairDeadlines} for the limiter's Lettuce client: deadlines run on the one I/O
@@ -35,7 +36,7 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 	/** What Redis has done with the limiter's commands, noted as the I/O thread writes them. */
 	private final CallProgress progress = new CallProgress();
 
-	private volatile EventLoop eventLoop;
+	private volatile @Nullable EventLoop eventLoop;
 
 	/** @param beforeFirstConnection where deadlines run until a connection exists (Lettuce's computation pool) */
 	public EventLoopTimeouts(Supplier<EventExecutorGroup> beforeFirstConnection) {
@@ -75,7 +76,7 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 	}
 
 	@Override
-	public Long oldestUnansweredSentAt() {
+	public @Nullable Long oldestUnansweredSentAt() {
 		return this.progress.oldestUnansweredSentAt();
 	}
 
@@ -87,7 +88,7 @@ public final class EventLoopTimeouts implements Timeouts, FairDeadlines.Progress
 	/** A command that notes when the I/O thread writes it and when Redis answers it. */
 	private final class Timed<T> extends AsyncCommand<String, String, T> {
 
-		private volatile CallProgress.Call written;
+		private volatile CallProgress.@Nullable Call written;
 
 		Timed(RedisCommand<String, String, T> command) {
 			super(command);

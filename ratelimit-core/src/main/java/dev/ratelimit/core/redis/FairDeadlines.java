@@ -2,6 +2,8 @@ package dev.ratelimit.core.redis;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Requests' deadlines that pass when Redis is slow or unreachable, not when the application is busy: the rule of
  * both clients of the limiter ({@link EventLoopTimeouts} for Lettuce, {@link PooledJedisScriptExecutor} for Jedis).
@@ -68,7 +70,7 @@ public final class FairDeadlines implements Timeouts {
 		 * When the oldest call that Redis has not answered yet was sent, or {@code null}: none. A call that ended
 		 * without an answer counts until Redis answers another.
 		 */
-		Long oldestUnansweredSentAt();
+		@Nullable Long oldestUnansweredSentAt();
 
 		/** When Redis last answered a call of this client (long before any deadline before the first answer). */
 		long lastAnsweredAt();
@@ -86,7 +88,7 @@ public final class FairDeadlines implements Timeouts {
 		/** The latest it waits for a busy application to send its call. */
 		private final long backstop;
 
-		private volatile Runnable cancelScheduled;
+		private volatile @Nullable Runnable cancelScheduled;
 
 		private volatile boolean cancelled;
 

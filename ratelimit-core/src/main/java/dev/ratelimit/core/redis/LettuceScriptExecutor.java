@@ -16,6 +16,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link ScriptExecutor} on a Lettuce connection of its own: one connection, thread-safe, on which concurrent
@@ -47,7 +48,7 @@ public final class LettuceScriptExecutor implements ScriptExecutor, Timeouts.Jud
 
 	private final LettuceScriptCommands commands;
 
-	private final AtomicReference<CompletableFuture<StatefulConnection<String, String>>> connection;
+	private final AtomicReference<@Nullable CompletableFuture<StatefulConnection<String, String>>> connection;
 
 	private volatile boolean closed;
 

@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
+import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
@@ -41,9 +42,9 @@ public final class PooledJedisScriptExecutor
 
 	private final List<LuaScript> preloaded;
 
-	private volatile UnifiedJedis jedis;
+	private volatile @Nullable UnifiedJedis jedis;
 
-	private volatile JedisScriptExecutor delegate;
+	private volatile @Nullable JedisScriptExecutor delegate;
 
 	private final int attempts;
 
@@ -103,6 +104,7 @@ public final class PooledJedisScriptExecutor
 	 * the first call loads the script instead
 	 */
 	@Override
+	@SuppressWarnings("NullAway") // delegate() sets this.jedis; a disconnect() meanwhile fails the load, caught below
 	public CompletableFuture<Void> connect() {
 		try {
 			return CompletableFuture.runAsync(() -> this.preloaded.forEach((script) -> {
@@ -201,7 +203,7 @@ public final class PooledJedisScriptExecutor
 	}
 
 	@Override
-	public Long oldestUnansweredSentAt() {
+	public @Nullable Long oldestUnansweredSentAt() {
 		return this.progress.oldestUnansweredSentAt();
 	}
 

@@ -6,4 +6,7 @@
  * Redis does with their calls ({@link dev.ratelimit.core.redis.FairDeadlines}). Each needs its client on the class
  * path (both are optional dependencies of the core); nothing here needs Spring.
  */
+@NullMarked
 package dev.ratelimit.core.redis;
+
+import org.jspecify.annotations.NullMarked;

@@ -10,6 +10,7 @@ import dev.ratelimit.spring.enforce.BackgroundCall;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -40,7 +41,8 @@ public final class BackgroundCallLimiter implements CallLimiter {
 	}
 
 	@Override
-	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
+	public @Nullable Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits)
+			throws Throwable {
 		PermitWaiter waits = this.waits.getObject();
 		EvaluationContext context = waits.enforcer()
 			.clientKeys()
@@ -71,10 +73,10 @@ public final class BackgroundCallLimiter implements CallLimiter {
 	}
 
 	@SuppressWarnings("unchecked")
-	private static CompletionStage<Object> proceedToStage(MethodInvocation invocation) {
+	private static CompletionStage<@Nullable Object> proceedToStage(MethodInvocation invocation) {
 		try {
 			Object result = invocation.proceed();
-			return (result != null) ? (CompletionStage<Object>) result : CompletableFuture.completedFuture(null);
+			return (result != null) ? (CompletionStage<@Nullable Object>) result : CompletableFuture.completedFuture(null);
 		}
 		catch (Throwable ex) {
 			return CompletableFuture.failedFuture(ex);

@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How {@link RateLimitedAdvisor} decides a call of a limited method on one web stack: {@code ServletCallLimiter} on Spring
@@ -20,7 +21,7 @@ public interface CallLimiter {
 	 * @return the method's result (on WebFlux, a publisher that decides when subscribed)
 	 * @throws Throwable what the method throws, or a {@link dev.ratelimit.spring.RateLimitException} when denied
 	 */
-	Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable;
+	@Nullable Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable;
 
 	/**
 	 * Checked at startup for every limited method: stops the application, naming the method, where this stack could

@@ -11,6 +11,7 @@ import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A call with limits charged by outcome ({@code @RateLimited(chargeOn, chargeWhen, chargeOnStatus)}): admitted
@@ -45,7 +46,8 @@ public final class ChargeByOutcome {
 	 * @return what the method returned
 	 * @throws Throwable what the method threw, or a {@link dev.ratelimit.spring.RateLimitException} when not admitted
 	 */
-	public static Object invoke(PermitWaiter waits, LimitedCall call, Duration maxWait) throws Throwable {
+	@SuppressWarnings("NullAway") // admission.get(): List.of(), then the list that peekAdmission read
+	public static @Nullable Object invoke(PermitWaiter waits, LimitedCall call, Duration maxWait) throws Throwable {
 		OutcomeCharger charger = waits.enforcer().byOutcome();
 		List<ConfiguredLimit> byOutcome = byOutcome(call.limits(), true);
 		List<ConfiguredLimit> before = byOutcome(call.limits(), false);
@@ -80,7 +82,7 @@ public final class ChargeByOutcome {
 	 * @param result what the call returned ({@code #result} in the conditions); {@code null} when it threw
 	 * @param thrown what the call threw ({@code #exception}); {@code null} when it returned
 	 */
-	static void charge(OutcomeCharger charger, LimitedCall call, Object result, Throwable thrown,
+	static void charge(OutcomeCharger charger, LimitedCall call, @Nullable Object result, @Nullable Throwable thrown,
 			List<LimitDecision> admission) {
 		call.context().setVariable("result", result);
 		call.context().setVariable("exception", thrown);
@@ -97,7 +99,9 @@ public final class ChargeByOutcome {
 	}
 
 	/** A condition that fails to evaluate charges: a limit must not be left unlimited by a broken expression. */
-	private static boolean matches(ConfiguredLimit limit, LimitedCall call, Object result, Throwable thrown) {
+	@SuppressWarnings("NullAway") // limit.charge(): a limit charged by outcome has its condition
+	private static boolean matches(ConfiguredLimit limit, LimitedCall call, @Nullable Object result,
+			@Nullable Throwable thrown) {
 		try {
 			return limit.charge().matches(call.method(), result, thrown, call.context());
 		}

@@ -9,6 +9,7 @@ import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
@@ -44,7 +45,7 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 	private final transient ObjectProvider<CallLimiter> calls;
 
 	/** Looked up on the first limited call, without a lock: an event loop may make it, and must never park. */
-	private transient volatile CallLimiter callLimiter;
+	private transient volatile @Nullable CallLimiter callLimiter;
 
 	/**
 	 * @param methods the limits of annotated methods, looked up when a method is first matched
@@ -101,7 +102,7 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 		return limiter;
 	}
 
-	private Object limit(MethodInvocation invocation, CallLimiter calls) throws Throwable {
+	private @Nullable Object limit(MethodInvocation invocation, CallLimiter calls) throws Throwable {
 		if (invocation.getThis() == null) {
 			return invocation.proceed();
 		}

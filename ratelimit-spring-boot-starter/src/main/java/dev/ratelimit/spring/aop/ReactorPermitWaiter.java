@@ -16,6 +16,7 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationContext;
 
@@ -54,6 +55,7 @@ public final class ReactorPermitWaiter {
 	 * {@link ChargeByOutcome} admits, the method's publisher subscribed, then charged by its outcome before its value
 	 * or error goes on.
 	 */
+	@SuppressWarnings("NullAway") // signal.getThrowable() of a signal that isOnError()
 	public Mono<Object> invokeChargedByOutcome(LimitedCall call, Duration maxWait) {
 		OutcomeCharger charger = this.waits.enforcer().byOutcome();
 		List<ConfiguredLimit> byOutcome = ChargeByOutcome.byOutcome(call.limits(), true);

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.CorePublisher;
 
@@ -69,13 +70,13 @@ public final class ReturnType {
 	private final Kind kind;
 
 	/** Null unless reactive. */
-	private final ReactiveAdapter adapter;
+	private final @Nullable ReactiveAdapter adapter;
 
 	private final boolean readsSubscriberContext;
 
 	private final boolean resultLater;
 
-	private ReturnType(Class<?> type, Kind kind, ReactiveAdapter adapter, boolean readsSubscriberContext,
+	private ReturnType(Class<?> type, Kind kind, @Nullable ReactiveAdapter adapter, boolean readsSubscriberContext,
 			boolean resultLater) {
 		this.type = type;
 		this.kind = kind;
@@ -159,7 +160,7 @@ public final class ReturnType {
 		 * is a {@code Publisher}) would get its superclass's adapter, whose publisher the method could not return.
 		 * @return null when the type is not reactive
 		 */
-		static ReturnType classify(Class<?> type) {
+		static @Nullable ReturnType classify(Class<?> type) {
 			ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(type);
 			if (adapter == null || !type.isAssignableFrom(adapter.getReactiveType())) {
 				return null;

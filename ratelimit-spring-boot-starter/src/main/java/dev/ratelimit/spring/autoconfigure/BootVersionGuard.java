@@ -3,6 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -61,14 +63,14 @@ final class BootVersionGuard implements ApplicationContextInitializer<Configurab
 	 * @param bootVersion {@link SpringBootVersion#getVersion()}, may be {@code null}
 	 * @param starterVersion the starter's version from its jar's manifest, may be {@code null}
 	 */
-	static void check(String bootVersion, String starterVersion) {
+	static void check(@Nullable String bootVersion, @Nullable String starterVersion) {
 		if (isUnsupported(bootVersion)) {
 			throw new UnsupportedSpringBootException(description(bootVersion, starterVersion), action());
 		}
 	}
 
 	/** Only a Spring Boot whose major version is known and below 4; an unknown or unparseable version passes. */
-	static boolean isUnsupported(String bootVersion) {
+	static boolean isUnsupported(@Nullable String bootVersion) {
 		if (bootVersion == null) {
 			return false;
 		}
@@ -77,7 +79,7 @@ final class BootVersionGuard implements ApplicationContextInitializer<Configurab
 	}
 
 	/** The one sentence: the starter's version (when known), the versions it needs, the application's. */
-	static String description(String bootVersion, String starterVersion) {
+	static String description(@Nullable String bootVersion, @Nullable String starterVersion) {
 		String starter = (starterVersion != null && !starterVersion.isBlank()) ? STARTER + " " + starterVersion.trim()
 				: STARTER;
 		return starter + " needs Spring Boot " + SUPPORTED + "; this application runs Spring Boot " + bootVersion + ".";

@@ -9,6 +9,7 @@ import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.redis.PooledJedisScriptExecutor;
 import dev.ratelimit.spring.redis.JedisClusterTopology;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -20,6 +21,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
+import org.springframework.util.Assert;
 
 /**
  * Builds the limiter's Jedis client for a {@link RedisTarget}: standalone, Sentinel or Cluster, with the target's
@@ -60,6 +62,7 @@ final class JedisClients {
 					settings.config(sentinel.getUsername(), sentinel.getPassword(), 0));
 		}
 		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+		Assert.state(standalone != null, "The Redis connection details name no standalone, sentinel or cluster Redis");
 		return new JedisPooled(new HostAndPort(standalone.getHost(), standalone.getPort()),
 				settings.config(details.getUsername(), details.getPassword(), standalone.getDatabase()),
 				pool);
@@ -74,7 +77,7 @@ final class JedisClients {
 	/** What every connection of the limiter is configured with: its target's TLS, and the timeouts. */
 	private record Settings(RedisTarget target, Duration timeout, Duration connectTimeout) {
 
-		JedisClientConfig config(String username, String password, int database) {
+		JedisClientConfig config(@Nullable String username, @Nullable String password, int database) {
 			DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
 				.user(username)
 				.password(password)

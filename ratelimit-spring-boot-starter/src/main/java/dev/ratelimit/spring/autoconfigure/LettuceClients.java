@@ -2,6 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -24,10 +25,12 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
+import org.springframework.util.Assert;
 
 /**
  * Builds the limiter's Lettuce client for a {@link RedisTarget}: standalone, Sentinel or Cluster, with the target's
@@ -41,8 +44,9 @@ final class LettuceClients {
 
 	static LettuceScriptExecutor create(RedisTarget target, Duration timeout, Duration connectTimeout,
 			List<LuaScript> preloaded) {
-		AtomicReference<ClientResources> built = new AtomicReference<>();
-		EventLoopTimeouts deadlines = new EventLoopTimeouts(() -> built.get().eventExecutorGroup());
+		AtomicReference<@Nullable ClientResources> built = new AtomicReference<>();
+		// set below, before the client that schedules deadlines exists
+		EventLoopTimeouts deadlines = new EventLoopTimeouts(() -> Objects.requireNonNull(built.get()).eventExecutorGroup());
 		ClientResources resources = DefaultClientResources.builder()
 			// One I/O thread, on which the deadlines run (EventLoopTimeouts): it reads every reply of the limiter.
 			.ioThreadPoolSize(1)
@@ -53,15 +57,14 @@ final class LettuceClients {
 			.build();
 		built.set(resources);
 		Client client = new Client(target, timeout, connectTimeout, resources, deadlines);
-		return (target.details().getCluster() != null) ? cluster(client, preloaded)
-				: standaloneOrSentinel(client, preloaded);
+		DataRedisConnectionDetails.Cluster cluster = target.details().getCluster();
+		return (cluster != null) ? cluster(client, cluster, preloaded) : standaloneOrSentinel(client, preloaded);
 	}
 
-	private static LettuceScriptExecutor cluster(Client settings, List<LuaScript> preloaded) {
+	private static LettuceScriptExecutor cluster(Client settings, DataRedisConnectionDetails.Cluster cluster,
+			List<LuaScript> preloaded) {
 		RedisTarget target = settings.target();
-		List<RedisURI> nodes = target.details()
-			.getCluster()
-			.getNodes()
+		List<RedisURI> nodes = cluster.getNodes()
 			.stream()
 			.map((node) -> node(node, target, settings.connectTimeout()))
 			.toList();
@@ -89,7 +92,8 @@ final class LettuceClients {
 	private static LettuceScriptExecutor standaloneOrSentinel(Client settings, List<LuaScript> preloaded) {
 		RedisTarget target = settings.target();
 		DataRedisConnectionDetails details = target.details();
-		RedisURI uri = (details.getSentinel() != null) ? sentinel(details, target, settings.connectTimeout())
+		DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
+		RedisURI uri = (sentinel != null) ? sentinel(details, sentinel, target, settings.connectTimeout())
 				: standalone(details, target, settings.connectTimeout());
 		RedisClient client = RedisClient.create(settings.resources());
 		ClientOptions.Builder options = ClientOptions.builder()
@@ -101,7 +105,7 @@ final class LettuceClients {
 			options.sslOptions(sslOptions(target.ssl()));
 		}
 		client.setOptions(options.build());
-		RedisClient sentinelEvents = (details.getSentinel() != null) ? RedisClient.create(settings.resources()) : null;
+		RedisClient sentinelEvents = (sentinel != null) ? RedisClient.create(settings.resources()) : null;
 		// Subscribing to the Sentinels' failovers connects too: it starts with the first connection (in the
 		// application's lifecycle, RedisConnectionLifecycle), not as the client is built.
 		AtomicReference<Runnable> followFailovers = new AtomicReference<>(Client.NOTHING);
@@ -115,15 +119,16 @@ final class LettuceClients {
 			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 			settings.shutdown();
 		});
-		if (sentinelEvents != null) {
-			followFailovers.set(() -> SentinelFailoverListener.follow(sentinelEvents, uri, details.getSentinel().getMaster(),
-					executor));
+		if (sentinel != null && sentinelEvents != null) {
+			String master = sentinel.getMaster();
+			followFailovers.set(() -> SentinelFailoverListener.follow(sentinelEvents, uri, master, executor));
 		}
 		return executor;
 	}
 
 	private static RedisURI standalone(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {
 		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+		Assert.state(standalone != null, "The Redis connection details name no standalone, sentinel or cluster Redis");
 		return uri(target, timeout, details.getUsername(), details.getPassword())
 			.withHost(standalone.getHost())
 			.withPort(standalone.getPort())
@@ -131,8 +136,8 @@ final class LettuceClients {
 			.build();
 	}
 
-	private static RedisURI sentinel(DataRedisConnectionDetails details, RedisTarget target, Duration timeout) {
-		DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
+	private static RedisURI sentinel(DataRedisConnectionDetails details, DataRedisConnectionDetails.Sentinel sentinel,
+			RedisTarget target, Duration timeout) {
 		RedisURI.Builder uri = uri(target, timeout, details.getUsername(), details.getPassword())
 			.withSentinelMasterId(sentinel.getMaster())
 			.withDatabase(sentinel.getDatabase());
@@ -158,7 +163,8 @@ final class LettuceClients {
 	 * for the next request, instead of failing again and again on a loaded machine. Commands have their own timeout
 	 * ({@link TimeoutOptions}).
 	 */
-	private static RedisURI.Builder uri(RedisTarget target, Duration timeout, String username, String password) {
+	private static RedisURI.Builder uri(RedisTarget target, Duration timeout, @Nullable String username,
+			@Nullable String password) {
 		RedisURI.Builder uri = RedisURI.builder()
 			.withSsl(target.ssl() != null)
 			.withTimeout(timeout)
@@ -167,7 +173,7 @@ final class LettuceClients {
 		return uri;
 	}
 
-	private static void authenticate(RedisURI.Builder uri, String username, String password) {
+	private static void authenticate(RedisURI.Builder uri, @Nullable String username, @Nullable String password) {
 		if (password == null) {
 			return;
 		}

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.spring.limits.LimitSettings;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shape of a limit that a filter rule or a plan sets: each value unset falls back to the limit's own, then
@@ -14,52 +15,52 @@ public class LimitShapeProperties implements LimitSettings.Shape {
 	/**
 	 * Algorithm: 'fixed-window', 'sliding-log', 'sliding-window-counter' or 'token-bucket'.
 	 */
-	private Algorithm algorithm;
+	private @Nullable Algorithm algorithm;
 
 	/**
 	 * Units allowed per window; for the token bucket, tokens added per window.
 	 */
-	private Long limit;
+	private @Nullable Long limit;
 
 	/**
 	 * Window of the limit, at least 1 ms.
 	 */
-	private Duration window;
+	private @Nullable Duration window;
 
 	/**
 	 * Token bucket size in tokens.
 	 */
-	private Long capacity;
+	private @Nullable Long capacity;
 
-	public Algorithm getAlgorithm() {
+	public @Nullable Algorithm getAlgorithm() {
 		return this.algorithm;
 	}
 
-	public void setAlgorithm(Algorithm algorithm) {
+	public void setAlgorithm(@Nullable Algorithm algorithm) {
 		this.algorithm = algorithm;
 	}
 
-	public Long getLimit() {
+	public @Nullable Long getLimit() {
 		return this.limit;
 	}
 
-	public void setLimit(Long limit) {
+	public void setLimit(@Nullable Long limit) {
 		this.limit = limit;
 	}
 
-	public Duration getWindow() {
+	public @Nullable Duration getWindow() {
 		return this.window;
 	}
 
-	public void setWindow(Duration window) {
+	public void setWindow(@Nullable Duration window) {
 		this.window = window;
 	}
 
-	public Long getCapacity() {
+	public @Nullable Long getCapacity() {
 		return this.capacity;
 	}
 
-	public void setCapacity(Long capacity) {
+	public void setCapacity(@Nullable Long capacity) {
 		this.capacity = capacity;
 	}
 

@@ -28,6 +28,7 @@ import dev.ratelimit.spring.enforce.ShadowDenialLogger;
 import dev.ratelimit.spring.enforce.ThreadTimeoutScheduler;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.LimitResolver;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -109,7 +110,7 @@ class RateLimitEnforcerConfiguration {
 	 * Where the requests' deadlines are judged: by the Redis client that reads the replies when it can (Lettuce's
 	 * I/O thread, so that a busy application is not taken for a slow Redis), else by the web stack's timer.
 	 */
-	private static Timeouts deadlines(ScriptExecutor executor, ObjectProvider<Timeouts> timeouts) {
+	private static Timeouts deadlines(@Nullable ScriptExecutor executor, ObjectProvider<Timeouts> timeouts) {
 		return (executor instanceof Timeouts.Judged client) ? client.deadlines()
 				: timeouts.getIfAvailable(ThreadTimeoutScheduler::new);
 	}

@@ -12,6 +12,7 @@ import dev.ratelimit.spring.HeaderStyle;
 import dev.ratelimit.spring.LimitMode;
 import dev.ratelimit.spring.MissingKeyPolicy;
 import dev.ratelimit.spring.limits.LimitSettings;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -184,7 +185,7 @@ public class RateLimitProperties implements LimitSettings {
 		/**
 		 * Token bucket size in tokens. When unset, the bucket holds one window's worth: the limit.
 		 */
-		private Long capacity;
+		private @Nullable Long capacity;
 
 		/**
 		 * Units one request takes.
@@ -253,11 +254,11 @@ public class RateLimitProperties implements LimitSettings {
 			this.window = window;
 		}
 
-		public Long getCapacity() {
+		public @Nullable Long getCapacity() {
 			return this.capacity;
 		}
 
-		public void setCapacity(Long capacity) {
+		public void setCapacity(@Nullable Long capacity) {
 			this.capacity = capacity;
 		}
 
@@ -336,7 +337,7 @@ public class RateLimitProperties implements LimitSettings {
 		 * Name of the limit, shown in the RateLimit-Policy header and part of the Redis key. Defaults to the first
 		 * path pattern.
 		 */
-		private String name;
+		private @Nullable String name;
 
 		/**
 		 * Path patterns in Spring's PathPattern syntax, such as '/api/**', matched against the path within the
@@ -352,37 +353,37 @@ public class RateLimitProperties implements LimitSettings {
 		/**
 		 * Units one request takes.
 		 */
-		private Long cost;
+		private @Nullable Long cost;
 
 		/**
 		 * SpEL expression for the client key, with #request, #principal and bean references (@bean). Defaults to
 		 * the client's IP address.
 		 */
-		private String key;
+		private @Nullable String key;
 
 		/**
 		 * What to do when Redis cannot answer in time: 'fail-open', 'fail-closed' or 'fail-local'.
 		 */
-		private FailurePolicy failurePolicy;
+		private @Nullable FailurePolicy failurePolicy;
 
 		/**
 		 * 'enforce' or 'shadow' (decided and counted, never refusing). Defaults to ratelimit.defaults.mode.
 		 */
-		private LimitMode mode;
+		private @Nullable LimitMode mode;
 
-		public LimitMode getMode() {
+		public @Nullable LimitMode getMode() {
 			return this.mode;
 		}
 
-		public void setMode(LimitMode mode) {
+		public void setMode(@Nullable LimitMode mode) {
 			this.mode = mode;
 		}
 
-		public String getName() {
+		public @Nullable String getName() {
 			return this.name;
 		}
 
-		public void setName(String name) {
+		public void setName(@Nullable String name) {
 			this.name = name;
 		}
 
@@ -402,27 +403,27 @@ public class RateLimitProperties implements LimitSettings {
 			this.methods = methods;
 		}
 
-		public Long getCost() {
+		public @Nullable Long getCost() {
 			return this.cost;
 		}
 
-		public void setCost(Long cost) {
+		public void setCost(@Nullable Long cost) {
 			this.cost = cost;
 		}
 
-		public String getKey() {
+		public @Nullable String getKey() {
 			return this.key;
 		}
 
-		public void setKey(String key) {
+		public void setKey(@Nullable String key) {
 			this.key = key;
 		}
 
-		public FailurePolicy getFailurePolicy() {
+		public @Nullable FailurePolicy getFailurePolicy() {
 			return this.failurePolicy;
 		}
 
-		public void setFailurePolicy(FailurePolicy failurePolicy) {
+		public void setFailurePolicy(@Nullable FailurePolicy failurePolicy) {
 			this.failurePolicy = failurePolicy;
 		}
 
@@ -439,27 +440,27 @@ public class RateLimitProperties implements LimitSettings {
 		 * "@apiKeys.planOf(#request.getHeader('X-Api-Key'))". Null, empty, failing or naming no configured plan means
 		 * the default plan. When unset, every request has the default plan.
 		 */
-		private String expression;
+		private @Nullable String expression;
 
 		/**
 		 * The plan of requests whose plan is unknown; must be one of ratelimit.plans. Defaults to the first plan
 		 * configured.
 		 */
-		private String defaultPlan;
+		private @Nullable String defaultPlan;
 
-		public String getExpression() {
+		public @Nullable String getExpression() {
 			return this.expression;
 		}
 
-		public void setExpression(String expression) {
+		public void setExpression(@Nullable String expression) {
 			this.expression = expression;
 		}
 
-		public String getDefaultPlan() {
+		public @Nullable String getDefaultPlan() {
 			return this.defaultPlan;
 		}
 
-		public void setDefaultPlan(String defaultPlan) {
+		public void setDefaultPlan(@Nullable String defaultPlan) {
 			this.defaultPlan = defaultPlan;
 		}
 

@@ -13,6 +13,7 @@ import dev.ratelimit.spring.autoconfigure.RateLimitRedisProperties.ClientType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import dev.ratelimit.spring.redis.RedisConnectionLifecycle;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
@@ -112,7 +113,7 @@ class RateLimitRedisConfiguration {
 	 * its target: it must be told.
 	 */
 	private static RedisTarget target(RateLimitRedisProperties redis, Environment environment,
-			ObjectProvider<DataRedisConnectionDetails> connectionDetails, SslBundles sslBundles,
+			ObjectProvider<DataRedisConnectionDetails> connectionDetails, @Nullable SslBundles sslBundles,
 			ConfigurableListableBeanFactory beanFactory) {
 		RedisTarget own = RedisTarget.ofOwn(redis, sslBundles);
 		if (own != null) {
@@ -151,7 +152,7 @@ class RateLimitRedisConfiguration {
 	 * method ({@code BeanInstanceSupplier.forFactoryMethod(LettuceConnectionConfiguration.class,
 	 * "redisConnectionFactory", ...)}): {@link RootBeanDefinition#getResolvedFactoryMethod()} returns it.
 	 */
-	private static String applicationDefinedConnectionFactory(ConfigurableListableBeanFactory beanFactory) {
+	private static @Nullable String applicationDefinedConnectionFactory(ConfigurableListableBeanFactory beanFactory) {
 		for (String name : beanFactory.getBeanNamesForType(RedisConnectionFactory.class, true, false)) {
 			if (!beanFactory.containsBeanDefinition(name)) {
 				return name;
@@ -165,7 +166,7 @@ class RateLimitRedisConfiguration {
 	}
 
 	/** The class that declares the method creating the bean, or {@code null} for a bean no method creates. */
-	private static String factoryMethodClass(BeanDefinition definition) {
+	private static @Nullable String factoryMethodClass(BeanDefinition definition) {
 		MethodMetadata metadata = (definition instanceof AnnotatedBeanDefinition annotated)
 				? annotated.getFactoryMethodMetadata() : null;
 		if (metadata != null) {
@@ -180,7 +181,7 @@ class RateLimitRedisConfiguration {
 			.equals("org.springframework.boot.data.redis.autoconfigure.PropertiesDataRedisConnectionDetails");
 	}
 
-	private static ClientType client(ClientType configured, ClassLoader classLoader) {
+	private static ClientType client(ClientType configured, @Nullable ClassLoader classLoader) {
 		boolean lettuce = ClassUtils.isPresent(LETTUCE, classLoader);
 		boolean jedis = ClassUtils.isPresent(JEDIS, classLoader);
 		ClientType client = (configured != ClientType.AUTO) ? configured

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
@@ -35,24 +37,24 @@ public class RateLimitRedisProperties {
 	 * Redis URL of a Redis for the limiter alone, such as 'redis://user:secret@limits.example.com:6379/0'
 	 * ('rediss://' for TLS). Unset, the limiter uses the application's Redis.
 	 */
-	private String url;
+	private @Nullable String url;
 
 	/**
 	 * Name of a Spring SSL bundle (spring.ssl.bundle.*) for the limiter's own Redis: its trust (and key) material
 	 * for TLS, say for a certificate of a private CA. Applies to 'url', 'sentinel' and 'cluster', and turns TLS on;
 	 * unset, a 'rediss://' URL trusts the JVM's default trust store.
 	 */
-	private String sslBundle;
+	private @Nullable String sslBundle;
 
 	/**
 	 * Password of the limiter's Redis when it is given by 'sentinel' or 'cluster' rather than 'url'.
 	 */
-	private String password;
+	private @Nullable String password;
 
 	/**
 	 * Login user name of the limiter's Redis when it is given by 'sentinel' or 'cluster' rather than 'url'.
 	 */
-	private String username;
+	private @Nullable String username;
 
 	/**
 	 * Sentinel setup of a Redis for the limiter alone.
@@ -105,35 +107,35 @@ public class RateLimitRedisProperties {
 		this.client = client;
 	}
 
-	public String getUrl() {
+	public @Nullable String getUrl() {
 		return this.url;
 	}
 
-	public void setUrl(String url) {
+	public void setUrl(@Nullable String url) {
 		this.url = url;
 	}
 
-	public String getSslBundle() {
+	public @Nullable String getSslBundle() {
 		return this.sslBundle;
 	}
 
-	public void setSslBundle(String sslBundle) {
+	public void setSslBundle(@Nullable String sslBundle) {
 		this.sslBundle = sslBundle;
 	}
 
-	public String getPassword() {
+	public @Nullable String getPassword() {
 		return this.password;
 	}
 
-	public void setPassword(String password) {
+	public void setPassword(@Nullable String password) {
 		this.password = password;
 	}
 
-	public String getUsername() {
+	public @Nullable String getUsername() {
 		return this.username;
 	}
 
-	public void setUsername(String username) {
+	public void setUsername(@Nullable String username) {
 		this.username = username;
 	}
 

@@ -3,6 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Redis Sentinel of the limiter's own Redis.
  */
@@ -11,7 +13,7 @@ public class RedisSentinelProperties {
 	/**
 	 * Name of the Redis server the sentinels monitor.
 	 */
-	private String master;
+	private @Nullable String master;
 
 	/**
 	 * Sentinels as 'host:port' pairs.
@@ -21,23 +23,23 @@ public class RedisSentinelProperties {
 	/**
 	 * Login user name for the sentinels.
 	 */
-	private String username;
+	private @Nullable String username;
 
 	/**
 	 * Password for the sentinels.
 	 */
-	private String password;
+	private @Nullable String password;
 
 	/**
 	 * Database index on the master.
 	 */
 	private int database;
 
-	public String getMaster() {
+	public @Nullable String getMaster() {
 		return this.master;
 	}
 
-	public void setMaster(String master) {
+	public void setMaster(@Nullable String master) {
 		this.master = master;
 	}
 
@@ -49,19 +51,19 @@ public class RedisSentinelProperties {
 		this.nodes = nodes;
 	}
 
-	public String getUsername() {
+	public @Nullable String getUsername() {
 		return this.username;
 	}
 
-	public void setUsername(String username) {
+	public void setUsername(@Nullable String username) {
 		this.username = username;
 	}
 
-	public String getPassword() {
+	public @Nullable String getPassword() {
 		return this.password;
 	}
 
-	public void setPassword(String password) {
+	public void setPassword(@Nullable String password) {
 		this.password = password;
 	}
 

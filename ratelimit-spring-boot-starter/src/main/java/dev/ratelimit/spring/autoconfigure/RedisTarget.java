@@ -4,6 +4,8 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
@@ -21,7 +23,7 @@ import org.springframework.util.StringUtils;
  * @param ssl TLS settings, or {@code null} for plain connections
  * @param source what configured it, for messages: {@code "spring.data.redis"} or {@code "ratelimit.redis"}
  */
-record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String source) {
+record RedisTarget(DataRedisConnectionDetails details, @Nullable SslBundle ssl, String source) {
 
 	/** The name of the limiter's connections in {@code CLIENT LIST}. */
 	static final String CLIENT_NAME = "ratelimit";
@@ -30,7 +32,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	 * The application's Redis. Spring Boot's own details report TLS through {@code spring.data.redis.ssl.*}; a
 	 * {@code rediss://} URL means TLS too.
 	 */
-	static RedisTarget ofApplication(DataRedisConnectionDetails details, String applicationUrl) {
+	static RedisTarget ofApplication(DataRedisConnectionDetails details, @Nullable String applicationUrl) {
 		SslBundle ssl = details.getSslBundle();
 		if (ssl == null && applicationUrl != null && applicationUrl.startsWith("rediss:")) {
 			ssl = SslBundle.systemDefault();
@@ -43,7 +45,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	 * {@code null} when none of them is set.
 	 * @throws InvalidConfigurationPropertyValueException naming the property when a value is invalid
 	 */
-	static RedisTarget ofOwn(RateLimitRedisProperties redis, SslBundles bundles) {
+	static @Nullable RedisTarget ofOwn(RateLimitRedisProperties redis, @Nullable SslBundles bundles) {
 		int targets = ownTargets(redis);
 		checkOwn(redis, targets);
 		if (targets == 0) {
@@ -76,8 +78,9 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 	}
 
 	/** The connection details of the limiter's own Redis; credentials in {@code url} win over the properties'. */
-	private static DataRedisConnectionDetails ownDetails(RateLimitRedisProperties redis, URI url) {
+	private static DataRedisConnectionDetails ownDetails(RateLimitRedisProperties redis, @Nullable URI url) {
 		RedisSentinelProperties sentinel = redis.getSentinel();
+		String master = sentinel.getMaster();
 		List<String> clusterNodes = redis.getCluster().getNodes();
 		String[] credentials = (url != null && url.getUserInfo() != null) ? url.getUserInfo().split(":", 2) : null;
 		String username = (credentials != null && credentials.length == 2 && !credentials[0].isEmpty())
@@ -86,38 +89,39 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 		return new OwnDetails(username, password,
 				(url != null) ? DataRedisConnectionDetails.Standalone.of(url.getHost(),
 						(url.getPort() > 0) ? url.getPort() : 6379, database(url)) : null,
-				(sentinel.getMaster() != null)
-						? sentinel(sentinel, nodes("ratelimit.redis.sentinel.nodes", sentinel.getNodes())) : null,
+				(master != null)
+						? sentinel(sentinel, master, nodes("ratelimit.redis.sentinel.nodes", sentinel.getNodes())) : null,
 				clusterNodes.isEmpty() ? null : clusterOf(nodes("ratelimit.redis.cluster.nodes", clusterNodes)));
 	}
 
 	/** The limiter's own Redis: one of {@code standalone}, {@code sentinel} and {@code cluster} is set. */
-	private record OwnDetails(String username, String password, DataRedisConnectionDetails.Standalone standalone,
-			DataRedisConnectionDetails.Sentinel sentinel, DataRedisConnectionDetails.Cluster cluster)
+	private record OwnDetails(@Nullable String username, @Nullable String password,
+			DataRedisConnectionDetails.@Nullable Standalone standalone,
+			DataRedisConnectionDetails.@Nullable Sentinel sentinel, DataRedisConnectionDetails.@Nullable Cluster cluster)
 			implements DataRedisConnectionDetails {
 
 		@Override
-		public String getUsername() {
+		public @Nullable String getUsername() {
 			return this.username;
 		}
 
 		@Override
-		public String getPassword() {
+		public @Nullable String getPassword() {
 			return this.password;
 		}
 
 		@Override
-		public Standalone getStandalone() {
+		public @Nullable Standalone getStandalone() {
 			return this.standalone;
 		}
 
 		@Override
-		public Sentinel getSentinel() {
+		public @Nullable Sentinel getSentinel() {
 			return this.sentinel;
 		}
 
 		@Override
-		public Cluster getCluster() {
+		public @Nullable Cluster getCluster() {
 			return this.cluster;
 		}
 
@@ -137,7 +141,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 				+ (redis.getCluster().getNodes().isEmpty() ? 0 : 1);
 	}
 
-	private static SslBundle bundle(String name, SslBundles bundles) {
+	private static SslBundle bundle(String name, @Nullable SslBundles bundles) {
 		try {
 			if (bundles == null) {
 				throw new NoSuchSslBundleException(name, "no SSL bundles are configured");
@@ -193,7 +197,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 		}).toList();
 	}
 
-	private static DataRedisConnectionDetails.Sentinel sentinel(RedisSentinelProperties sentinel,
+	private static DataRedisConnectionDetails.Sentinel sentinel(RedisSentinelProperties sentinel, String master,
 			List<Node> nodes) {
 		return new DataRedisConnectionDetails.Sentinel() {
 
@@ -204,7 +208,7 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 
 			@Override
 			public String getMaster() {
-				return sentinel.getMaster();
+				return master;
 			}
 
 			@Override
@@ -213,12 +217,12 @@ record RedisTarget(DataRedisConnectionDetails details, SslBundle ssl, String sou
 			}
 
 			@Override
-			public String getUsername() {
+			public @Nullable String getUsername() {
 				return sentinel.getUsername();
 			}
 
 			@Override
-			public String getPassword() {
+			public @Nullable String getPassword() {
 				return sentinel.getPassword();
 			}
 

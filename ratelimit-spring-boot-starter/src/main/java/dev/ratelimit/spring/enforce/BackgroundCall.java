@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 
 /**
  * A call of a {@code @RateLimited} method made outside an HTTP request (a scheduled job, a message listener, any
@@ -17,23 +19,23 @@ public final class BackgroundCall implements LimitedRequest {
 
 	/** {@code null}: a call outside a request has no client address. */
 	@Override
-	public String remoteAddress() {
+	public @Nullable String remoteAddress() {
 		return null;
 	}
 
 	/** {@code null}: a call outside a request has no path. */
 	@Override
-	public String path() {
+	public @Nullable String path() {
 		return null;
 	}
 
 	@Override
-	public Object getAttribute(String name) {
+	public @Nullable Object getAttribute(String name) {
 		return this.attributes.get(name);
 	}
 
 	@Override
-	public void setAttribute(String name, Object value) {
+	public void setAttribute(String name, @Nullable Object value) {
 		if (value == null) {
 			this.attributes.remove(name);
 		}

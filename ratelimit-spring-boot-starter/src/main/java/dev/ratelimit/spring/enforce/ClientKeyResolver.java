@@ -18,6 +18,7 @@ import dev.ratelimit.spring.RateLimitKeyMissingException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -76,13 +77,14 @@ public final class ClientKeyResolver {
 	 * @param principal {@code #principal}, or null
 	 * @param exchange {@code #exchange} on WebFlux, null on Spring MVC
 	 */
-	public EvaluationContext context(Object request, Principal principal, Object exchange) {
+	public EvaluationContext context(@Nullable Object request, @Nullable Principal principal,
+			@Nullable Object exchange) {
 		return withRequest(new StandardEvaluationContext(), request, principal, exchange);
 	}
 
 	/** An evaluation context for an annotated method, with its arguments by name. */
-	public EvaluationContext context(Object request, Principal principal, Object exchange, Method method,
-			Object[] arguments) {
+	public EvaluationContext context(@Nullable Object request, @Nullable Principal principal,
+			@Nullable Object exchange, Method method, @Nullable Object[] arguments) {
 		return withRequest(new MethodBasedEvaluationContext(null, method, arguments, this.parameterNames), request,
 				principal, exchange);
 	}
@@ -118,7 +120,8 @@ public final class ClientKeyResolver {
 	String resolve(ConfiguredLimit limit, LimitedRequest request, EvaluationContext context) {
 		if (limit.key() == null) {
 			// outside a request, a limit without a key has one budget for all its calls (a partner API's, say)
-			return (request.remoteAddress() != null) ? clientIp(request) : ALL_CALLS;
+			String address = request.remoteAddress();
+			return (address != null) ? clientIp(address) : ALL_CALLS;
 		}
 		String key = null;
 		try {
@@ -143,18 +146,19 @@ public final class ClientKeyResolver {
 		}
 		// Outside a request there is no IP address to fall back to, and one budget for every missing key would be the
 		// shared "null" bucket this class never makes.
-		if (this.missingKeyPolicy == MissingKeyPolicy.REJECT || request.remoteAddress() == null) {
+		String address = request.remoteAddress();
+		if (this.missingKeyPolicy == MissingKeyPolicy.REJECT || address == null) {
 			throw this.responses.keyMissing(request, limit);
 		}
-		return clientIp(request);
+		return clientIp(address);
 	}
 
 	/**
 	 * Keys from expressions and client IPs live in separate namespaces, so a client cannot send another client's IP
 	 * address as its API key and spend the budget of that address.
 	 */
-	private static String clientIp(LimitedRequest request) {
-		return IP_PREFIX + canonicalIp(request.remoteAddress());
+	private static String clientIp(String address) {
+		return IP_PREFIX + canonicalIp(address);
 	}
 
 	/**
@@ -196,8 +200,8 @@ public final class ClientKeyResolver {
 				|| (clientKey.startsWith(KEY_PREFIX) && clientKey.length() > KEY_PREFIX.length());
 	}
 
-	private StandardEvaluationContext withRequest(StandardEvaluationContext context, Object request,
-			Principal principal, Object exchange) {
+	private StandardEvaluationContext withRequest(StandardEvaluationContext context, @Nullable Object request,
+			@Nullable Principal principal, @Nullable Object exchange) {
 		context.setBeanResolver(this.beanResolver);
 		context.setVariable("request", request);
 		context.setVariable("principal", principal);

@@ -6,6 +6,7 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a request's decisions make of it: the rate-limit fields of its response, the 429 when a limit denies, the
@@ -62,7 +63,7 @@ public final class DecisionApplier {
 	 * @return the local decision, or {@code null} when none is fail-local
 	 * @throws RateLimitException the 503 of a fail-closed limit at admission
 	 */
-	RateLimitDecision notDecided(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
+	@Nullable RateLimitDecision notDecided(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			FailurePolicyHandler.Moment moment) {
 		return this.failurePolicies.apply(request, clientKey, limits, moment);
 	}

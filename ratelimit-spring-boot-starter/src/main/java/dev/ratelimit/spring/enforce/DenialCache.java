@@ -12,6 +12,7 @@ import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimitDecision;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ConcurrentLruCache;
 
@@ -87,7 +88,7 @@ public final class DenialCache {
 	 * The denial remembered for this request, with its times reduced by the time since it was decided; {@code null}
 	 * when there is none, it has run out, or the request costs less than the one denied.
 	 */
-	RateLimitDecision recall(String clientKey, List<LimitRequest> limits) {
+	@Nullable RateLimitDecision recall(String clientKey, List<LimitRequest> limits) {
 		if (!this.enabled || !this.clients.contains(clientKey)) {
 			return null;
 		}

@@ -7,6 +7,7 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one place where the failure policies are told apart: what becomes of limits that Redis did not decide, because
@@ -56,7 +57,8 @@ final class FailurePolicyHandler {
 	 * @throws dev.ratelimit.spring.RateLimitException the 503 when a fail-closed limit that is not in shadow mode is
 	 * among them before the call
 	 */
-	RateLimitDecision apply(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits, Moment moment) {
+	@Nullable RateLimitDecision apply(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
+			Moment moment) {
 		if (moment.beforeTheCall()) {
 			// A shadow limit never refuses a request, not even when Redis fails.
 			if (limits.stream()
@@ -79,7 +81,7 @@ final class FailurePolicyHandler {
 		return local;
 	}
 
-	private RateLimitDecision peek(String clientKey, List<ConfiguredLimit> limits) {
+	private @Nullable RateLimitDecision peek(String clientKey, List<ConfiguredLimit> limits) {
 		List<LimitDecision> states = new ArrayList<>();
 		for (ConfiguredLimit limit : limits) {
 			LimitDecision state = this.fallback.peek(clientKey, limit);

@@ -2,6 +2,8 @@ package dev.ratelimit.spring.enforce;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One HTTP request as the limiter sees it, on Spring MVC or on WebFlux: what client keys and answers read of it, its
  * attributes (the request's single deadline, the limits already decided for it), and the header fields of its
@@ -13,14 +15,14 @@ public interface LimitedRequest {
 	 * The client's IP address as the server reports it, after Spring Boot's forwarded-header support; the host
 	 * string when the address is unresolved.
 	 */
-	String remoteAddress();
+	@Nullable String remoteAddress();
 
 	/** The request's path, for the problem's {@code instance}. */
-	String path();
+	@Nullable String path();
 
-	Object getAttribute(String name);
+	@Nullable Object getAttribute(String name);
 
-	void setAttribute(String name, Object value);
+	void setAttribute(String name, @Nullable Object value);
 
 	void removeAttribute(String name);
 

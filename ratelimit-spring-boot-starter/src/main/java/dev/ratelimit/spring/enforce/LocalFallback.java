@@ -12,6 +12,7 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link FailurePolicy#FAIL_LOCAL} side of the enforcer: this instance's own {@link InMemoryRateLimiter}, which
@@ -83,7 +84,7 @@ public final class LocalFallback {
 	 * The local decision of the fail-local limits among {@code limits}, or {@code null} when there are none. Limits
 	 * with one name are one budget here too: the request takes the sum of their costs.
 	 */
-	RateLimitDecision decide(String clientKey, List<ConfiguredLimit> limits) {
+	@Nullable RateLimitDecision decide(String clientKey, List<ConfiguredLimit> limits) {
 		List<LimitRequest> shares = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::localShare);
 		return shares.isEmpty() ? null : this.local.tryAcquire(clientKey, shares);
 	}
@@ -92,7 +93,7 @@ public final class LocalFallback {
 	 * The local state of a fail-local limit, read without consuming (admission of a call charged by outcome), or
 	 * {@code null} for a limit of another policy.
 	 */
-	LimitDecision peek(String clientKey, ConfiguredLimit limit) {
+	@Nullable LimitDecision peek(String clientKey, ConfiguredLimit limit) {
 		return (limit.localShare() != null) ? this.local.peek(clientKey, limit.localShare()) : null;
 	}
 

@@ -11,7 +11,9 @@ import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimitKeyMissingException;
 import dev.ratelimit.spring.RateLimitUnavailableException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.expression.Expression;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -71,8 +73,9 @@ public final class RateLimitResponder {
 
 	/** 400 for a request without the client key that {@code limit} needs. */
 	RateLimitKeyMissingException keyMissing(LimitedRequest request, ConfiguredLimit limit) {
-		String detail = (request instanceof BackgroundCall)
-				? "The key expression '" + limit.key().getExpressionString() + "' of rate limit '" + limit.name()
+		Expression key = limit.key();
+		String detail = (request instanceof BackgroundCall && key != null)
+				? "The key expression '" + key.getExpressionString() + "' of rate limit '" + limit.name()
 						+ "' yielded no key for a call made outside an HTTP request, where there is no IP address to fall"
 						+ " back to"
 				: "The request lacks the client key of rate limit '" + limit.name() + "'";
@@ -85,7 +88,7 @@ public final class RateLimitResponder {
 		return Math.max(decision.request().definition().limit(), decision.request().definition().capacity());
 	}
 
-	private static URI instance(LimitedRequest request) {
+	private static @Nullable URI instance(LimitedRequest request) {
 		if (request.path() == null) {
 			return null;
 		}

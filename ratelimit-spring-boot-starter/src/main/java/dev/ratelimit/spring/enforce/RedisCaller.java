@@ -2,6 +2,7 @@ package dev.ratelimit.spring.enforce;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -15,6 +16,7 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one timed call to Redis: each call of the enforcer bounded by its request's deadline
@@ -80,12 +82,12 @@ public final class RedisCaller {
 	}
 
 	/** {@link #decide}, waited for on this thread: the decision, or {@code null} when Redis did not decide. */
-	RateLimitDecision decideAndWait(String clientKey, List<LimitRequest> limits, long deadline) {
+	@Nullable RateLimitDecision decideAndWait(String clientKey, List<LimitRequest> limits, long deadline) {
 		return await(decide(clientKey, limits, deadline));
 	}
 
 	/** A read without consuming, waited for on this thread: the state, or {@code null} when Redis did not answer. */
-	LimitDecision peekAndWait(String clientKey, LimitRequest limit, long deadline) {
+	@Nullable LimitDecision peekAndWait(String clientKey, LimitRequest limit, long deadline) {
 		return await(bounded(() -> this.limiter.peekAsync(clientKey, limit), deadline));
 	}
 
@@ -102,7 +104,7 @@ public final class RedisCaller {
 		this.fallback.redisFailed();
 	}
 
-	private <T> T await(CompletableFuture<T> call) {
+	private <T> @Nullable T await(CompletableFuture<T> call) {
 		try {
 			// completes by the deadline on its own: no timeout of this thread's to add
 			T answer = call.get();
@@ -114,7 +116,8 @@ public final class RedisCaller {
 			throw new IllegalStateException("Interrupted while waiting for Redis", ex);
 		}
 		catch (ExecutionException ex) {
-			failed(ex.getCause());
+			// CompletableFuture.get() wraps its failure: never without a cause
+			failed(Objects.requireNonNullElse(ex.getCause(), ex));
 			return null;
 		}
 	}

@@ -2,6 +2,8 @@ package dev.ratelimit.spring.enforce;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A request's one deadline in the limiter: {@code ratelimit.redis.timeout} from its first decision, kept as a request
  * attribute so that the filter and the advisor, every client key, and a call's admission and charge share it.
@@ -52,29 +54,29 @@ public final class RequestDeadline {
 
 		private final LimitedRequest request;
 
-		private volatile Object deadline;
+		private volatile @Nullable Object deadline;
 
 		AnotherAttempt(LimitedRequest request) {
 			this.request = request;
 		}
 
 		@Override
-		public String remoteAddress() {
+		public @Nullable String remoteAddress() {
 			return this.request.remoteAddress();
 		}
 
 		@Override
-		public String path() {
+		public @Nullable String path() {
 			return this.request.path();
 		}
 
 		@Override
-		public Object getAttribute(String name) {
+		public @Nullable Object getAttribute(String name) {
 			return DEADLINE.equals(name) ? this.deadline : this.request.getAttribute(name);
 		}
 
 		@Override
-		public void setAttribute(String name, Object value) {
+		public void setAttribute(String name, @Nullable Object value) {
 			if (DEADLINE.equals(name)) {
 				this.deadline = value;
 			}

@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
@@ -19,7 +21,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
  * @param expression a SpEL condition over {@code #result} and {@code #exception}, or {@code null}
  * @param statuses HTTP statuses whose outcome charges
  */
-public record ChargeCondition(List<Class<? extends Throwable>> exceptions, Expression expression,
+public record ChargeCondition(List<Class<? extends Throwable>> exceptions, @Nullable Expression expression,
 		Set<Integer> statuses) {
 
 	public ChargeCondition {
@@ -32,7 +34,8 @@ public record ChargeCondition(List<Class<? extends Throwable>> exceptions, Expre
 	 * @param context the call's evaluation context, with {@code #result} and {@code #exception} set
 	 * @throws RuntimeException from the expression: the caller decides what a failed condition means
 	 */
-	public boolean matches(Method method, Object result, Throwable exception, EvaluationContext context) {
+	public boolean matches(Method method, @Nullable Object result, @Nullable Throwable exception,
+			EvaluationContext context) {
 		if (exception != null && this.exceptions.stream().anyMatch((type) -> type.isInstance(exception))) {
 			return true;
 		}
@@ -46,7 +49,7 @@ public record ChargeCondition(List<Class<? extends Throwable>> exceptions, Expre
 	}
 
 	/** The HTTP status the outcome stands for, or {@code null} for an exception that does not say. */
-	static Integer status(Method method, Object result, Throwable exception) {
+	static @Nullable Integer status(Method method, @Nullable Object result, @Nullable Throwable exception) {
 		if (exception != null) {
 			if (exception instanceof ErrorResponse response) {
 				return response.getStatusCode().value();

@@ -8,6 +8,7 @@ import java.util.function.Function;
 
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.FailurePolicy;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.Expression;
 
@@ -38,7 +39,7 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	 * ({@code ratelimit.fail-local.instances}); {@code null} for the other policies
 	 * @param plan the plan whose shape {@code request} has, or {@code null} when it is the limit's own
 	 */
-	public record Budget(LimitRequest request, LimitRequest localShare, String plan) {
+	public record Budget(LimitRequest request, @Nullable LimitRequest localShare, @Nullable String plan) {
 	}
 
 	/**
@@ -47,7 +48,7 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	 * @param readsArguments whether the key reads the annotated method's arguments ({@code #username}, {@code #p0}),
 	 * so it can be decided only when the method is called, not when the request arrives
 	 */
-	public record ClientKey(Expression expression, boolean readsArguments) {
+	public record ClientKey(@Nullable Expression expression, boolean readsArguments) {
 	}
 
 	/**
@@ -67,7 +68,7 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	 * @param charge for a limit charged by outcome, when a call is charged; {@code null} for a limit charged before
 	 * the call
 	 */
-	public record Handling(FailurePolicy failurePolicy, Duration maxWait, ChargeCondition charge) {
+	public record Handling(FailurePolicy failurePolicy, @Nullable Duration maxWait, @Nullable ChargeCondition charge) {
 	}
 
 	public String name() {
@@ -80,17 +81,17 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	}
 
 	/** {@link Budget#localShare()}. */
-	public LimitRequest localShare() {
+	public @Nullable LimitRequest localShare() {
 		return this.budget.localShare();
 	}
 
 	/** {@link Budget#plan()}. */
-	public String plan() {
+	public @Nullable String plan() {
 		return this.budget.plan();
 	}
 
 	/** {@link ClientKey#expression()}. */
-	public Expression key() {
+	public @Nullable Expression key() {
 		return this.clientKey.expression();
 	}
 
@@ -115,12 +116,12 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	}
 
 	/** {@link Handling#maxWait()}. */
-	public Duration maxWait() {
+	public @Nullable Duration maxWait() {
 		return this.handling.maxWait();
 	}
 
 	/** {@link Handling#charge()}. */
-	public ChargeCondition charge() {
+	public @Nullable ChargeCondition charge() {
 		return this.handling.charge();
 	}
 
@@ -175,7 +176,7 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	 * name; empty when none
 	 */
 	public static List<LimitRequest> sharedBudgets(List<ConfiguredLimit> limits,
-			Function<ConfiguredLimit, LimitRequest> request) {
+			Function<ConfiguredLimit, @Nullable LimitRequest> request) {
 		Map<String, LimitRequest> byName = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : limits) {
 			LimitRequest budget = request.apply(limit);

@@ -4,6 +4,7 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.FailurePolicy;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -14,12 +15,12 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 final class FailLocalShareCalculator {
 
 	/** {@code null} with the in-memory store, which never fails: then no limit has a local share. */
-	private final Integer instances;
+	private final @Nullable Integer instances;
 
 	/**
 	 * @throws InvalidConfigurationPropertyValueException when {@code instances} is below 1
 	 */
-	FailLocalShareCalculator(Integer instances) {
+	FailLocalShareCalculator(@Nullable Integer instances) {
 		if (instances != null && instances < 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.fail-local.instances", instances,
 					"At least 1: the number of instances that share a fail-local limit while Redis fails.");
@@ -32,7 +33,7 @@ final class FailLocalShareCalculator {
 	 * is fail-local
 	 * @throws IllegalArgumentException when that share could never admit a request of the limit's cost
 	 */
-	LimitRequest of(LimitRequest request, FailurePolicy failurePolicy) {
+	@Nullable LimitRequest of(LimitRequest request, FailurePolicy failurePolicy) {
 		if (failurePolicy != FailurePolicy.FAIL_LOCAL || this.instances == null) {
 			return null;
 		}

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 
 import dev.ratelimit.spring.RateLimited;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.expression.Expression;
@@ -37,7 +38,7 @@ final class LimitExpressionParser {
 	 * @throws IllegalArgumentException when it refers to a bean ({@code @name}) or a variable ({@code #name}) that
 	 * does not exist
 	 */
-	Expression parse(String key, KeyVariables variables) {
+	@Nullable Expression parse(@Nullable String key, KeyVariables variables) {
 		if (!StringUtils.hasText(key)) {
 			return null;
 		}
@@ -47,7 +48,7 @@ final class LimitExpressionParser {
 	}
 
 	/** Whether the expression reads a variable other than those of every request: an argument of the method. */
-	static boolean readsArguments(Expression expression) {
+	static boolean readsArguments(@Nullable Expression expression) {
 		return expression != null && readsArguments(((SpelExpression) expression).getAST());
 	}
 
@@ -55,7 +56,7 @@ final class LimitExpressionParser {
 	 * The annotation's charge-by-outcome condition, or {@code null} when the call is charged before it runs.
 	 * @throws IllegalArgumentException when {@code chargeWhen} is invalid or a status is not an HTTP status
 	 */
-	ChargeCondition charge(RateLimited annotation, KeyVariables variables) {
+	@Nullable ChargeCondition charge(RateLimited annotation, KeyVariables variables) {
 		if (annotation.chargeOn().length == 0 && !StringUtils.hasText(annotation.chargeWhen())
 				&& annotation.chargeOnStatus().length == 0) {
 			return null;
@@ -69,7 +70,8 @@ final class LimitExpressionParser {
 					+ variables.hint().replaceFirst("^known are ", "")));
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(ex.getMessage().replace("key expression", "chargeWhen expression"), ex);
+			throw new IllegalArgumentException(
+					String.valueOf(ex.getMessage()).replace("key expression", "chargeWhen expression"), ex);
 		}
 		Set<Integer> statuses = new HashSet<>();
 		for (int status : annotation.chargeOnStatus()) {

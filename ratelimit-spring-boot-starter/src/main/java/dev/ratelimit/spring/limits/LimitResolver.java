@@ -11,6 +11,7 @@ import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
 import dev.ratelimit.spring.RateLimited;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
@@ -52,7 +53,7 @@ public final class LimitResolver {
 	 * @param beanFactory for the bean references of expressions
 	 * @throws InvalidConfigurationPropertyValueException naming the property when the defaults or plans are invalid
 	 */
-	public LimitResolver(LimitSettings properties, Integer failLocalInstances, Environment environment,
+	public LimitResolver(LimitSettings properties, @Nullable Integer failLocalInstances, Environment environment,
 			BeanFactory beanFactory) {
 		this.defaults = properties.getDefaults();
 		this.shares = new FailLocalShareCalculator(failLocalInstances);
@@ -143,7 +144,7 @@ public final class LimitResolver {
 		}
 	}
 
-	private Expression ruleKey(LimitSettings.Rule rule, String property) {
+	private @Nullable Expression ruleKey(LimitSettings.Rule rule, String property) {
 		try {
 			return this.expressions.parse(rule.getKey(), KeyVariables.ofRequest());
 		}

@@ -7,6 +7,7 @@ import java.util.Map;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the limits read of the configuration under {@code ratelimit}: the defaults, the filter rules and the plans.
@@ -27,13 +28,13 @@ public interface LimitSettings {
 	/** The shape of a limit, of which a rule or a plan sets some parts: {@code null} where unset. */
 	interface Shape {
 
-		Algorithm getAlgorithm();
+		@Nullable Algorithm getAlgorithm();
 
-		Long getLimit();
+		@Nullable Long getLimit();
 
-		Duration getWindow();
+		@Nullable Duration getWindow();
 
-		Long getCapacity();
+		@Nullable Long getCapacity();
 
 	}
 
@@ -46,7 +47,7 @@ public interface LimitSettings {
 
 		Duration getWindow();
 
-		Long getCapacity();
+		@Nullable Long getCapacity();
 
 		long getCost();
 
@@ -61,28 +62,28 @@ public interface LimitSettings {
 	/** One of {@code ratelimit.filter.rules}: {@code null} where unset. */
 	interface Rule extends Shape {
 
-		String getName();
+		@Nullable String getName();
 
 		List<String> getPaths();
 
 		List<String> getMethods();
 
-		Long getCost();
+		@Nullable Long getCost();
 
-		String getKey();
+		@Nullable String getKey();
 
-		FailurePolicy getFailurePolicy();
+		@Nullable FailurePolicy getFailurePolicy();
 
-		LimitMode getMode();
+		@Nullable LimitMode getMode();
 
 	}
 
 	/** {@code ratelimit.plan}. */
 	interface Plan {
 
-		String getExpression();
+		@Nullable String getExpression();
 
-		String getDefaultPlan();
+		@Nullable String getDefaultPlan();
 
 	}
 

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.limits;
 import java.time.Duration;
 
 import dev.ratelimit.core.Algorithm;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shape of a limit before it has a name and a cost: what an annotation, a rule, a plan or the defaults set.
@@ -13,7 +14,7 @@ import dev.ratelimit.core.Algorithm;
  * @param capacity the token bucket's size, or {@code null} for the default ({@code ratelimit.defaults.capacity},
  * else the limit)
  */
-record LimitShape(Algorithm algorithm, long limit, Duration window, Long capacity) {
+record LimitShape(Algorithm algorithm, long limit, Duration window, @Nullable Long capacity) {
 
 	static LimitShape of(LimitSettings.Defaults defaults) {
 		return new LimitShape(defaults.getAlgorithm(), defaults.getLimit(), defaults.getWindow(),

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.limits;
 import java.util.Map;
 
 import dev.ratelimit.core.LimitRequest;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.expression.Expression;
@@ -57,13 +58,14 @@ final class PlanResolver {
 		return new PlanSelector(shapes, defaultPlan, expression);
 	}
 
-	private Expression expression(LimitSettings.Plan plan) {
+	private @Nullable Expression expression(LimitSettings.Plan plan) {
 		try {
 			return this.expressions.parse(plan.getExpression(), KeyVariables.ofRequest());
 		}
 		catch (ParseException | IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.plan.expression", plan.getExpression(),
-					"Not a valid plan expression: " + ex.getMessage().replace("key expression", "plan expression"));
+					"Not a valid plan expression: "
+							+ String.valueOf(ex.getMessage()).replace("key expression", "plan expression"));
 		}
 	}
 

@@ -8,10 +8,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
+import org.springframework.util.Assert;
 
 /**
  * Plans per client ({@code ratelimit.plans}, {@code ratelimit.plan.*}): which plan a request has. The shapes of the
@@ -23,9 +25,9 @@ public final class PlanSelector {
 
 	private final Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> shapes;
 
-	private final String defaultPlan;
+	private final @Nullable String defaultPlan;
 
-	private final Expression expression;
+	private final @Nullable Expression expression;
 
 	private final AtomicBoolean warned = new AtomicBoolean();
 
@@ -34,7 +36,8 @@ public final class PlanSelector {
 	 * @param defaultPlan one of {@code shapes}' keys, or {@code null} when there are no plans
 	 * @param expression yields the plan name; {@code null} when every request has the default plan
 	 */
-	PlanSelector(Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> shapes, String defaultPlan, Expression expression) {
+	PlanSelector(Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> shapes, @Nullable String defaultPlan,
+			@Nullable Expression expression) {
 		this.shapes = shapes;
 		this.defaultPlan = defaultPlan;
 		this.expression = expression;
@@ -49,17 +52,22 @@ public final class PlanSelector {
 		return this.shapes.keySet();
 	}
 
+	/**
+	 * The plan of a request that names none; only when there are plans ({@link #names()} not empty): a limit is
+	 * planned only then, and only a planned limit selects a plan.
+	 */
 	public String defaultPlan() {
+		Assert.state(this.defaultPlan != null, "No plan is configured");
 		return this.defaultPlan;
 	}
 
 	/** The plan expression, as written; {@code null} when unset. */
-	public String expression() {
+	public @Nullable String expression() {
 		return (this.expression != null) ? this.expression.getExpressionString() : null;
 	}
 
 	/** The shape that {@code plan} gives the limit {@code name}, or {@code null} when it names none. */
-	LimitSettings.Shape shape(String plan, String name) {
+	LimitSettings.@Nullable Shape shape(String plan, String name) {
 		Map<String, ? extends LimitSettings.Shape> limits = this.shapes.get(plan);
 		return (limits != null) ? limits.get(name) : null;
 	}
@@ -102,7 +110,7 @@ public final class PlanSelector {
 	 */
 	public String select(EvaluationContext context) {
 		if (this.expression == null) {
-			return this.defaultPlan;
+			return defaultPlan();
 		}
 		Object plan;
 		try {
@@ -117,9 +125,9 @@ public final class PlanSelector {
 			else {
 				logger.debug("Plan expression failed; the request has the default plan", ex);
 			}
-			return this.defaultPlan;
+			return defaultPlan();
 		}
-		return (plan != null && this.shapes.containsKey(plan.toString())) ? plan.toString() : this.defaultPlan;
+		return (plan != null && this.shapes.containsKey(plan.toString())) ? plan.toString() : defaultPlan();
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 import dev.ratelimit.core.redis.Connectable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -38,7 +39,7 @@ public final class RedisConnectionLifecycle implements SmartLifecycle {
 	private final String source;
 
 	/** The client {@link #start()} connected, which {@link #stop()} disconnects; {@code null} for none. */
-	private volatile Connectable connected;
+	private volatile @Nullable Connectable connected;
 
 	private volatile boolean running;
 
@@ -90,7 +91,7 @@ public final class RedisConnectionLifecycle implements SmartLifecycle {
 		return PHASE;
 	}
 
-	private Throwable await(Connectable connectable) {
+	private @Nullable Throwable await(Connectable connectable) {
 		try {
 			connectable.connect().get(this.wait.toMillis(), TimeUnit.MILLISECONDS);
 			return null;

@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -23,7 +25,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 @SpringBootApplication
 public class HostApplication {
 
-	private static final AtomicReference<ConfigurableApplicationContext> context = new AtomicReference<>();
+	private static final AtomicReference<@Nullable ConfigurableApplicationContext> context = new AtomicReference<>();
 
 	public static void main(String[] args) {
 		run(HostApplication.class, args);

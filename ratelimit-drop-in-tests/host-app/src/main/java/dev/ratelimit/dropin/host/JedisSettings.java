@@ -14,6 +14,7 @@ final class JedisSettings {
 	private JedisSettings() {
 	}
 
+	@SuppressWarnings("NullAway") // getPoolConfig() of a factory that pools
 	static boolean describe(RedisConnectionFactory candidate, Map<String, String> report) {
 		if (!(candidate instanceof JedisConnectionFactory factory)) {
 			return false;

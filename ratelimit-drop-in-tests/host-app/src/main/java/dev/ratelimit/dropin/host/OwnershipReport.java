@@ -20,6 +20,7 @@ import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ApplicationArguments;
@@ -184,7 +185,7 @@ public class OwnershipReport implements ApplicationRunner {
 	 * what they are. Lambdas and anonymous classes also name what they implement, which is what they are to the
 	 * application ({@code ...$$Lambda implements ...LettuceClientConfigurationBuilderCustomizer}).
 	 */
-	public static String typeName(Class<?> type) {
+	public static String typeName(@Nullable Class<?> type) {
 		if (type == null) {
 			return "unknown";
 		}

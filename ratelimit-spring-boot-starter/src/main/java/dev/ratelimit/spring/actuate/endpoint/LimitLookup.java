@@ -9,6 +9,7 @@ import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.PlanSelector;
+import org.jspecify.annotations.Nullable;
 
 /** The limits of the application as the endpoint finds them: by the name in its path, with every shape and cost. */
 final class LimitLookup {
@@ -51,8 +52,8 @@ final class LimitLookup {
 	 * Every shape the limit {@code name} can have (a peek's cost is that of the request asked about), and the plan
 	 * that gives it ({@code null}: the limit's own).
 	 */
-	Map<LimitDefinition, String> shapesOf(String name) {
-		Map<LimitDefinition, String> shapes = new LinkedHashMap<>();
+	Map<LimitDefinition, @Nullable String> shapesOf(String name) {
+		Map<LimitDefinition, @Nullable String> shapes = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : this.names.all()) {
 			if (limit.name().equals(name)) {
 				for (ConfiguredLimit shaped : shapes(limit)) {

@@ -18,6 +18,7 @@ import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.PlanSelector;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -97,7 +98,7 @@ public class RateLimitsEndpoint {
 		return forClient(name, client, (limit, key) -> {
 			try {
 				List<State> states = new ArrayList<>();
-				for (Map.Entry<LimitDefinition, String> shape : this.lookup.shapesOf(limit).entrySet()) {
+				for (Map.Entry<LimitDefinition, @Nullable String> shape : this.lookup.shapesOf(limit).entrySet()) {
 					states.add(state(key, shape.getKey().request().withShadow(this.lookup.shadow(limit)), shape.getValue(),
 							this.lookup.costsOf(limit)));
 				}
@@ -110,7 +111,8 @@ public class RateLimitsEndpoint {
 	}
 
 	/** The client's state of one shape, and what a request of each cost would get now. */
-	private State state(String key, LimitRequest shape, String plan, List<Long> costs) {
+	@SuppressWarnings("NullAway") // peeked: a limit has at least one cost
+	private State state(String key, LimitRequest shape, @Nullable String plan, List<Long> costs) {
 		LimitDefinition definition = shape.definition();
 		List<Request> requests = new ArrayList<>();
 		LimitDecision peeked = null;
@@ -183,14 +185,14 @@ public class RateLimitsEndpoint {
 	 * @param plans the plans, or {@code null} when none are configured
 	 * @param limits every limit, by name, then source, then plan
 	 */
-	public record Limits(String store, PlanSelection plans, List<Limit> limits) {
+	public record Limits(String store, @Nullable PlanSelection plans, List<Limit> limits) {
 	}
 
 	/**
 	 * {@code ratelimit.plan.*} and the plans configured under {@code ratelimit.plans}, in their order.
 	 * @param expression the plan expression, or {@code null} when every client has the default plan
 	 */
-	public record PlanSelection(String expression, String defaultPlan, List<String> names) {
+	public record PlanSelection(@Nullable String expression, String defaultPlan, List<String> names) {
 	}
 
 	/**
@@ -202,8 +204,8 @@ public class RateLimitsEndpoint {
 	 * @param failurePolicy {@code fail-open}, {@code fail-closed} or {@code fail-local}
 	 * @param mode {@code enforce} or {@code shadow}
 	 */
-	public record Limit(String name, String source, String plan, String algorithm, long limit, String window,
-			long capacity, long cost, String key, String failurePolicy, String mode) {
+	public record Limit(String name, String source, @Nullable String plan, String algorithm, long limit, String window,
+			long capacity, long cost, @Nullable String key, String failurePolicy, String mode) {
 	}
 
 	/** What {@code GET /actuator/ratelimits/{name}?client=...} answers: one state per shape of the limit. */
@@ -218,7 +220,7 @@ public class RateLimitsEndpoint {
 	 * @param moreAfterMs ms until {@code remaining} grows, 0 when the allowance is full
 	 * @param requests what a request of each cost that the limit's sources configure would get now
 	 */
-	public record State(String plan, String algorithm, long limit, String window, long capacity, long remaining,
+	public record State(@Nullable String plan, String algorithm, long limit, String window, long capacity, long remaining,
 			long resetAfterMs, long moreAfterMs, List<Request> requests) {
 	}
 
@@ -229,7 +231,7 @@ public class RateLimitsEndpoint {
 	 * @param rateLimit the item of the {@code RateLimit} header field (IETF draft) that its response would carry;
 	 * {@code null} for a shadow limit, whose responses carry none
 	 */
-	public record Request(long cost, boolean allowed, long retryAfterMs, String rateLimit) {
+	public record Request(long cost, boolean allowed, long retryAfterMs, @Nullable String rateLimit) {
 
 		/** {@code retryAfterMs} of a request that can never be admitted (the JSON's -1). */
 		public static final long NEVER = -1;
@@ -241,7 +243,7 @@ public class RateLimitsEndpoint {
 	}
 
 	/** The body of a 400, 404, 501 or 503. */
-	public record Error(String error) {
+	public record Error(@Nullable String error) {
 	}
 
 }

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure.aot;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimited;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.MemberCategory;
@@ -69,7 +70,7 @@ class RateLimitRuntimeHints implements RuntimeHintsRegistrar {
 	private static final String ENDPOINT = "org.springframework.boot.actuate.endpoint.annotation.Endpoint";
 
 	@Override
-	public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(SCRIPTS);
 		for (String root : EXPRESSION_ROOTS) {
 			if (ClassUtils.isPresent(root, classLoader)) {

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.web.reactive;
 import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -25,9 +26,9 @@ public final class ExchangeErrorHandler {
 
 	private final ObjectProvider<HandlerResultHandler> resultHandlers;
 
-	private volatile List<DispatchExceptionHandler> exceptionHandlers;
+	private volatile @Nullable List<DispatchExceptionHandler> exceptionHandlers;
 
-	private volatile List<HandlerResultHandler> handlers;
+	private volatile @Nullable List<HandlerResultHandler> handlers;
 
 	public ExchangeErrorHandler(ObjectProvider<HandlerAdapter> adapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
 		this.adapters = adapters;

@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 
 import dev.ratelimit.spring.enforce.LimitedRequest;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.web.server.ServerWebExchange;
 
@@ -26,12 +27,12 @@ record ExchangeLimitedRequest(ServerWebExchange exchange) implements LimitedRequ
 	}
 
 	@Override
-	public Object getAttribute(String name) {
+	public @Nullable Object getAttribute(String name) {
 		return this.exchange.getAttribute(name);
 	}
 
 	@Override
-	public void setAttribute(String name, Object value) {
+	public void setAttribute(String name, @Nullable Object value) {
 		if (value == null) {
 			removeAttribute(name);
 		}

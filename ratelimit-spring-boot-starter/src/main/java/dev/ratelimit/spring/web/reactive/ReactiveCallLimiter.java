@@ -12,6 +12,7 @@ import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
@@ -47,7 +48,8 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	}
 
 	@Override
-	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
+	public @Nullable Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits)
+			throws Throwable {
 		ReturnType type = ReturnType.of(method.getReturnType());
 		if (type.readsSubscriberContext()) {
 			return ReactorCallAdapter.deferContextual(type, (context) -> {
@@ -132,7 +134,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 					+ " that calls it");
 		}
 		for (ConfiguredLimit limit : limits) {
-			if (limit.readsArguments()) {
+			if (limit.readsArguments() && limit.key() != null) {
 				throw new IllegalStateException("@RateLimited on " + name + " has the key '"
 						+ limit.key().getExpressionString() + "', which reads the method's arguments; on WebFlux a handler"
 						+ " that returns " + returnType.name() + " is decided before it runs, when its arguments do"

@@ -11,6 +11,7 @@ import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.expression.EvaluationContext;
@@ -46,13 +47,13 @@ public final class ReactiveEnforcer {
 
 	/** Decides a call of an annotated method, with its arguments. */
 	Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits, Method method,
-			Object[] arguments) {
+			@Nullable Object[] arguments) {
 		return decide(request, limits, (principal) -> this.enforcer.clientKeys()
 			.context(request.exchange().getRequest(), principal, request.exchange(), method, arguments));
 	}
 
 	private Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
-			java.util.function.Function<Principal, EvaluationContext> context) {
+			java.util.function.Function<@Nullable Principal, EvaluationContext> context) {
 		// waits for a permit only where every limit is an annotation's that sets maxWait
 		return principal(request, limits).flatMap((principal) -> reactive(request).enforce(request, limits,
 				context.apply(principal.orElse(null)), this.waits.maxWait(limits, true)));

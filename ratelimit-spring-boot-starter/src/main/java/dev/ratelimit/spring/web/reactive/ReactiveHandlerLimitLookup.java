@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.ArrivalLimitSplitter;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -41,7 +42,7 @@ public final class ReactiveHandlerLimitLookup {
 
 	private final RateLimitedMethodRegistry methods;
 
-	private volatile List<HandlerMapping> mappings;
+	private volatile @Nullable List<HandlerMapping> mappings;
 
 	public ReactiveHandlerLimitLookup(ObjectProvider<HandlerMapping> handlerMappings, RateLimitedMethodRegistry methods) {
 		this.handlerMappings = handlerMappings;
@@ -141,7 +142,7 @@ public final class ReactiveHandlerLimitLookup {
 
 		private final HttpHeaders headers = new HttpHeaders();
 
-		private HttpStatusCode status;
+		private @Nullable HttpStatusCode status;
 
 		ProbeResponse(ServerHttpResponse response) {
 			super(response);
@@ -154,13 +155,13 @@ public final class ReactiveHandlerLimitLookup {
 		}
 
 		@Override
-		public boolean setStatusCode(HttpStatusCode status) {
+		public boolean setStatusCode(@Nullable HttpStatusCode status) {
 			this.status = status;
 			return true;
 		}
 
 		@Override
-		public HttpStatusCode getStatusCode() {
+		public @Nullable HttpStatusCode getStatusCode() {
 			return (this.status != null) ? this.status : super.getStatusCode();
 		}
 

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.web.reactive;
 
 import java.util.concurrent.Executor;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -40,7 +41,7 @@ final class RequestThreads {
 	/** Loaded only where Reactor Netty is present. */
 	private static final class ReactorNetty {
 
-		static Executor eventLoop(ServerWebExchange exchange) {
+		static @Nullable Executor eventLoop(ServerWebExchange exchange) {
 			Object request;
 			try {
 				request = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());

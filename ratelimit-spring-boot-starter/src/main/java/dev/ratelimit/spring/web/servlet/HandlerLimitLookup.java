@@ -14,6 +14,7 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.util.ClassUtils;
@@ -37,7 +38,7 @@ public final class HandlerLimitLookup {
 
 	private final RateLimitedMethodRegistry methods;
 
-	private volatile List<HandlerMapping> mappings;
+	private volatile @Nullable List<HandlerMapping> mappings;
 
 	public HandlerLimitLookup(ObjectProvider<HandlerMapping> handlerMappings, RateLimitedMethodRegistry methods) {
 		this.handlerMappings = handlerMappings;
@@ -61,7 +62,7 @@ public final class HandlerLimitLookup {
 				handler.getBeanType());
 	}
 
-	private HandlerMethod handler(HttpServletRequest request) {
+	private @Nullable HandlerMethod handler(HttpServletRequest request) {
 		HttpServletRequest probe = new OwnAttributes(request);
 		for (HandlerMapping mapping : mappings()) {
 			HandlerExecutionChain chain;
@@ -103,7 +104,7 @@ public final class HandlerLimitLookup {
 		}
 
 		@Override
-		public Object getAttribute(String name) {
+		public @Nullable Object getAttribute(String name) {
 			Object own = this.attributes.get(name);
 			if (own == null) {
 				return super.getAttribute(name);

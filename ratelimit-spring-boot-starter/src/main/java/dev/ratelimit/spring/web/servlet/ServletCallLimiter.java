@@ -14,6 +14,7 @@ import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.expression.EvaluationContext;
@@ -39,7 +40,8 @@ public final class ServletCallLimiter implements CallLimiter {
 	}
 
 	@Override
-	public Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable {
+	public @Nullable Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits)
+			throws Throwable {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		if (!(attributes instanceof ServletRequestAttributes servlet) || servlet.getResponse() == null) {
 			return this.background.invoke(invocation, method, limits);

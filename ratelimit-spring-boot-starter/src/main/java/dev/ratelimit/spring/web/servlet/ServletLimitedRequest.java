@@ -5,9 +5,11 @@ import java.util.List;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 
 /** A servlet request and its response, as the limiter sees them. */
-public record ServletLimitedRequest(HttpServletRequest request, HttpServletResponse response) implements LimitedRequest {
+public record ServletLimitedRequest(HttpServletRequest request, @Nullable HttpServletResponse response)
+		implements LimitedRequest {
 
 	@Override
 	public String remoteAddress() {
@@ -20,12 +22,12 @@ public record ServletLimitedRequest(HttpServletRequest request, HttpServletRespo
 	}
 
 	@Override
-	public Object getAttribute(String name) {
+	public @Nullable Object getAttribute(String name) {
 		return this.request.getAttribute(name);
 	}
 
 	@Override
-	public void setAttribute(String name, Object value) {
+	public void setAttribute(String name, @Nullable Object value) {
 		this.request.setAttribute(name, value);
 	}
 
@@ -36,12 +38,14 @@ public record ServletLimitedRequest(HttpServletRequest request, HttpServletRespo
 
 	@Override
 	public List<String> responseHeader(String name) {
-		return List.copyOf(this.response.getHeaders(name));
+		return (this.response != null) ? List.copyOf(this.response.getHeaders(name)) : List.of();
 	}
 
 	@Override
 	public void setResponseHeader(String name, String value) {
-		this.response.setHeader(name, value);
+		if (this.response != null) {
+			this.response.setHeader(name, value);
+		}
 	}
 
 }
