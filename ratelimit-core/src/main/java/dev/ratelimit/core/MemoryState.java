@@ -109,8 +109,7 @@ abstract class MemoryState {
 		private final @Nullable Commit commit;
 
 		/** A denial, or with {@code commit} an admission. */
-		private Verdict(long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs,
-				@Nullable Commit commit) {
+		private Verdict(long remaining, long retryAfterMs, long resetAfterMs, long moreAfterMs, @Nullable Commit commit) {
 			this.allowed = commit != null;
 			this.remaining = nonNegative(remaining);
 			this.retryAfterMs = retryAfterMs;

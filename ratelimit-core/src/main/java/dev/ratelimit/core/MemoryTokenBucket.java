@@ -22,8 +22,7 @@ final class MemoryTokenBucket extends MemoryState {
 			return Verdict.never(bucket.available(), bucket.waitFor(capacity), bucket.more(capacity));
 		}
 		if (bucket.waitFor(cost) > 0) {
-			return Verdict.denied(bucket.available(), bucket.waitFor(cost), bucket.waitFor(capacity),
-					bucket.more(capacity));
+			return Verdict.denied(bucket.available(), bucket.waitFor(cost), bucket.waitFor(capacity), bucket.more(capacity));
 		}
 		return Verdict.allowed(bucket.available(), bucket.waitFor(capacity), bucket.more(capacity), (verdict) -> {
 			Bucket left = bucket.minus(cost);

@@ -52,8 +52,6 @@ public final class PooledJedisScriptExecutor
 
 	private final long notSentAfterNanos;
 
-	private final long timeoutMs;
-
 	/** What Redis has done with the calls sent on the limiter's threads. */
 	private final CallProgress progress = new CallProgress();
 
@@ -78,7 +76,6 @@ public final class PooledJedisScriptExecutor
 		this.client = client;
 		this.preloaded = List.copyOf(preloaded);
 		this.notSentAfterNanos = timeout.toNanos() * FairDeadlines.BACKSTOP;
-		this.timeoutMs = timeout.toMillis();
 		this.timer = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "ratelimit-jedis-deadlines");
 			thread.setDaemon(true);
@@ -170,9 +167,8 @@ public final class PooledJedisScriptExecutor
 		try {
 			this.threads.execute(() -> {
 				if (System.nanoTime() - submitted > this.notSentAfterNanos) {
-					// the client's timeout in ms, not a property's name: the core knows no configuration
-					result.completeExceptionally(new JedisConnectionException("Not sent: no connection was free within "
-							+ FairDeadlines.BACKSTOP + " x the timeout of " + this.timeoutMs + " ms"));
+					result.completeExceptionally(new JedisConnectionException(
+							"Not sent: no connection was free within " + FairDeadlines.BACKSTOP + " x ratelimit.redis.timeout"));
 					return;
 				}
 				CallProgress.Call call = this.progress.sent();

@@ -76,8 +76,7 @@ public final class BackgroundCallLimiter implements CallLimiter {
 	private static CompletionStage<@Nullable Object> proceedToStage(MethodInvocation invocation) {
 		try {
 			Object result = invocation.proceed();
-			return (result != null) ? (CompletionStage<@Nullable Object>) result
-					: CompletableFuture.completedFuture(null);
+			return (result != null) ? (CompletionStage<@Nullable Object>) result : CompletableFuture.completedFuture(null);
 		}
 		catch (Throwable ex) {
 			return CompletableFuture.failedFuture(ex);

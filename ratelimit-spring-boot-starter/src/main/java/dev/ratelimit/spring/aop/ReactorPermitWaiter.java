@@ -100,9 +100,7 @@ public final class ReactorPermitWaiter {
 
 	private Mono<Void> decided(LimitedRequest attempt, List<ConfiguredLimit> limits, EvaluationContext context) {
 		return Mono.defer(() -> {
-			CompletableFuture<Void> decision = this.waits.enforcer()
-				.enforce(attempt, limits, context)
-				.toCompletableFuture();
+			CompletableFuture<Void> decision = this.waits.enforcer().enforce(attempt, limits, context).toCompletableFuture();
 			Mono<Void> decided = Mono.fromFuture(decision, true);
 			return decision.isDone() ? decided : decided.publishOn(this.continuation.get());
 		});

@@ -46,8 +46,7 @@ final class LettuceClients {
 			List<LuaScript> preloaded) {
 		AtomicReference<@Nullable ClientResources> built = new AtomicReference<>();
 		// set below, before the client that schedules deadlines exists
-		EventLoopTimeouts deadlines = new EventLoopTimeouts(
-				() -> Objects.requireNonNull(built.get()).eventExecutorGroup());
+		EventLoopTimeouts deadlines = new EventLoopTimeouts(() -> Objects.requireNonNull(built.get()).eventExecutorGroup());
 		ClientResources resources = DefaultClientResources.builder()
 			// One I/O thread, on which the deadlines run (EventLoopTimeouts): it reads every reply of the limiter.
 			.ioThreadPoolSize(1)

@@ -90,16 +90,15 @@ record RedisTarget(DataRedisConnectionDetails details, @Nullable SslBundle ssl, 
 				(url != null) ? DataRedisConnectionDetails.Standalone.of(url.getHost(),
 						(url.getPort() > 0) ? url.getPort() : 6379, database(url)) : null,
 				(master != null)
-						? sentinel(sentinel, master, nodes("ratelimit.redis.sentinel.nodes", sentinel.getNodes()))
-						: null,
+						? sentinel(sentinel, master, nodes("ratelimit.redis.sentinel.nodes", sentinel.getNodes())) : null,
 				clusterNodes.isEmpty() ? null : clusterOf(nodes("ratelimit.redis.cluster.nodes", clusterNodes)));
 	}
 
 	/** The limiter's own Redis: one of {@code standalone}, {@code sentinel} and {@code cluster} is set. */
 	private record OwnDetails(@Nullable String username, @Nullable String password,
 			DataRedisConnectionDetails.@Nullable Standalone standalone,
-			DataRedisConnectionDetails.@Nullable Sentinel sentinel,
-			DataRedisConnectionDetails.@Nullable Cluster cluster) implements DataRedisConnectionDetails {
+			DataRedisConnectionDetails.@Nullable Sentinel sentinel, DataRedisConnectionDetails.@Nullable Cluster cluster)
+			implements DataRedisConnectionDetails {
 
 		@Override
 		public @Nullable String getUsername() {

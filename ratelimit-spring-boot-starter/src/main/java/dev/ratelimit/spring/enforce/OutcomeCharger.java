@@ -95,8 +95,8 @@ public final class OutcomeCharger {
 		long deadline = this.redis.chargeDeadline(request);
 		List<LimitDecision> fields = new ArrayList<>(uncharged);
 		// admission resolved the same keys a moment ago; an expression that changed its mind charges nothing
-		Map<String, List<ConfiguredLimit>> byKey = this.clientKeys
-			.groupByKey(this.plans.forRequest(configured, context), request, context, true);
+		Map<String, List<ConfiguredLimit>> byKey = this.clientKeys.groupByKey(this.plans.forRequest(configured, context),
+				request, context, true);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			RateLimitDecision decision = this.redis.spared(group.getValue()) ? null
 					: this.redis.decideAndWait(group.getKey(),

@@ -89,8 +89,7 @@ public final class LimitResolver {
 					new ConfiguredLimit.Budget(request, this.shares.of(request, failurePolicy), null),
 					new ConfiguredLimit.ClientKey(key, LimitExpressionParser.readsArguments(key)),
 					new ConfiguredLimit.Origin(source, StringUtils.hasText(annotation.name())),
-					new ConfiguredLimit.Handling(failurePolicy, maxWait,
-							this.expressions.charge(annotation, variables)),
+					new ConfiguredLimit.Handling(failurePolicy, maxWait, this.expressions.charge(annotation, variables)),
 					Map.of()));
 		}
 		catch (IllegalArgumentException | ParseException ex) {

@@ -220,8 +220,8 @@ public class RateLimitsEndpoint {
 	 * @param moreAfterMs ms until {@code remaining} grows, 0 when the allowance is full
 	 * @param requests what a request of each cost that the limit's sources configure would get now
 	 */
-	public record State(@Nullable String plan, String algorithm, long limit, String window, long capacity,
-			long remaining, long resetAfterMs, long moreAfterMs, List<Request> requests) {
+	public record State(@Nullable String plan, String algorithm, long limit, String window, long capacity, long remaining,
+			long resetAfterMs, long moreAfterMs, List<Request> requests) {
 	}
 
 	/**
