@@ -1,7 +1,6 @@
 package dev.ratelimit.spring.aop;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -86,16 +85,8 @@ public final class ChargeByOutcome {
 			List<LimitDecision> admission) {
 		call.context().setVariable("result", result);
 		call.context().setVariable("exception", thrown);
-		List<ConfiguredLimit> charged = new ArrayList<>();
-		for (ConfiguredLimit limit : byOutcome(call.limits(), true)) {
-			if (matches(limit, call, result, thrown)) {
-				charged.add(limit);
-			}
-		}
-		List<LimitDecision> uncharged = admission.stream()
-			.filter((decision) -> charged.stream().noneMatch((limit) -> limit.name().equals(decision.request().name())))
-			.toList();
-		charger.charge(call.request(), charged, call.context(), uncharged);
+		charger.charge(call.request(), byOutcome(call.limits(), true), (limit) -> matches(limit, call, result, thrown),
+				call.context(), admission);
 	}
 
 	/** A condition that fails to evaluate charges: a limit must not be left unlimited by a broken expression. */

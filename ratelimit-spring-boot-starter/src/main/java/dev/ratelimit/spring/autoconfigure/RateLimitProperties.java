@@ -298,6 +298,12 @@ public class RateLimitProperties implements LimitSettings {
 		private int order = 0;
 
 		/**
+		 * Order of the filter of the rules with charge-on-status. The default runs before Spring Security's filter
+		 * chain (-100), so that the 401 and 403 answers of Spring Security are counted.
+		 */
+		private int chargeOnStatusOrder = -110;
+
+		/**
 		 * Limits applied by request path, each to every request it matches.
 		 */
 		private List<Rule> rules = new ArrayList<>();
@@ -316,6 +322,14 @@ public class RateLimitProperties implements LimitSettings {
 
 		public void setOrder(int order) {
 			this.order = order;
+		}
+
+		public int getChargeOnStatusOrder() {
+			return this.chargeOnStatusOrder;
+		}
+
+		public void setChargeOnStatusOrder(int chargeOnStatusOrder) {
+			this.chargeOnStatusOrder = chargeOnStatusOrder;
 		}
 
 		public List<Rule> getRules() {
@@ -370,6 +384,22 @@ public class RateLimitProperties implements LimitSettings {
 		 * 'enforce' or 'shadow' (decided and counted, never refusing). Defaults to ratelimit.defaults.mode.
 		 */
 		private @Nullable LimitMode mode;
+
+		/**
+		 * HTTP statuses whose responses are charged, such as [401] to count failed logins only: a request is then
+		 * admitted while the limit has room (read without consuming) and charged once its response status is known.
+		 * Such rules run in a filter of their own before Spring Security, so their key cannot read #principal. Empty
+		 * means every request is charged on arrival.
+		 */
+		private List<Integer> chargeOnStatus = new ArrayList<>();
+
+		public List<Integer> getChargeOnStatus() {
+			return this.chargeOnStatus;
+		}
+
+		public void setChargeOnStatus(List<Integer> chargeOnStatus) {
+			this.chargeOnStatus = chargeOnStatus;
+		}
 
 		public @Nullable LimitMode getMode() {
 			return this.mode;

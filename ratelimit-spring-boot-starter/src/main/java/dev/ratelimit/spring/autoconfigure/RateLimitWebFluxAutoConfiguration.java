@@ -7,12 +7,9 @@ import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.PermitWaiter;
-import dev.ratelimit.core.redis.Timeouts;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.web.FilterRuleMatcher;
-import dev.ratelimit.spring.web.reactive.ExchangeErrorHandler;
-import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
-import dev.ratelimit.spring.enforce.PermitWaiter;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.web.reactive.ChargeOnStatusWebFilter;
 import dev.ratelimit.spring.web.reactive.ExchangeErrorHandler;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
 import dev.ratelimit.spring.web.reactive.ReactiveCallLimiter;
@@ -67,6 +64,18 @@ public final class RateLimitWebFluxAutoConfiguration {
 			ObjectProvider<HandlerAdapter> handlerAdapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
 		return new RateLimitWebFilter(rules, decisions, new ReactiveHandlerLimitLookup(handlerMappings, methods),
 				new ExchangeErrorHandler(handlerAdapters, resultHandlers), properties.getFilter().getOrder());
+	}
+
+	/** The rules with {@code charge-on-status}, before Spring Security. */
+	@Bean
+	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
+	@ConditionalOnMissingBean(name = "rateLimitChargeOnStatusWebFilter")
+	ChargeOnStatusWebFilter rateLimitChargeOnStatusWebFilter(RateLimitProperties properties, FilterRuleMatcher rules,
+			RateLimitEnforcer enforcer, ObjectProvider<HandlerAdapter> handlerAdapters,
+			ObjectProvider<HandlerResultHandler> resultHandlers) {
+		return new ChargeOnStatusWebFilter(rules, enforcer.byOutcome(), enforcer.clientKeys(),
+				new ExchangeErrorHandler(handlerAdapters, resultHandlers),
+				properties.getFilter().getChargeOnStatusOrder());
 	}
 
 	/** How WebFlux decides limited calls: when their publisher is subscribed, or outside requests. */

@@ -4,7 +4,9 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.PermitWaiter;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.web.servlet.ChargeOnStatusFilter;
 import dev.ratelimit.spring.web.servlet.HandlerLimitLookup;
 import dev.ratelimit.spring.web.servlet.RateLimitFilter;
 import dev.ratelimit.spring.web.servlet.ServletCallLimiter;
@@ -43,6 +45,20 @@ public final class RateLimitWebMvcAutoConfiguration {
 				new RateLimitFilter(rules, waits, new HandlerLimitLookup(handlerMappings, methods), exceptionResolver));
 		registration.setOrder(properties.getFilter().getOrder());
 		registration.setName("rateLimitFilter");
+		return registration;
+	}
+
+	/** The rules with {@code charge-on-status}, before Spring Security. */
+	@Bean
+	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
+	@ConditionalOnMissingBean(name = "rateLimitChargeOnStatusFilter")
+	FilterRegistrationBean<ChargeOnStatusFilter> rateLimitChargeOnStatusFilter(RateLimitProperties properties,
+			FilterRuleMatcher rules, RateLimitEnforcer enforcer,
+			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
+		FilterRegistrationBean<ChargeOnStatusFilter> registration = new FilterRegistrationBean<>(
+				new ChargeOnStatusFilter(rules, enforcer.byOutcome(), enforcer.clientKeys(), exceptionResolver));
+		registration.setOrder(properties.getFilter().getChargeOnStatusOrder());
+		registration.setName("rateLimitChargeOnStatusFilter");
 		return registration;
 	}
 

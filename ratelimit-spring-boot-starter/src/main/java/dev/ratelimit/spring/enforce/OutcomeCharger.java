@@ -3,6 +3,7 @@ package dev.ratelimit.spring.enforce;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
@@ -74,12 +75,50 @@ public final class OutcomeCharger {
 	}
 
 	/**
+	 * The admission of a request to filter rules charged by outcome ({@code charge-on-status}), which wait for no
+	 * permit: {@link #peekAdmission}, then {@link #admitted}.
+	 * @return the states as read
+	 * @throws RateLimitException as {@link #peekAdmission} throws it
+	 */
+	public List<LimitDecision> admitRules(LimitedRequest request, List<ConfiguredLimit> rules,
+			EvaluationContext context) {
+		List<LimitDecision> admission = peekAdmission(request, rules, context);
+		admitted(request);
+		// now, before the application answers: whatever commits its response, the fields are on it
+		this.answers.addFields(request, admission);
+		return admission;
+	}
+
+	/**
+	 * The charge of a request admitted to filter rules charged by outcome, once its response {@code status} is
+	 * known: to the rules whose {@code charge-on-status} has it. Never an error. Blocks the calling thread.
+	 */
+	public void chargeStatus(LimitedRequest request, List<ConfiguredLimit> rules, int status,
+			EvaluationContext context) {
+		chargeOnly(request, rules.stream().filter((rule) -> rule.chargedOnStatus(status)).toList(), context);
+	}
+
+	/**
 	 * Ends the admission of a call charged by outcome ({@code attempt} admitted): what is left of the request's
 	 * deadline is kept for the charge after the call, so that admission and charge together wait at most one
 	 * {@code ratelimit.redis.timeout} for Redis, while the time the call itself takes uses none of it.
 	 */
 	public void admitted(LimitedRequest attempt) {
 		this.redis.keepForCharge(attempt);
+	}
+
+	/**
+	 * The charge of a call charged by outcome, after it ran, to those of {@code byOutcome} whose condition its outcome
+	 * matches ({@code charges}), as {@link #charge(LimitedRequest, List, EvaluationContext, List)} charges them; the
+	 * others' states as {@code admission} read them go on the response.
+	 */
+	public void charge(LimitedRequest request, List<ConfiguredLimit> byOutcome, Predicate<ConfiguredLimit> charges,
+			EvaluationContext context, List<LimitDecision> admission) {
+		List<ConfiguredLimit> charged = byOutcome.stream().filter(charges).toList();
+		List<LimitDecision> uncharged = admission.stream()
+			.filter((decision) -> charged.stream().noneMatch((limit) -> limit.name().equals(decision.request().name())))
+			.toList();
+		charge(request, charged, context, uncharged);
 	}
 
 	/**
@@ -92,8 +131,16 @@ public final class OutcomeCharger {
 	 */
 	public void charge(LimitedRequest request, List<ConfiguredLimit> configured, EvaluationContext context,
 			List<LimitDecision> uncharged) {
-		long deadline = this.redis.chargeDeadline(request);
 		List<LimitDecision> fields = new ArrayList<>(uncharged);
+		fields.addAll(chargeOnly(request, configured, context));
+		this.answers.addFields(request, fields);
+	}
+
+	/** {@link #charge(LimitedRequest, List, EvaluationContext, List)} without the fields: returns them. */
+	private List<LimitDecision> chargeOnly(LimitedRequest request, List<ConfiguredLimit> configured,
+			EvaluationContext context) {
+		long deadline = this.redis.chargeDeadline(request);
+		List<LimitDecision> fields = new ArrayList<>();
 		// admission resolved the same keys a moment ago; an expression that changed its mind charges nothing
 		Map<String, List<ConfiguredLimit>> byKey = this.clientKeys.groupByKey(this.plans.forRequest(configured, context),
 				request, context, true);
@@ -112,7 +159,7 @@ public final class OutcomeCharger {
 				fields.addAll(DecisionApplier.enforced(decision));
 			}
 		}
-		this.answers.addFields(request, fields);
+		return fields;
 	}
 
 }

@@ -1,6 +1,9 @@
 package dev.ratelimit.spring.enforce;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -46,18 +49,31 @@ public final class RequestDeadline {
 	 * follow its failure policy without asking Redis); every other attribute is the request's.
 	 */
 	public static LimitedRequest anotherAttempt(LimitedRequest request) {
-		return new AnotherAttempt(request);
+		return new OwnTime(request, Set.of(DEADLINE));
 	}
 
-	/** A request with a deadline of its own; everything else delegated. */
-	private static final class AnotherAttempt implements LimitedRequest {
+	/**
+	 * {@code request} for limits decided apart from its others, before the application's filters run (the rules
+	 * charged by outcome, before Spring Security): a deadline and a time kept for the charge of its own, so that the
+	 * time the application then takes (authentication, say) is not taken from the decisions that follow. Every other
+	 * attribute is the request's.
+	 */
+	public static LimitedRequest apart(LimitedRequest request) {
+		return new OwnTime(request, Set.of(DEADLINE, LEFT_FOR_CHARGE));
+	}
+
+	/** A request with the attributes {@code owned} of its own; everything else delegated. */
+	private static final class OwnTime implements LimitedRequest {
 
 		private final LimitedRequest request;
 
-		private volatile @Nullable Object deadline;
+		private final Set<String> owned;
 
-		AnotherAttempt(LimitedRequest request) {
+		private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+
+		OwnTime(LimitedRequest request, Set<String> owned) {
 			this.request = request;
+			this.owned = owned;
 		}
 
 		@Override
@@ -72,23 +88,26 @@ public final class RequestDeadline {
 
 		@Override
 		public @Nullable Object getAttribute(String name) {
-			return DEADLINE.equals(name) ? this.deadline : this.request.getAttribute(name);
+			return this.owned.contains(name) ? this.attributes.get(name) : this.request.getAttribute(name);
 		}
 
 		@Override
 		public void setAttribute(String name, @Nullable Object value) {
-			if (DEADLINE.equals(name)) {
-				this.deadline = value;
+			if (!this.owned.contains(name)) {
+				this.request.setAttribute(name, value);
+			}
+			else if (value != null) {
+				this.attributes.put(name, value);
 			}
 			else {
-				this.request.setAttribute(name, value);
+				this.attributes.remove(name);
 			}
 		}
 
 		@Override
 		public void removeAttribute(String name) {
-			if (DEADLINE.equals(name)) {
-				this.deadline = null;
+			if (this.owned.contains(name)) {
+				this.attributes.remove(name);
 			}
 			else {
 				this.request.removeAttribute(name);

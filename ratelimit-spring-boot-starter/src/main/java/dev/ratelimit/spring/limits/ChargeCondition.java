@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.limits;
 
 import java.lang.reflect.Method;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 
@@ -30,6 +31,32 @@ public record ChargeCondition(List<Class<? extends Throwable>> exceptions, @Null
 	}
 
 	/**
+	 * A filter rule's condition ({@code charge-on-status}): its response has one of {@code statuses}.
+	 * @throws IllegalArgumentException when a status is not an HTTP status
+	 */
+	static ChargeCondition onStatus(Collection<Integer> statuses) {
+		return new ChargeCondition(List.of(), null, checked(statuses));
+	}
+
+	/**
+	 * {@code statuses}, each an HTTP status.
+	 * @throws IllegalArgumentException naming the first that is not
+	 */
+	static Set<Integer> checked(Collection<Integer> statuses) {
+		for (int status : statuses) {
+			if (status < 100 || status > 599) {
+				throw new IllegalArgumentException("chargeOnStatus " + status + " is not an HTTP status (100 to 599)");
+			}
+		}
+		return Set.copyOf(statuses);
+	}
+
+	/** Whether a response with {@code status} charges (a filter rule's outcome: its status alone). */
+	public boolean matchesStatus(int status) {
+		return this.statuses.contains(status);
+	}
+
+	/**
 	 * Whether the call's outcome charges.
 	 * @param context the call's evaluation context, with {@code #result} and {@code #exception} set
 	 * @throws RuntimeException from the expression: the caller decides what a failed condition means
@@ -48,15 +75,23 @@ public record ChargeCondition(List<Class<? extends Throwable>> exceptions, @Null
 		return this.expression != null && Boolean.TRUE.equals(this.expression.getValue(context, Boolean.class));
 	}
 
+	/**
+	 * The HTTP status an exception stands for: its own ({@link ErrorResponse}) or its type's
+	 * ({@link ResponseStatus}); {@code null} when it does not say.
+	 */
+	public static @Nullable Integer statusOf(Throwable exception) {
+		if (exception instanceof ErrorResponse response) {
+			return response.getStatusCode().value();
+		}
+		ResponseStatus annotated = AnnotatedElementUtils.findMergedAnnotation(exception.getClass(),
+				ResponseStatus.class);
+		return (annotated != null) ? annotated.code().value() : null;
+	}
+
 	/** The HTTP status the outcome stands for, or {@code null} for an exception that does not say. */
 	static @Nullable Integer status(Method method, @Nullable Object result, @Nullable Throwable exception) {
 		if (exception != null) {
-			if (exception instanceof ErrorResponse response) {
-				return response.getStatusCode().value();
-			}
-			ResponseStatus annotated = AnnotatedElementUtils.findMergedAnnotation(exception.getClass(),
-					ResponseStatus.class);
-			return (annotated != null) ? annotated.code().value() : null;
+			return statusOf(exception);
 		}
 		if (result instanceof ResponseEntity<?> entity) {
 			return entity.getStatusCode().value();

@@ -143,6 +143,12 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 		return charge() != null;
 	}
 
+	/** Whether a response with {@code status} charges this limit ({@code charge-on-status}, {@code chargeOnStatus}). */
+	public boolean chargedOnStatus(int status) {
+		ChargeCondition charge = charge();
+		return charge != null && charge.matchesStatus(status);
+	}
+
 	/** This limit as one plan shapes it: the plan's budget, every other part this limit's. */
 	ConfiguredLimit inPlan(Budget budget) {
 		return new ConfiguredLimit(budget, this.clientKey, this.origin, this.handling, Map.of());

@@ -23,6 +23,16 @@ public record KeyVariables(Set<String> names, String hint) {
 		return new KeyVariables(ALWAYS, "a filter rule's key can read #request, #principal and, on WebFlux, #exchange");
 	}
 
+	/**
+	 * The variables of a filter rule charged by outcome: its filter runs before Spring Security, where no principal
+	 * is known yet.
+	 */
+	static KeyVariables ofRequestBeforeSecurity() {
+		return new KeyVariables(Set.of("request", "exchange", "root", "this"), "a rule with charge-on-status is"
+				+ " decided before Spring Security authenticates the request, so its key can read #request and, on"
+				+ " WebFlux, #exchange, but not #principal");
+	}
+
 	/** The variables of a method's annotation. */
 	public static KeyVariables of(Method method) {
 		Set<String> names = new HashSet<>(ALWAYS);

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.limits;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 import dev.ratelimit.spring.RateLimited;
 import org.jspecify.annotations.Nullable;
@@ -73,13 +74,7 @@ final class LimitExpressionParser {
 			throw new IllegalArgumentException(
 					String.valueOf(ex.getMessage()).replace("key expression", "chargeWhen expression"), ex);
 		}
-		Set<Integer> statuses = new HashSet<>();
-		for (int status : annotation.chargeOnStatus()) {
-			if (status < 100 || status > 599) {
-				throw new IllegalArgumentException("chargeOnStatus " + status + " is not an HTTP status (100 to 599)");
-			}
-			statuses.add(status);
-		}
+		Set<Integer> statuses = ChargeCondition.checked(IntStream.of(annotation.chargeOnStatus()).boxed().toList());
 		return new ChargeCondition(List.of(annotation.chargeOn()), expression, statuses);
 	}
 

@@ -137,16 +137,30 @@ public final class LimitResolver {
 			return planned(new ConfiguredLimit(new ConfiguredLimit.Budget(request, localShare, null),
 					new ConfiguredLimit.ClientKey(key, false),
 					new ConfiguredLimit.Origin(property, StringUtils.hasText(rule.getName())),
-					new ConfiguredLimit.Handling(failurePolicy, null, null), Map.of()));
+					new ConfiguredLimit.Handling(failurePolicy, null, ruleCharge(rule, property)), Map.of()));
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
 		}
 	}
 
+	private static @Nullable ChargeCondition ruleCharge(LimitSettings.Rule rule, String property) {
+		if (rule.getChargeOnStatus().isEmpty()) {
+			return null;
+		}
+		try {
+			return ChargeCondition.onStatus(rule.getChargeOnStatus());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".charge-on-status",
+					rule.getChargeOnStatus(), ex.getMessage());
+		}
+	}
+
 	private @Nullable Expression ruleKey(LimitSettings.Rule rule, String property) {
 		try {
-			return this.expressions.parse(rule.getKey(), KeyVariables.ofRequest());
+			return this.expressions.parse(rule.getKey(), rule.getChargeOnStatus().isEmpty() ? KeyVariables.ofRequest()
+					: KeyVariables.ofRequestBeforeSecurity());
 		}
 		catch (ParseException | IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException(property + ".key", rule.getKey(),

@@ -76,6 +76,9 @@ public interface LimitSettings {
 
 		@Nullable LimitMode getMode();
 
+		/** {@code charge-on-status}: empty when every request is charged on arrival. */
+		List<Integer> getChargeOnStatus();
+
 	}
 
 	/** {@code ratelimit.plan}. */

@@ -27,8 +27,11 @@ public final class FilterRuleMatcher {
 
 	private final List<FilterRule> rules;
 
+	private final boolean anyChargedByOutcome;
+
 	private FilterRuleMatcher(List<FilterRule> rules) {
 		this.rules = List.copyOf(rules);
+		this.anyChargedByOutcome = rules.stream().anyMatch((rule) -> rule.limit().chargedByOutcome());
 	}
 
 	/** The rules of {@code ratelimit.filter.rules}, in order, their limits registered in {@code names}. */
@@ -54,15 +57,32 @@ public final class FilterRuleMatcher {
 		return new FilterRuleMatcher(List.of());
 	}
 
-	/** The limits of the rules that match a request, in the rules' order. */
+	/** The limits of the rules charged on arrival that match a request, in the rules' order. */
 	public List<ConfiguredLimit> matching(String method, PathContainer pathWithinApplication) {
+		return matching(method, pathWithinApplication, false);
+	}
+
+	/**
+	 * The limits of the rules charged by the response's status ({@code charge-on-status}) that match a request, in
+	 * the rules' order.
+	 */
+	public List<ConfiguredLimit> matchingChargedByOutcome(String method, PathContainer pathWithinApplication) {
+		return matching(method, pathWithinApplication, true);
+	}
+
+	private List<ConfiguredLimit> matching(String method, PathContainer path, boolean chargedByOutcome) {
 		List<ConfiguredLimit> matched = new ArrayList<>();
 		for (FilterRule rule : this.rules) {
-			if (rule.matches(method, pathWithinApplication)) {
+			if (rule.limit().chargedByOutcome() == chargedByOutcome && rule.matches(method, path)) {
 				matched.add(rule.limit());
 			}
 		}
 		return matched;
+	}
+
+	/** Whether any rule is charged by the response's status, so that other requests skip the matching. */
+	public boolean anyChargedByOutcome() {
+		return this.anyChargedByOutcome;
 	}
 
 	public boolean isEmpty() {

@@ -84,7 +84,9 @@ class RateLimitWebMvcAutoConfigurationTests {
 	@Test
 	void userFilterNamedRateLimitFilterWins() {
 		this.contextRunner.withUserConfiguration(UserFilterConfiguration.class).run((context) -> {
-			assertThat(context).hasSingleBean(FilterRegistrationBean.class);
+			// the user's registration, and the filter of the rules charged by status beside it
+			assertThat(context.getBeansOfType(FilterRegistrationBean.class)).containsOnlyKeys("rateLimitFilter",
+					"rateLimitChargeOnStatusFilter");
 			assertThat(context.getBean("rateLimitFilter"))
 				.isSameAs(context.getBean(UserFilterConfiguration.class).registration);
 		});

@@ -127,6 +127,39 @@ class LimitResolverTests {
 	}
 
 	@Test
+	void aRuleWithChargeOnStatusIsChargedByOutcomeOnThoseStatusesOnly() {
+		Rule rule = rule("/admin/**");
+		rule.setChargeOnStatus(List.of(401, 403));
+		ConfiguredLimit limit = resolver().fromRule(rule, "ratelimit.filter.rules[0]");
+		assertThat(limit.chargedByOutcome()).isTrue();
+		assertThat(limit.decidedOnCall()).isTrue();
+		assertThat(limit.chargedOnStatus(401)).isTrue();
+		assertThat(limit.chargedOnStatus(403)).isTrue();
+		assertThat(limit.chargedOnStatus(200)).isFalse();
+		assertThat(resolver().fromRule(rule("/admin/**"), "ratelimit.filter.rules[1]").chargedByOutcome()).isFalse();
+	}
+
+	@Test
+	void aRuleWithChargeOnStatusRejectsANonStatusAndAKeyThatReadsThePrincipal() {
+		Rule notAStatus = rule("/admin/**");
+		notAStatus.setChargeOnStatus(List.of(401, 4010));
+		InvalidConfigurationPropertyValueException statusError = ruleError(notAStatus);
+		assertThat(statusError.getName()).isEqualTo("ratelimit.filter.rules[0].charge-on-status");
+		assertThat(statusError.getMessage()).contains("chargeOnStatus 4010 is not an HTTP status");
+		Rule principal = rule("/admin/**");
+		principal.setChargeOnStatus(List.of(401));
+		principal.setKey("#principal?.name");
+		InvalidConfigurationPropertyValueException keyError = ruleError(principal);
+		assertThat(keyError.getName()).isEqualTo("ratelimit.filter.rules[0].key");
+		assertThat(keyError.getMessage()).contains("reads #principal")
+			.contains("decided before Spring Security authenticates the request");
+		// charged on arrival, after Security: the principal is there
+		Rule onArrival = rule("/admin/**");
+		onArrival.setKey("#principal?.name");
+		assertThat(resolver().fromRule(onArrival, "ratelimit.filter.rules[0]").key()).isNotNull();
+	}
+
+	@Test
 	void aFailLocalLimitHasItsInstancesShareOfLimitAndCapacityRoundedDown() {
 		this.properties.getDefaults().setFailurePolicy(FailurePolicy.FAIL_LOCAL);
 		Rule bucket = rule("/api/**");

@@ -15,7 +15,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
-import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
@@ -39,15 +38,14 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 
 	private final HandlerLimitLookup handlerLimits;
 
-	/** Looked up once it exists: a bean lookup per denial cost a denied flood a fifth of its throughput. */
-	private final SingletonSupplier<HandlerExceptionResolver> exceptionResolver;
+	private final DenialRenderer denials;
 
 	public RateLimitFilter(FilterRuleMatcher rules, PermitWaiter waits, HandlerLimitLookup handlerLimits,
 			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		this.rules = rules;
 		this.waits = waits;
 		this.handlerLimits = handlerLimits;
-		this.exceptionResolver = SingletonSupplier.of(exceptionResolver::getIfAvailable);
+		this.denials = new DenialRenderer(exceptionResolver);
 	}
 
 	@Override
@@ -69,22 +67,11 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 						this.waits.maxWait(matched, true));
 			}
 			catch (RateLimitException ex) {
-				render(request, response, ex);
+				this.denials.render(request, response, ex);
 				return;
 			}
 		}
 		chain.doFilter(request, response);
-	}
-
-	private void render(HttpServletRequest request, HttpServletResponse response, RateLimitException ex)
-			throws IOException {
-		HandlerExceptionResolver resolver = this.exceptionResolver.get();
-		if (resolver != null && resolver.resolveException(request, response, null, ex) != null) {
-			return;
-		}
-		// No Spring MVC: the container's error page, with the status and header fields.
-		ex.getHeaders().forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
-		response.sendError(ex.getStatusCode().value(), ex.getBody().getDetail());
 	}
 
 }

@@ -1,0 +1,102 @@
+package dev.ratelimit.spring.web.reactive;
+
+import java.util.List;
+
+import dev.ratelimit.spring.RateLimitException;
+import dev.ratelimit.spring.enforce.ClientKeyResolver;
+import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.OutcomeCharger;
+import dev.ratelimit.spring.enforce.RequestDeadline;
+import dev.ratelimit.spring.limits.ChargeCondition;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.FilterRuleMatcher;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.core.Ordered;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.cors.reactive.CorsUtils;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+/**
+ * The rules of {@code ratelimit.filter.rules} charged by the response's status ({@code charge-on-status}), on
+ * WebFlux: a request is admitted while they have room (read without consuming) and charged to those whose statuses
+ * its response has once the rest of the chain has completed (an error counts with the status it stands for, else as a
+ * 500; a request whose client goes away is not charged). Ordered before Spring Security, so that Security's own 401
+ * and 403 answers are counted; for the same reason its keys cannot read the principal.
+ *
+ * <p>
+ * The reads and the charge block, so they run on Reactor's bounded elastic threads; the request goes on on its own
+ * event loop. Its time here is apart from the rest of the request's ({@link RequestDeadline#apart}). The response
+ * carries the rate-limit fields of the admission read, set before the application answers: the state before this
+ * request's charge.
+ */
+public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
+
+	private final FilterRuleMatcher rules;
+
+	private final OutcomeCharger charger;
+
+	private final ClientKeyResolver clientKeys;
+
+	private final ExchangeErrorHandler errors;
+
+	private final int order;
+
+	public ChargeOnStatusWebFilter(FilterRuleMatcher rules, OutcomeCharger charger, ClientKeyResolver clientKeys,
+			ExchangeErrorHandler errors, int order) {
+		this.rules = rules;
+		this.charger = charger;
+		this.clientKeys = clientKeys;
+		this.errors = errors;
+		this.order = order;
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		ServerHttpRequest request = exchange.getRequest();
+		List<ConfiguredLimit> matched = this.rules.anyChargedByOutcome() && !CorsUtils.isPreFlightRequest(request)
+				? this.rules.matchingChargedByOutcome(request.getMethod().name(),
+						request.getPath().pathWithinApplication())
+				: List.of();
+		if (matched.isEmpty()) {
+			return chain.filter(exchange);
+		}
+		LimitedRequest limited = RequestDeadline.apart(new ExchangeLimitedRequest(exchange));
+		EvaluationContext context = this.clientKeys.context(request, null, exchange);
+		return Mono.fromCallable(() -> this.charger.admitRules(limited, matched, context))
+			.subscribeOn(Schedulers.boundedElastic())
+			.publishOn(RequestThreads.of(exchange))
+			.onErrorResume(RateLimitException.class, (ex) -> this.errors.render(exchange, ex).then(Mono.empty()))
+			.flatMap((admission) -> chain.filter(exchange)
+				.then(Mono.defer(() -> charge(limited, matched, status(exchange), context)))
+				.onErrorResume((ex) -> charge(limited, matched, status(ex), context).then(Mono.error(ex))));
+	}
+
+	private Mono<Void> charge(LimitedRequest request, List<ConfiguredLimit> matched, int status,
+			EvaluationContext context) {
+		return Mono.<Void>fromRunnable(() -> this.charger.chargeStatus(request, matched, status, context))
+			.subscribeOn(Schedulers.boundedElastic());
+	}
+
+	private static int status(ServerWebExchange exchange) {
+		HttpStatusCode status = exchange.getResponse().getStatusCode();
+		return (status != null) ? status.value() : 200;
+	}
+
+	/** An error that leaves the chain: the status WebFlux answers it with, when it says, else a 500. */
+	private static int status(Throwable error) {
+		Integer status = ChargeCondition.statusOf(error);
+		return (status != null) ? status : 500;
+	}
+
+}
