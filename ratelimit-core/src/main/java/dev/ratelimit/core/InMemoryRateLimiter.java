@@ -82,6 +82,12 @@ public final class InMemoryRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public RateLimitDecision settle(String clientId, List<Settlement> settlements) {
+		Requests.checkSettle(clientId, settlements);
+		return this.store.settle(clientId, settlements, time());
+	}
+
+	@Override
 	public int reset(String clientId, List<LimitDefinition> limits) {
 		Requests.checkReset(clientId, limits);
 		return this.store.reset(clientId, limits);

@@ -12,8 +12,12 @@ import java.util.OptionalLong;
  * admitted by this limit if nothing else arrives; empty when its cost can never fit ({@link #never()}), however long
  * it waits
  * @param allowance the limit's allowance as it stands after the decision
+ * @param decidedAtMs the time in ms since the epoch the limit was decided at (the request's time, or the stored
+ * time when the request's is earlier: rule 7 of docs/ALGORITHMS.md), which {@link RateLimiter#settle} needs to find
+ * the units this decision reserved; -1 when unknown (a decision not made by a limiter)
  */
-public record LimitDecision(LimitRequest request, boolean allowed, OptionalLong retryAfterMs, Allowance allowance) {
+public record LimitDecision(LimitRequest request, boolean allowed, OptionalLong retryAfterMs, Allowance allowance,
+		long decidedAtMs) {
 
 	/**
 	 * A limit's allowance for one client, as the rate-limit header fields describe it.
@@ -37,6 +41,16 @@ public record LimitDecision(LimitRequest request, boolean allowed, OptionalLong 
 		if (allowed && (retryAfterMs.isEmpty() || retryAfterMs.getAsLong() != 0)) {
 			throw new IllegalArgumentException("an allowed decision has a retry-after of 0, not " + retryAfterMs);
 		}
+	}
+
+	/** A decision whose time is unknown ({@code decidedAtMs} -1). */
+	public LimitDecision(LimitRequest request, boolean allowed, OptionalLong retryAfterMs, Allowance allowance) {
+		this(request, allowed, retryAfterMs, allowance, -1);
+	}
+
+	/** This decision, taken at {@code decidedAtMs}. */
+	public LimitDecision at(long decidedAtMs) {
+		return new LimitDecision(this.request, this.allowed, this.retryAfterMs, this.allowance, decidedAtMs);
 	}
 
 	/** An admitting decision: retry-after 0. */

@@ -27,6 +27,8 @@ public record LuaScript(String source, String sha1) {
 
 	private static final LuaScript PEEK = load(ALGORITHM_PARTS, "peek.lua");
 
+	private static final LuaScript SETTLE = load(ALGORITHM_PARTS, "settle.lua");
+
 	private static final LuaScript RESET = load(new String[0], "reset.lua");
 
 	/**
@@ -69,6 +71,14 @@ public record LuaScript(String source, String sha1) {
 	 */
 	public static LuaScript peek() {
 		return PEEK;
+	}
+
+	/**
+	 * The script that settles reservations of one client: the algorithm files joined with {@code settle.lua}, which
+	 * documents its KEYS, ARGV and reply.
+	 */
+	public static LuaScript settle() {
+		return SETTLE;
 	}
 
 	/** The script that deletes one client's state of some limits: {@code reset.lua}. */

@@ -50,6 +50,7 @@ final class MemoryClient {
 		int size = limits.size();
 		MemoryState[] used = new MemoryState[size];
 		boolean[] listed = new boolean[size];
+		long[] times = new long[size];
 		MemoryState.Verdict[] verdicts = new MemoryState.Verdict[size];
 		boolean allAllowed = true;
 		for (int i = 0; i < size; i++) {
@@ -62,6 +63,7 @@ final class MemoryClient {
 			}
 			listed[i] = state != null;
 			used[i] = (state != null) ? state : MemoryState.create(limit.definition().algorithm());
+			times[i] = used[i].decisionTime(now, limit.definition());
 			verdicts[i] = used[i].decide(now, clockNow, limit);
 			if (!limit.shadow()) {
 				allAllowed &= verdicts[i].allowed;
@@ -81,7 +83,38 @@ final class MemoryClient {
 				// deletes its key
 				remove(used[i]);
 			}
-			decisions.add(verdicts[i].toDecision(limits.get(i)));
+			decisions.add(verdicts[i].toDecision(limits.get(i)).at(times[i]));
+		}
+		updateDeadline(clockNow);
+		return new RateLimitDecision(decisions);
+	}
+
+	/**
+	 * settle.lua: each limit's settlement, never denied.
+	 * @param now the settlement's time in ms
+	 * @param clockNow the store's clock in ms, from which relative TTLs count
+	 */
+	RateLimitDecision settle(long now, long clockNow, List<Settlement> settlements) {
+		List<LimitDecision> decisions = new ArrayList<>(settlements.size());
+		for (Settlement settlement : settlements) {
+			LimitDefinition limit = settlement.reservation().definition();
+			MemoryState state = find(limit);
+			if (state != null && state.expired(clockNow)) {
+				remove(state);
+				state = null;
+			}
+			MemoryState used = (state != null) ? state : MemoryState.create(limit.algorithm());
+			long at = used.decisionTime(now, limit);
+			LimitDecision.Allowance after = used.settle(now, clockNow, limit, settlement.delta(),
+					settlement.reservedAtMs());
+			if (used.stored && state == null) {
+				this.identities.add(limit);
+				this.states.add(used);
+			}
+			else if (!used.stored && state != null) {
+				remove(used);
+			}
+			decisions.add(LimitDecision.allowed(settlement.reservation(), after).at(at));
 		}
 		updateDeadline(clockNow);
 		return new RateLimitDecision(decisions);

@@ -15,20 +15,9 @@ final class MemoryFixedWindow extends MemoryState {
 		long limit = definition.limit();
 		long window = definition.windowMs();
 		long cost = request.cost();
-		long at = now;
+		long at = decisionTime(now, definition);
 		long k = Math.floorDiv(at, window);
-		long count = 0;
-		if (this.stored) {
-			if (this.w > k) {
-				// a lagging clock is decided at the start of the stored window: time never goes backwards
-				k = this.w;
-				at = this.w * window;
-				count = this.c;
-			}
-			else if (this.w == k) {
-				count = this.c;
-			}
-		}
+		long count = countOf(k);
 		long windowEnd = (k + 1) * window;
 		long start = at;
 		long index = k;
@@ -49,6 +38,41 @@ final class MemoryFixedWindow extends MemoryState {
 			expireAfter(windowEnd - now + TTL_MARGIN_MS, clockNow);
 			verdict.after(limit - n, reset.forCost(n), more(n, limit, windowEnd, start));
 		});
+	}
+
+	/** A lagging clock is decided at the start of the stored window: time never goes backwards. */
+	@Override
+	long decisionTime(long now, LimitDefinition limit) {
+		long window = limit.windowMs();
+		return (this.stored && this.w > Math.floorDiv(now, window)) ? this.w * window : now;
+	}
+
+	/** The count of window {@code k}: 0 unless it is the stored one. */
+	private long countOf(long k) {
+		return (this.stored && this.w == k) ? this.c : 0;
+	}
+
+	@Override
+	LimitDecision.Allowance settle(long now, long clockNow, LimitDefinition limit, long delta, long reservedAt) {
+		long window = limit.windowMs();
+		long at = decisionTime(now, limit);
+		long k = Math.floorDiv(at, window);
+		long count = countOf(k);
+		long n = count;
+		if (delta > 0) {
+			n = Math.min(count + delta, maxUnits(window));
+		}
+		else if (delta < 0 && Math.floorDiv(reservedAt, window) == k) {
+			n = nonNegative(count + delta);
+		}
+		long windowEnd = (k + 1) * window;
+		if (n != count) {
+			this.w = k;
+			this.c = n;
+			expireAfter(windowEnd - now + TTL_MARGIN_MS, clockNow);
+		}
+		return allowance(limit.limit() - n, wait(n, limit.limit(), limit.limit(), windowEnd, at),
+				more(n, limit.limit(), windowEnd, at));
 	}
 
 	/** The wait until a request of cost {@code c} fits with {@code n} units counted: the next window. */

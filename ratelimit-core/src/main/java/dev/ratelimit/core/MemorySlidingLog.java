@@ -26,22 +26,8 @@ final class MemorySlidingLog extends MemoryState {
 		long limit = definition.limit();
 		long window = definition.windowMs();
 		long cost = request.cost();
-		long at = now;
-		if (this.tail > this.head && this.scores[this.tail - 1] > at) {
-			at = this.scores[this.tail - 1];
-		}
-		// ZREMRANGEBYSCORE -inf (at - W): dropping entries that no longer count is no consumption
-		while (this.tail > this.head && this.scores[this.head] <= at - window) {
-			this.total -= this.units[this.head];
-			this.head++;
-		}
-		if (this.head == this.tail) {
-			// a sorted set trimmed to nothing is deleted by Redis, key and TTL: no state until the next admission
-			this.stored = false;
-			this.head = 0;
-			this.tail = 0;
-		}
-		long time = at;
+		long time = decisionTime(now, definition);
+		trim(time - window);
 		long count = this.total;
 		if (cost > limit) {
 			return Verdict.never(limit - count, reset(count, limit, window, time),
@@ -58,6 +44,65 @@ final class MemorySlidingLog extends MemoryState {
 					long n = count + cost;
 					verdict.after(limit - n, reset(n, limit, window, time), more(n, limit, window, time));
 				});
+	}
+
+	/** The newest score, when later than {@code now}: time never goes backwards. */
+	@Override
+	long decisionTime(long now, LimitDefinition limit) {
+		return (this.tail > this.head && this.scores[this.tail - 1] > now) ? this.scores[this.tail - 1] : now;
+	}
+
+	/** ZREMRANGEBYSCORE -inf {@code upTo}: dropping entries that no longer count is no consumption. */
+	private void trim(long upTo) {
+		while (this.tail > this.head && this.scores[this.head] <= upTo) {
+			this.total -= this.units[this.head];
+			this.head++;
+		}
+		emptied();
+	}
+
+	/** A sorted set left with nothing is deleted by Redis, key and TTL: no state until the next admission. */
+	private void emptied() {
+		if (this.head == this.tail) {
+			this.stored = false;
+			this.head = 0;
+			this.tail = 0;
+		}
+	}
+
+	@Override
+	LimitDecision.Allowance settle(long now, long clockNow, LimitDefinition limit, long delta, long reservedAt) {
+		long window = limit.windowMs();
+		long at = decisionTime(now, limit);
+		trim(at - window);
+		if (delta > 0) {
+			// entries beyond the limit at `at` change nothing a client sees: at most limit are added
+			add(at, Math.min(delta, limit.limit()));
+			expireAfter(at + window - now + TTL_MARGIN_MS, clockNow);
+		}
+		else if (delta < 0 && reservedAt > at - window) {
+			removeAt(reservedAt, -delta);
+		}
+		long n = this.total;
+		return allowance(limit.limit() - n, reset(n, limit.limit(), window, at), more(n, limit.limit(), window, at));
+	}
+
+	/** ZREM of up to {@code units} of the units at {@code score}; the key's TTL is kept. */
+	private void removeAt(long score, long units) {
+		for (int i = this.head; i < this.tail; i++) {
+			if (this.scores[i] == score) {
+				long removed = Math.min(units, this.units[i]);
+				this.units[i] -= removed;
+				this.total -= removed;
+				if (this.units[i] == 0) {
+					System.arraycopy(this.scores, i + 1, this.scores, i, this.tail - i - 1);
+					System.arraycopy(this.units, i + 1, this.units, i, this.tail - i - 1);
+					this.tail--;
+					emptied();
+				}
+				return;
+			}
+		}
 	}
 
 	/** ZADD of {@code cost} units at {@code at}, the newest score or later. */

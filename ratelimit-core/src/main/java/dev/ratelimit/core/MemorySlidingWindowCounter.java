@@ -18,12 +18,8 @@ final class MemorySlidingWindowCounter extends MemoryState {
 		long limit = definition.limit();
 		long window = definition.windowMs();
 		long cost = request.cost();
-		// a stored window ahead of the clock (it stepped back) is decided at its start
-		long index = Math.floorDiv(now, window);
-		if (this.stored && this.w > index) {
-			index = this.w;
-		}
-		long at = Math.max(now, index * window);
+		long at = decisionTime(now, definition);
+		long index = Math.floorDiv(at, window);
 		Counts counts = new Counts(limit, window, at - index * window, current(index), previous(index));
 		long remaining = limit - counts.estimate();
 		if (cost > limit) {
@@ -41,6 +37,48 @@ final class MemorySlidingWindowCounter extends MemoryState {
 			expireAfter((stored + 2) * window - now + TTL_MARGIN_MS, clockNow);
 			verdict.after(limit - after.estimate(), after.waitFor(limit), after.more());
 		});
+	}
+
+	/** A stored window ahead of the clock (it stepped back) is decided at its start. */
+	@Override
+	long decisionTime(long now, LimitDefinition limit) {
+		long window = limit.windowMs();
+		long index = Math.floorDiv(now, window);
+		if (this.stored && this.w > index) {
+			index = this.w;
+		}
+		return Math.max(now, index * window);
+	}
+
+	@Override
+	LimitDecision.Allowance settle(long now, long clockNow, LimitDefinition limit, long delta, long reservedAt) {
+		long window = limit.windowMs();
+		long at = decisionTime(now, limit);
+		long index = Math.floorDiv(at, window);
+		long cur = current(index);
+		long prev = previous(index);
+		long c = cur;
+		long p = prev;
+		if (delta > 0) {
+			c = Math.min(cur + delta, maxUnits(window));
+		}
+		else if (delta < 0) {
+			long reserved = Math.floorDiv(reservedAt, window);
+			if (reserved == index) {
+				c = nonNegative(cur + delta);
+			}
+			else if (reserved == index - 1) {
+				p = nonNegative(prev + delta);
+			}
+		}
+		if (c != cur || p != prev) {
+			this.w = index;
+			this.c = c;
+			this.p = p;
+			expireAfter((index + 2) * window - now + TTL_MARGIN_MS, clockNow);
+		}
+		Counts after = new Counts(limit.limit(), window, at - index * window, c, p);
+		return allowance(limit.limit() - after.estimate(), after.waitFor(limit.limit()), after.more());
 	}
 
 	/** The stored count of window {@code index}: 0 unless it is the stored one. */

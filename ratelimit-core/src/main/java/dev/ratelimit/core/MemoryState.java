@@ -47,6 +47,36 @@ abstract class MemoryState {
 	abstract Verdict decide(long now, long clockNow, LimitRequest request);
 
 	/**
+	 * The time a request at {@code now} is decided at (rule 7 of docs/ALGORITHMS.md): {@code now}, or the stored time
+	 * when it is later; the script's {@code at}.
+	 */
+	abstract long decisionTime(long now, LimitDefinition limit);
+
+	/**
+	 * settle.lua's {@code settle}: charges {@code delta} units when above 0, even beyond the limit, or gives back
+	 * {@code -delta} of those reserved at {@code reservedAt} when below 0 (docs/ALGORITHMS.md, "Settling a
+	 * reservation").
+	 * @param now the settlement's time in ms
+	 * @param clockNow the store's clock in ms, from which relative TTLs count
+	 * @return the fields after it
+	 */
+	abstract LimitDecision.Allowance settle(long now, long clockNow, LimitDefinition limit, long delta,
+			long reservedAt);
+
+	/**
+	 * The most units a settled charge may leave in a state (common.lua's {@code max_units}): {@code (n + 1) × W}
+	 * stays below 2^52.
+	 */
+	static long maxUnits(long window) {
+		return Math.floorDiv(LimitDefinition.EXACT_BOUND, window) - 1;
+	}
+
+	/** The fields of a settled state, {@code remaining} not below 0. */
+	static LimitDecision.Allowance allowance(long remaining, long resetAfterMs, long moreAfterMs) {
+		return new LimitDecision.Allowance(nonNegative(remaining), resetAfterMs, moreAfterMs);
+	}
+
+	/**
 	 * Records the write of the state with the relative TTL that the script sets ({@code PEXPIRE} or
 	 * {@code SET ... PX}, computed from the request's {@code now}), counted from {@code clockNow}.
 	 */

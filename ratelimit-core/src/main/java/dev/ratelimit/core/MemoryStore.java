@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -70,6 +71,16 @@ final class MemoryStore {
 				return client.decide(now(time, clockNow), clockNow, limits, false);
 			}
 		}
+		return write(clientId, (client, clockNow) -> client.decide(now(time, clockNow), clockNow, limits, true));
+	}
+
+	/** settle.lua at {@code time} in ms, or when empty at the store's clock, as {@link #decide} decides. */
+	RateLimitDecision settle(String clientId, List<Settlement> settlements, OptionalLong time) {
+		return write(clientId, (client, clockNow) -> client.settle(now(time, clockNow), clockNow, settlements));
+	}
+
+	/** A call that may write {@code clientId}'s states, in its monitor, with the store's clock read there. */
+	private RateLimitDecision write(String clientId, BiFunction<MemoryClient, Long, RateLimitDecision> call) {
 		while (true) {
 			boolean added = false;
 			MemoryClient client = this.clients.get(clientId);
@@ -87,7 +98,7 @@ final class MemoryStore {
 					continue;
 				}
 				clockNow = this.clock.millis();
-				decision = client.decide(now(time, clockNow), clockNow, limits, true);
+				decision = call.apply(client, clockNow);
 			}
 			if (added || clockNow >= this.nextBatchAt) {
 				sweepSome(!added, clockNow);

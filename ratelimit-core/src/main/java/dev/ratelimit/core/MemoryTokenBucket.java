@@ -15,8 +15,7 @@ final class MemoryTokenBucket extends MemoryState {
 		LimitDefinition definition = request.definition();
 		long capacity = definition.capacity();
 		long cost = request.cost();
-		// a refill stored ahead of the clock (it stepped back) is decided at its time
-		long at = this.stored ? Math.max(now, this.ts) : now;
+		long at = decisionTime(now, definition);
 		Bucket bucket = new Bucket(tokensAt(at, definition), definition.windowMs(), definition.limit());
 		if (cost > capacity) {
 			return Verdict.never(bucket.available(), bucket.waitFor(capacity), bucket.more(capacity));
@@ -32,6 +31,29 @@ final class MemoryTokenBucket extends MemoryState {
 			expireAfter(at - now + resetAfter + TTL_MARGIN_MS, clockNow);
 			verdict.after(left.available(), resetAfter, left.more(capacity));
 		});
+	}
+
+	/** A refill stored ahead of the clock (it stepped back) is decided at its time. */
+	@Override
+	long decisionTime(long now, LimitDefinition limit) {
+		return this.stored ? Math.max(now, this.ts) : now;
+	}
+
+	/** A charge takes tokens even below 0 (debt); a refund gives them back up to the capacity. */
+	@Override
+	LimitDecision.Allowance settle(long now, long clockNow, LimitDefinition limit, long delta, long reservedAt) {
+		long window = limit.windowMs();
+		long at = decisionTime(now, limit);
+		long tokens = tokensAt(at, limit);
+		long left = Math.max(Math.min(tokens - delta * window, limit.capacity() * window), -maxUnits(window) * window);
+		Bucket after = new Bucket(left, window, limit.limit());
+		long resetAfter = after.waitFor(limit.capacity());
+		if (left != tokens) {
+			this.t = left;
+			this.ts = at;
+			expireAfter(at - now + resetAfter + TTL_MARGIN_MS, clockNow);
+		}
+		return allowance(after.available(), resetAfter, after.more(limit.capacity()));
 	}
 
 	/** The scaled tokens refilled by {@code at}: a full bucket when none is stored. */

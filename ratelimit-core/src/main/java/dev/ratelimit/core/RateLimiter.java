@@ -80,6 +80,37 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Settles reservations of one client at this limiter's time, atomically and in one round trip: charges what each
+	 * call used beyond the provisional cost it was admitted with, or gives back what it did not use (a shadow
+	 * reservation is settled as an enforced one). Never denies: a charge may leave the limit in debt, which later
+	 * requests wait out; a refund gives back only units that still count (docs/ALGORITHMS.md, "Settling a
+	 * reservation").
+	 * @param clientId as in {@link #tryAcquire(String, List)}
+	 * @param settlements one per limit, with pairwise different names; not empty
+	 * @return each limit's state after its settlement ({@code allowed}, retry-after 0), in the order given
+	 * @throws IllegalArgumentException if {@code settlements} is empty or two share a name
+	 * @throws UnsupportedOperationException by default: a limiter that cannot settle
+	 * @throws RuntimeException from the underlying client when the store cannot be reached in time
+	 */
+	default RateLimitDecision settle(String clientId, List<Settlement> settlements) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot settle reservations");
+	}
+
+	/**
+	 * {@link #settle(String, List)} without making the caller wait for the store. The default settles on the calling
+	 * thread.
+	 * @return the states, or a stage completed exceptionally with what {@link #settle(String, List)} throws
+	 */
+	default CompletionStage<RateLimitDecision> settleAsync(String clientId, List<Settlement> settlements) {
+		try {
+			return CompletableFuture.completedFuture(settle(clientId, settlements));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * Deletes one client's state of some limits at once (atomically, one round trip), which gives the client the full
 	 * allowance of each: to unblock a client. Other clients, and this client's other limits, keep their state.
 	 * @param clientId as in {@link #tryAcquire(String, List)}

@@ -26,8 +26,11 @@ public final class RedisRateLimiter implements RateLimiter {
 	/** The scripts' retry-after of a cost that can never fit (rate_limit.lua, peek.lua). */
 	private static final long SCRIPT_NEVER = -1;
 
-	/** Integers per limit in the script's reply: allowed, remaining, retry, reset, more (see rate_limit.lua). */
-	private static final int REPLY_PER_LIMIT = 5;
+	/**
+	 * Integers per limit in the scripts' reply: allowed, remaining, retry, reset, more, decided at (see
+	 * rate_limit.lua; peek.lua and settle.lua reply alike).
+	 */
+	private static final int REPLY_PER_LIMIT = 6;
 
 	private final ScriptExecutor executor;
 
@@ -94,6 +97,20 @@ public final class RedisRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public RateLimitDecision settle(String clientId, List<Settlement> settlements) {
+		Call call = settleCall(clientId, settlements);
+		return decisions(requests(settlements), this.executor.execute(LuaScript.settle(), call.keys(), call.args()));
+	}
+
+	@Override
+	public CompletionStage<RateLimitDecision> settleAsync(String clientId, List<Settlement> settlements) {
+		Call call = settleCall(clientId, settlements);
+		List<LimitRequest> requests = requests(settlements);
+		return this.executor.executeAsync(LuaScript.settle(), call.keys(), call.args())
+			.thenApply((reply) -> decisions(requests, reply));
+	}
+
+	@Override
 	public int reset(String clientId, List<LimitDefinition> limits) {
 		Requests.checkReset(clientId, limits);
 		List<String> keys = limits.stream().map((limit) -> this.keys.key(clientId, limit)).distinct().toList();
@@ -126,6 +143,30 @@ public final class RedisRateLimiter implements RateLimiter {
 		return new Call(keys, args);
 	}
 
+	/** The script's KEYS and ARGV (see settle.lua). */
+	private Call settleCall(String clientId, List<Settlement> settlements) {
+		Requests.checkSettle(clientId, settlements);
+		List<String> keys = new ArrayList<>(settlements.size());
+		List<String> args = new ArrayList<>(1 + 7 * settlements.size());
+		args.add((this.clock != null) ? Long.toString(Requests.timeOf(this.clock)) : SERVER_TIME_ARG);
+		for (Settlement settlement : settlements) {
+			LimitDefinition limit = settlement.reservation().definition();
+			keys.add(this.keys.key(clientId, limit));
+			args.add(limit.algorithm().code());
+			args.add(Long.toString(limit.limit()));
+			args.add(Long.toString(limit.windowMs()));
+			args.add(Long.toString(limit.capacity()));
+			args.add(Long.toString(settlement.reservation().cost()));
+			args.add(Long.toString(settlement.actualCost()));
+			args.add(Long.toString(settlement.reservedAtMs()));
+		}
+		return new Call(keys, args);
+	}
+
+	private static List<LimitRequest> requests(List<Settlement> settlements) {
+		return settlements.stream().map(Settlement::reservation).toList();
+	}
+
 	private static RateLimitDecision decisions(List<LimitRequest> limits, List<Long> reply) {
 		if (reply.size() != REPLY_PER_LIMIT * limits.size()) {
 			throw new IllegalStateException("rate-limit script replied " + reply + " for " + limits.size() + " limits");
@@ -136,7 +177,8 @@ public final class RedisRateLimiter implements RateLimiter {
 			long retry = reply.get(at + 2);
 			decisions.add(new LimitDecision(limits.get(i), reply.get(at) == 1,
 					(retry == SCRIPT_NEVER) ? OptionalLong.empty() : OptionalLong.of(retry),
-					new LimitDecision.Allowance(reply.get(at + 1), reply.get(at + 3), reply.get(at + 4))));
+					new LimitDecision.Allowance(reply.get(at + 1), reply.get(at + 3), reply.get(at + 4)),
+					reply.get(at + 5)));
 		}
 		return new RateLimitDecision(decisions);
 	}

@@ -34,6 +34,15 @@ final class Requests {
 	}
 
 	/**
+	 * For {@link RateLimiter#settle}.
+	 * @throws NullPointerException if {@code clientId} is null
+	 * @throws IllegalArgumentException if {@code settlements} is empty or two share a name
+	 */
+	static void checkSettle(String clientId, List<Settlement> settlements) {
+		check(clientId, settlements.stream().map(Settlement::reservation).toList());
+	}
+
+	/**
 	 * For {@link RateLimiter#reset}, where names may repeat.
 	 * @throws NullPointerException if {@code clientId} is null
 	 * @throws IllegalArgumentException if {@code limits} is empty

@@ -334,10 +334,92 @@ abstract class AlgorithmContract {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
+	void aWholeRefundLeavesTheClientDecidingAsIfItNeverReserved(Algorithm algorithm) {
+		LimitDefinition limit = limit(algorithm, 5, 1000);
+		at(this.limiter, T0 + 100).tryAcquire("client", limit.request(2));
+		at(this.limiter, T0 + 100).tryAcquire("twin", limit.request(2));
+		LimitDecision reservation = at(this.limiter, T0 + 200).tryAcquire("client", limit.request(3)).decisions().get(0);
+		assertThat(reservation.allowed()).isTrue();
+		assertThat(reservation.decidedAtMs()).isEqualTo(T0 + 200);
+
+		LimitDecision settled = at(this.limiter, T0 + 250).settle("client", List.of(Settlement.of(reservation, 0)))
+			.decisions()
+			.get(0);
+
+		assertThat(settled.remaining()).isEqualTo(3);
+		long now = T0 + 250;
+		for (int i = 0; i < 30; i++) {
+			now += 61;
+			LimitRequest request = limit.request(1 + i % 2);
+			assertThat(at(this.limiter, now).tryAcquire("client", request).decisions())
+				.as("request %d at T0 + %d", i, now - T0)
+				.isEqualTo(at(this.limiter, now).tryAcquire("twin", request).decisions());
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aChargeBeyondTheLimitGoesIntoDebtThatTheNextRequestsWaitOut(Algorithm algorithm) {
+		LimitDefinition limit = limit(algorithm, 4, 1000);
+		LimitDecision reservation = at(this.limiter, T0 + 100).tryAcquire("client", limit.request(1)).decisions().get(0);
+
+		LimitDecision settled = at(this.limiter, T0 + 100).settle("client", List.of(Settlement.of(reservation, 9)))
+			.decisions()
+			.get(0);
+
+		// the call has run: never denied, nothing left
+		assertThat(settled.allowed()).isTrue();
+		assertThat(settled.remaining()).isZero();
+		// rule 4: the state in debt expires, at the latest once the bucket is full again (9 tokens at 4 per second)
+		assertEveryStateExpires(List.of("client"), "client", true, limit, T0 + 100, 2250 + 1000, "after the debt");
+		RateLimitDecision next = at(this.limiter, T0 + 100).tryAcquire("client", limit.request());
+		assertThat(next.allowed()).isFalse();
+		long retryAfter = next.retryAfterMs().orElseThrow();
+		assertThat(at(this.limiter, T0 + 100 + retryAfter - 1).tryAcquire("client", limit.request()).allowed())
+			.isFalse();
+		assertThat(at(this.limiter, T0 + 100 + retryAfter).tryAcquire("client", limit.request()).allowed()).isTrue();
+		if (algorithm == Algorithm.TOKEN_BUCKET) {
+			// 9 taken of 4: 5 tokens of debt, and one more to admit, at 4 per second
+			assertThat(retryAfter).isEqualTo(1500);
+		}
+		else {
+			// the debt is counted in the current window (and, for the log, at the charge's time): until it ends
+			assertThat(retryAfter).isGreaterThanOrEqualTo(900);
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aRefundGivesNothingBackOnceTheReservedUnitsNoLongerCount(Algorithm algorithm) {
+		LimitDefinition limit = limit(algorithm, 3, 1000);
+		LimitDecision reservation = at(this.limiter, T0 + 100).tryAcquire("client", limit.request(3)).decisions().get(0);
+		// two windows later the reserved units count nowhere (the token bucket has refilled to its capacity)
+		LimitDecision settled = at(this.limiter, T0 + 2100).settle("client", List.of(Settlement.of(reservation, 0)))
+			.decisions()
+			.get(0);
+
+		assertThat(settled.remaining()).isEqualTo(3);
+		assertThat(at(this.limiter, T0 + 2100).tryAcquire("client", limit.request(3)).allowed()).isTrue();
+		// no unit given back beyond the limit: the next one is denied
+		assertThat(at(this.limiter, T0 + 2100).tryAcquire("client", limit.request()).allowed()).isFalse();
+	}
+
+	@Test
+	void aSettlementOfAnUnknownTimeOrANegativeCostIsRefused() {
+		LimitDefinition limit = limit(Algorithm.TOKEN_BUCKET, 3, 1000);
+		LimitDecision unknownTime = LimitDecision.allowed(limit.request(), new LimitDecision.Allowance(2, 0, 0));
+		assertThatIllegalArgumentException().isThrownBy(() -> Settlement.of(unknownTime, 0))
+			.withMessageContaining("time is unknown");
+		assertThatIllegalArgumentException().isThrownBy(() -> Settlement.of(unknownTime.at(T0), -1))
+			.withMessageContaining("at least 0");
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
 	void peekWritesNothing(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 5, 1000);
 		assertThat(at(this.limiter, T0).peek("client", limit.request(2)))
-			.isEqualTo(LimitDecision.allowed(limit.request(2), new LimitDecision.Allowance(5, 0, 0)));
+			.isEqualTo(LimitDecision.allowed(limit.request(2), new LimitDecision.Allowance(5, 0, 0)).at(T0));
 		assertThat(at(this.limiter, T0).peek("client", limit.request(6)).never()).isTrue();
 		assertNothingStored();
 
@@ -368,7 +450,7 @@ abstract class AlgorithmContract {
 		assertThat(this.limiter.reset("client", List.of(limit, limit, otherShape))).isEqualTo(2);
 
 		assertThat(at(this.limiter, T0).peek("client", limit.request()))
-			.isEqualTo(LimitDecision.allowed(limit.request(), new LimitDecision.Allowance(3, 0, 0)));
+			.isEqualTo(LimitDecision.allowed(limit.request(), new LimitDecision.Allowance(3, 0, 0)).at(T0));
 		exhaust("client", limit, T0);
 		exhaust("client", otherShape, T0);
 		assertSameState(otherBefore, state("client", other), "the client's other limit after the reset");

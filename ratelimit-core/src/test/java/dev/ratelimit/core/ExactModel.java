@@ -98,10 +98,31 @@ final class ExactModel {
 			else {
 				retry = OptionalLong.of(model.retryAfter(at, cost));
 			}
-			decisions.add(new Decision(verdicts[i], model.allowance(at), retry, model.resetAfter(at),
+			decisions.add(new Decision(verdicts[i], Math.max(0, model.allowance(at)), retry, model.resetAfter(at),
 					model.moreAfter(at), at));
 		}
 		return decisions;
+	}
+
+	/**
+	 * Settles a reservation of one limit at {@code nowMs}, as docs/ALGORITHMS.md ("Settling a reservation") says:
+	 * {@code actualCost - reserved cost} charged (into debt if need be) or given back of the units reserved at
+	 * {@code reservedAtMs}. Never denied.
+	 */
+	Decision settle(String clientId, LimitRequest reservation, long reservedAtMs, long actualCost, long nowMs) {
+		LimitDefinition limit = reservation.definition();
+		Limiter model = this.limiters.computeIfAbsent(key(clientId, limit), (k) -> create(limit));
+		model.checkShape(limit);
+		model.observe(nowMs);
+		long at = model.decisionTime(nowMs);
+		model.settle(at, actualCost - reservation.cost(), reservedAtMs);
+		return new Decision(true, Math.max(0, model.allowance(at)), OptionalLong.of(0), model.resetAfter(at),
+				model.moreAfter(at), at);
+	}
+
+	/** The spec's cap on a state's units after a settled charge: {@code (n + 1) × W} below 2^52. */
+	static long maxUnits(long window) {
+		return (1L << 52) / window - 1;
 	}
 
 	/**
@@ -207,6 +228,12 @@ final class ExactModel {
 		/** Admits a request of {@code cost} at {@code t}; only called when {@link #admits} holds. */
 		abstract void commit(long t, long cost);
 
+		/**
+		 * Settles at {@code t} (a decision time): charges {@code delta > 0} even beyond the limit, or gives back
+		 * {@code -delta} of the units reserved at {@code reservedAt} while they still count.
+		 */
+		abstract void settle(long t, long delta, long reservedAt);
+
 		/** How many cost-1 requests would be admitted one after another at {@code t}; pure. */
 		abstract long allowance(long t);
 
@@ -240,7 +267,8 @@ final class ExactModel {
 
 		/** The wait until the allowance grows by at least one unit; 0 when it is full. */
 		final long moreAfter(long now) {
-			long current = allowance(now);
+			// in debt the allowance reported is 0: it grows when one unit is admitted
+			long current = Math.max(0, allowance(now));
 			if (current >= bound()) {
 				return 0;
 			}
@@ -318,6 +346,23 @@ final class ExactModel {
 		}
 
 		@Override
+		void settle(long t, long delta, long reservedAt) {
+			long index = windowOf(t);
+			if (delta > 0) {
+				if (!this.present || index != this.storedWindow) {
+					this.present = true;
+					this.storedWindow = index;
+					this.count = 0;
+				}
+				this.count = Math.min(this.count + delta, maxUnits(this.window));
+			}
+			else if (delta < 0 && this.present && index == this.storedWindow
+					&& Math.floorDiv(reservedAt, this.window) == index) {
+				this.count = Math.max(0, this.count + delta);
+			}
+		}
+
+		@Override
 		long allowance(long t) {
 			return this.limit - countAt(t);
 		}
@@ -392,6 +437,27 @@ final class ExactModel {
 			}
 			else {
 				this.entries.addLast(new long[] { at, cost });
+			}
+		}
+
+		@Override
+		void settle(long t, long delta, long reservedAt) {
+			if (delta > 0) {
+				// every unit charged, as an admission would add it (the scripts add at most L: the same to a client)
+				commit(t, delta);
+				return;
+			}
+			if (delta < 0 && reservedAt > effective(t) - this.window) {
+				for (Iterator<long[]> it = this.entries.iterator(); it.hasNext();) {
+					long[] entry = it.next();
+					if (entry[0] == reservedAt) {
+						entry[1] -= Math.min(entry[1], -delta);
+						if (entry[1] == 0) {
+							it.remove();
+						}
+						return;
+					}
+				}
 			}
 		}
 
@@ -498,6 +564,31 @@ final class ExactModel {
 		}
 
 		@Override
+		void settle(long t, long delta, long reservedAt) {
+			long[] view = view(t);
+			long reserved = Math.floorDiv(reservedAt, this.window);
+			long current = view[1];
+			long previous = view[2];
+			if (delta > 0) {
+				current = Math.min(current + delta, maxUnits(this.window));
+			}
+			else if (delta < 0 && reserved == view[0]) {
+				current = Math.max(0, current + delta);
+			}
+			else if (delta < 0 && reserved == view[0] - 1) {
+				previous = Math.max(0, previous + delta);
+			}
+			if (current == view[1] && previous == view[2]) {
+				// a settlement that changes nothing writes nothing
+				return;
+			}
+			this.present = true;
+			this.storedWindow = view[0];
+			this.current = current;
+			this.previous = previous;
+		}
+
+		@Override
 		long allowance(long t) {
 			return Math.max(0, this.limit - floorEstimate(view(t)));
 		}
@@ -567,8 +658,21 @@ final class ExactModel {
 		}
 
 		@Override
+		void settle(long t, long delta, long reservedAt) {
+			long scaled = scaledAt(t);
+			long left = Math.max(-maxUnits(this.window) * this.window, Math.min(full(), scaled - delta * this.window));
+			if (left == scaled) {
+				// a settlement that changes nothing writes nothing
+				return;
+			}
+			this.timestamp = this.present ? Math.max(this.timestamp, t) : t;
+			this.present = true;
+			this.scaledTokens = left;
+		}
+
+		@Override
 		long allowance(long t) {
-			return scaledAt(t) / this.window;
+			return Math.floorDiv(scaledAt(t), this.window);
 		}
 
 		@Override

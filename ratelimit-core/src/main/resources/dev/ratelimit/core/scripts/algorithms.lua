@@ -1,5 +1,6 @@
 -- algorithms.lua: the four algorithms by the code that ARGV names them with (Algorithm.code() in Java), for
--- rate_limit.lua and peek.lua, which follow this file. Each returns its decide and commit functions (see common.lua).
+-- rate_limit.lua, peek.lua and settle.lua, which follow this file. Each returns its decide, commit and settle
+-- functions (see common.lua).
 local ALGORITHMS = {
   fw = fixed_window,
   sl = sliding_log,

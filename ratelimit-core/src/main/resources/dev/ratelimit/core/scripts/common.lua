@@ -4,13 +4,17 @@
 -- which LimitDefinition guarantees before a script is ever called. Plain a / b is not enough: for large
 -- operands the rounded quotient can land on the next integer, so idiv corrects it.
 --
--- Each algorithm is two functions, listed by algorithms.lua:
+-- Each algorithm is three functions, listed by algorithms.lua:
 --   decide(key, now, limit, window, capacity, cost)
---     -> allowed, remaining, retry_after, reset_after, more_after, s1, s2, s3, s4
+--     -> allowed, remaining, retry_after, reset_after, more_after, at, s1, s2, s3, s4
 --   commit(key, now, limit, window, capacity, cost, s1, s2, s3, s4) -> remaining, reset_after, more_after
+--   settle(key, now, limit, window, capacity, delta, reserved_at) -> remaining, reset_after, more_after, at
 -- decide reads the state and writes nothing; remaining, reset_after and more_after describe the state as it stands
--- without this request, retry_after is 0 when allowed and NEVER when the cost can never fit, and s1 ... s4 are what
--- commit needs to write the request (only when allowed). commit writes it and returns the three after it.
+-- without this request, retry_after is 0 when allowed and NEVER when the cost can never fit, at is the time the
+-- decision is taken at (now, or the stored time when now is earlier), and s1 ... s4 are what commit needs to write
+-- the request (only when allowed). commit writes it and returns the three after it. settle charges delta units
+-- (delta > 0, even beyond the limit) or gives -delta back of those reserved at reserved_at (delta < 0), as
+-- docs/ALGORITHMS.md ("Settling a reservation") specifies, and returns the fields after it.
 -- more_after is the wait until remaining grows: until a request of cost remaining + 1 would be admitted; 0 when the
 -- allowance is full.
 -- They pass plain values rather than tables or closures: the whole script runs again on every call, and what it
@@ -67,6 +71,12 @@ local function nonneg(n)
 end
 
 local NEVER = -1
+
+-- The most units a settled charge may leave in a state (debt beyond this is dropped): (n + 1) x W stays below 2^52,
+-- the bound LimitDefinition keeps every configured number under, so the arithmetic stays exact.
+local function max_units(window)
+  return idiv(4503599627370496, window) - 1
+end
 
 -- The token bucket, the fixed window and the sliding window counter keep their state in one string of integers
 -- separated by spaces, written with its TTL in one command (SET ... PX), so a state can never be left without one.

@@ -6,7 +6,7 @@
 -- ("at"): time never goes backwards, so a lagging clock cannot reopen an old, emptier window. TTLs are counted
 -- from the request's own time, so the key still lives until the stored window ends.
 -- Known property: a client straddling a boundary gets up to 2 x limit within a short span.
--- Returns this algorithm's decide and commit (see common.lua): only the algorithms a call uses are created.
+-- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
 local function fixed_window()
   -- remaining, reset-after and more-after with n units counted and the next window next_ms away. Both waits are 0
   -- with nothing counted; otherwise only the next window has room for the full limit, or for one more unit than
@@ -18,7 +18,8 @@ local function fixed_window()
     return limit - n, next_ms, next_ms
   end
 
-  local function decide(key, now, limit, window, capacity, cost)
+  -- The count of the window the request is decided in, that window's index k, and `at`.
+  local function load(key, now, window)
     local at = now
     local k = idiv(at, window)
     local count = 0
@@ -34,15 +35,20 @@ local function fixed_window()
         count = c
       end
     end
+    return count, k, at
+  end
+
+  local function decide(key, now, limit, window, capacity, cost)
+    local count, k, at = load(key, now, window)
     local next_ms = (k + 1) * window - at
     local remaining, reset_after, more_after = fields(count, limit, next_ms)
     if cost > limit then
-      return false, remaining, NEVER, reset_after, more_after
+      return false, remaining, NEVER, reset_after, more_after, at
     end
     if count + cost > limit then
-      return false, remaining, next_ms, reset_after, more_after
+      return false, remaining, next_ms, reset_after, more_after, at
     end
-    return true, remaining, 0, reset_after, more_after, count, k, at
+    return true, remaining, 0, reset_after, more_after, at, count, k, at
   end
 
   local function commit(key, now, limit, window, capacity, cost, count, k, at)
@@ -50,5 +56,21 @@ local function fixed_window()
     store(key, int(k) .. ' ' .. int(n), (k + 1) * window - now + TTL_MARGIN_MS)
     return fields(n, limit, (k + 1) * window - at)
   end
-  return decide, commit
+
+  -- A charge counts in the current window, even beyond the limit; a refund only in the reservation's own window.
+  local function settle(key, now, limit, window, capacity, delta, reserved_at)
+    local count, k, at = load(key, now, window)
+    local n = count
+    if delta > 0 then
+      n = math.min(count + delta, max_units(window))
+    elseif delta < 0 and idiv(reserved_at, window) == k then
+      n = nonneg(count + delta)
+    end
+    if n ~= count then
+      store(key, int(k) .. ' ' .. int(n), (k + 1) * window - now + TTL_MARGIN_MS)
+    end
+    local remaining, reset_after, more_after = fields(n, limit, (k + 1) * window - at)
+    return remaining, reset_after, more_after, at
+  end
+  return decide, commit, settle
 end

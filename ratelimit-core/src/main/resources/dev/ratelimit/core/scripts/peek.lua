@@ -6,9 +6,9 @@
 -- KEYS[1]  state key of the limit (as in rate_limit.lua)
 -- ARGV[1]  now in ms since the epoch, or -1 to use the Redis server's clock
 -- ARGV[2..6]  algorithm, limit, window (ms), capacity, cost, as the first five values per limit of rate_limit.lua
--- Reply    5 integers, as rate_limit.lua's per limit: whether a request of this cost would be admitted now
+-- Reply    6 integers, as rate_limit.lua's per limit: whether a request of this cost would be admitted now
 --          (1 or 0), remaining, retry-after ms (-1 when this cost can never be admitted), reset-after ms and
---          more-after ms of the state as it stands
+--          more-after ms of the state as it stands, and the time in ms it was read at (rate_limit.lua's sixth value)
 --
 -- Nothing is written: no key is created and no TTL is set or extended. The one exception is the sliding log's
 -- trim of entries that no longer count (ZREMRANGEBYSCORE), which rate_limit.lua makes as well; it consumes
@@ -19,10 +19,10 @@ if algorithm == nil then
   return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[2]))
 end
 local decide = algorithm()
-local allowed, remaining, retry_after, reset_after, more_after = decide(KEYS[1], request_time(ARGV[1]),
+local allowed, remaining, retry_after, reset_after, more_after, at = decide(KEYS[1], request_time(ARGV[1]),
   tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
 local flag = 0
 if allowed then
   flag = 1
 end
-return { flag, nonneg(remaining), retry_after, reset_after, more_after }
+return { flag, nonneg(remaining), retry_after, reset_after, more_after, at }

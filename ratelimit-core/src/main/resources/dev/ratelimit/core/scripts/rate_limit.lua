@@ -10,9 +10,11 @@
 --          algorithm ("fw" fixed window, "sl" sliding log, "swc" sliding window counter, "tb" token bucket),
 --          limit (units per window), window (ms), capacity (token bucket; ignored otherwise), cost (units),
 --          shadow ("1" shadow, "0" enforced)
--- Reply    an array of 5 integers per limit, in KEYS order:
+-- Reply    an array of 6 integers per limit, in KEYS order:
 --          allowed (1 or 0: this limit's own verdict; the request is admitted only if all are 1), remaining (cost-1 requests still admissible at once),
---          retry-after ms (0 when allowed, -1 when this cost can never be admitted), reset-after ms, more-after ms
+--          retry-after ms (0 when allowed, -1 when this cost can never be admitted), reset-after ms, more-after ms,
+--          and the time in ms the limit was decided at (now, or its stored time when now is earlier), which a
+--          settlement of the request's cost needs (settle.lua)
 --
 -- Every limit is checked before anything is written: if an enforced limit denies, none consumes (shadow or
 -- enforced); otherwise every limit that admits consumes, and a shadow limit's denial blocks nothing, and the reply gives each
@@ -32,13 +34,13 @@ if #KEYS == 1 then
   end
   local decide, commit = algorithm()
   local limit, window, capacity, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-  local allowed, remaining, retry_after, reset_after, more_after, s1, s2, s3, s4 =
+  local allowed, remaining, retry_after, reset_after, more_after, at, s1, s2, s3, s4 =
     decide(KEYS[1], now, limit, window, capacity, cost)
   if not allowed then
-    return { 0, nonneg(remaining), retry_after, reset_after, more_after }
+    return { 0, nonneg(remaining), retry_after, reset_after, more_after, at }
   end
   remaining, reset_after, more_after = commit(KEYS[1], now, limit, window, capacity, cost, s1, s2, s3, s4)
-  return { 1, nonneg(remaining), 0, reset_after, more_after }
+  return { 1, nonneg(remaining), 0, reset_after, more_after, at }
 end
 
 -- Several limits: every one is decided before anything is written. A decision is decide's values in a table.
@@ -69,8 +71,8 @@ for i, decision in ipairs(decisions) do
     if all_allowed then
       local at = 2 + 6 * (i - 1)
       remaining, reset_after, more_after = commits[i](KEYS[i], now, tonumber(ARGV[at + 1]),
-        tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]), decision[6], decision[7], decision[8],
-        decision[9])
+        tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]), decision[7], decision[8], decision[9],
+        decision[10])
     end
   end
   reply[#reply + 1] = flag
@@ -78,5 +80,6 @@ for i, decision in ipairs(decisions) do
   reply[#reply + 1] = decision[3]
   reply[#reply + 1] = reset_after
   reply[#reply + 1] = more_after
+  reply[#reply + 1] = decision[6]
 end
 return reply

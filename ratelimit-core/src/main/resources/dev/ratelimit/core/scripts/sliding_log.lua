@@ -8,7 +8,7 @@
 -- no longer count). The set expires one window after its newest entry (plus TTL_MARGIN_MS).
 -- Time never goes backwards: a request older than the newest entry is decided at the newest entry's time
 -- ("at"); TTLs are counted from the request's own time, so the set still lives one window past that entry.
--- Returns this algorithm's decide and commit (see common.lua): only the algorithms a call uses are created.
+-- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
 local function sliding_log()
   -- The score at a 0-based position of the log (a table: key, count after the trim, at, scores read so far), each
   -- read at most once. An admission adds its entries at `at`, which no score exceeds, so the positions before
@@ -42,7 +42,8 @@ local function sliding_log()
     return limit - n, wait(log, n, limit, limit, window), wait(log, n, nonneg(limit - n) + 1, limit, window)
   end
 
-  local function decide(key, now, limit, window, capacity, cost)
+  -- The log as the request is decided on it: trimmed at `at`, with its count and newest score.
+  local function load(key, now, window)
     local at = now
     local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
     if newest[2] ~= nil and tonumber(newest[2]) > at then
@@ -55,14 +56,20 @@ local function sliding_log()
     if count > 0 then
       log.scores[count - 1] = tonumber(newest[2])
     end
+    return log
+  end
+
+  local function decide(key, now, limit, window, capacity, cost)
+    local log = load(key, now, window)
+    local count, at = log.count, log.at
     local remaining, reset_after, more_after = fields(log, count, limit, window)
     if cost > limit then
-      return false, remaining, NEVER, reset_after, more_after
+      return false, remaining, NEVER, reset_after, more_after, at
     end
     if count + cost > limit then
-      return false, remaining, wait(log, count, cost, limit, window), reset_after, more_after
+      return false, remaining, wait(log, count, cost, limit, window), reset_after, more_after, at
     end
-    return true, remaining, 0, reset_after, more_after, log
+    return true, remaining, 0, reset_after, more_after, at, log
   end
 
   local function commit(key, now, limit, window, capacity, cost, log)
@@ -88,5 +95,39 @@ local function sliding_log()
     redis.call('PEXPIRE', key, int(at + window - now + TTL_MARGIN_MS))
     return fields(log, count + cost, limit, window)
   end
-  return decide, commit
+
+  -- A charge adds entries at `at`, even beyond the limit; a refund removes the highest-numbered entries at the
+  -- reservation's score while it is in the window (so those left at that score stay <t>:1 ... <t>:m).
+  local function settle(key, now, limit, window, capacity, delta, reserved_at)
+    local log = load(key, now, window)
+    if delta > 0 then
+      -- Entries beyond the limit at `at` change nothing a client sees (all leave the window at at + W, and any cost
+      -- then waits for them): at most limit are added.
+      local remaining, reset_after, more_after = commit(key, now, limit, window, capacity, math.min(delta, limit), log)
+      return remaining, reset_after, more_after, log.at
+    end
+    local count = log.count
+    if delta < 0 and reserved_at > log.at - window then
+      local m = redis.call('ZCOUNT', key, int(reserved_at), int(reserved_at))
+      local n = m
+      local batch = {}
+      while n > 0 and n > m + delta do
+        batch[#batch + 1] = int(reserved_at) .. ':' .. int(n)
+        n = n - 1
+        if #batch >= 1000 then
+          redis.call('ZREM', key, unpack(batch))
+          batch = {}
+        end
+      end
+      if #batch > 0 then
+        redis.call('ZREM', key, unpack(batch))
+      end
+      count = count - (m - n)
+      -- the positions have moved: read the scores again
+      log = { key = key, count = count, at = log.at, scores = {} }
+    end
+    local remaining, reset_after, more_after = fields(log, count, limit, window)
+    return remaining, reset_after, more_after, log.at
+  end
+  return decide, commit, settle
 end

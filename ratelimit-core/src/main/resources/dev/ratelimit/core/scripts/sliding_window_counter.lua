@@ -9,7 +9,7 @@
 -- A request whose clock is behind the stored window is decided at the start of the stored window ("at");
 -- TTLs are counted from the request's own time, so the state still lives until the end of window k + 1.
 -- Known property: slight overshoot against an exact sliding window.
--- Returns this algorithm's decide and commit (see common.lua): only the algorithms a call uses are created.
+-- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
 local function sliding_window_counter()
   -- The smallest wait t >= 0 after which a request of cost c <= limit is admitted, with counts cur and prev at
   -- offset r of the current window. The estimate only falls as time passes, so the first admitting t is found
@@ -48,7 +48,8 @@ local function sliding_window_counter()
     return remaining, wait(limit, window, r, cur, prev, limit), more_after
   end
 
-  local function decide(key, now, limit, window, capacity, cost)
+  -- The current and previous counts of the window the request is decided in, its index k, and `at`.
+  local function load(key, now, window)
     local at = now
     local k = idiv(at, window)
     local cur, prev = 0, 0
@@ -68,15 +69,20 @@ local function sliding_window_counter()
         end
       end
     end
+    return cur, prev, k, at
+  end
+
+  local function decide(key, now, limit, window, capacity, cost)
+    local cur, prev, k, at = load(key, now, window)
     local r = at - k * window
     local remaining, reset_after, more_after = fields(cur, prev, r, limit, window)
     if cost > limit then
-      return false, remaining, NEVER, reset_after, more_after
+      return false, remaining, NEVER, reset_after, more_after, at
     end
     if cost > remaining then
-      return false, remaining, wait(limit, window, r, cur, prev, cost), reset_after, more_after
+      return false, remaining, wait(limit, window, r, cur, prev, cost), reset_after, more_after, at
     end
-    return true, remaining, 0, reset_after, more_after, cur, prev, k, at
+    return true, remaining, 0, reset_after, more_after, at, cur, prev, k, at
   end
 
   local function commit(key, now, limit, window, capacity, cost, cur, prev, k, at)
@@ -84,5 +90,27 @@ local function sliding_window_counter()
     store(key, int(k) .. ' ' .. int(n) .. ' ' .. int(prev), (k + 2) * window - now + TTL_MARGIN_MS)
     return fields(n, prev, at - k * window, limit, window)
   end
-  return decide, commit
+
+  -- A charge counts in the current window, even beyond the limit; a refund in the reservation's window while it is
+  -- the current or the previous one.
+  local function settle(key, now, limit, window, capacity, delta, reserved_at)
+    local cur, prev, k, at = load(key, now, window)
+    local c, p = cur, prev
+    if delta > 0 then
+      c = math.min(cur + delta, max_units(window))
+    elseif delta < 0 then
+      local reserved = idiv(reserved_at, window)
+      if reserved == k then
+        c = nonneg(cur + delta)
+      elseif reserved == k - 1 then
+        p = nonneg(prev + delta)
+      end
+    end
+    if c ~= cur or p ~= prev then
+      store(key, int(k) .. ' ' .. int(c) .. ' ' .. int(p), (k + 2) * window - now + TTL_MARGIN_MS)
+    end
+    local remaining, reset_after, more_after = fields(c, p, at - k * window, limit, window)
+    return remaining, reset_after, more_after, at
+  end
+  return decide, commit, settle
 end

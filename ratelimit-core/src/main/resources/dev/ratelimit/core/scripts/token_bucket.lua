@@ -3,11 +3,12 @@
 -- State (one string per client and limit): "<t> <ts>", t = tokens scaled by W (so a refill of limit per W ms is
 -- exactly limit scaled units per ms, and no fraction is ever rounded), ts = time of the last refill in ms.
 -- tokens = min(C, tokens + elapsed * L / W) becomes t = min(C * W, t + elapsed * L) in integers.
--- Admit iff t >= cost * W. A missing bucket is a full one; the state expires once it would be full again
+-- Admit iff t >= cost * W. A settled charge can leave t below 0 (debt), stored with its sign. A missing bucket is a
+-- full one; the state expires once it would be full again
 -- (plus TTL_MARGIN_MS), so an expired bucket and a full one cannot be told apart.
 -- Time never goes backwards: ts never decreases and elapsed time is never negative. A request older than ts is
 -- decided at ts ("at"); TTLs are counted from the request's own time.
--- Returns this algorithm's decide and commit (see common.lua): only the algorithms a call uses are created.
+-- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
 local function token_bucket()
   -- The wait until a request of cost c fits, with t scaled tokens: ceil((c x W - t) / L); 0 when it fits now.
   local function wait(t, c, limit, window)
@@ -23,18 +24,19 @@ local function token_bucket()
     local remaining = idiv(t, window)
     local more = 0
     if remaining < capacity then
-      more = wait(t, remaining + 1, limit, window)
+      more = wait(t, nonneg(remaining) + 1, limit, window)
     end
     return remaining, wait(t, capacity, limit, window), more
   end
 
-  local function decide(key, now, limit, window, capacity, cost)
+  -- The scaled tokens refilled by `at` (a full bucket when none is stored, one in debt below 0), and `at`.
+  local function load(key, now, limit, window, capacity)
     local full = capacity * window
     local at = now
     local tokens = full
     local state = redis.call('GET', key)
     if state then
-      local t, ts = match(state, '^(%d+) (%d+)$')
+      local t, ts = match(state, '^(-?%d+) (%d+)$')
       t, ts = tonumber(t), tonumber(ts)
       if t ~= nil and ts ~= nil then
         if ts > at then
@@ -46,14 +48,19 @@ local function token_bucket()
         end
       end
     end
+    return tokens, at
+  end
+
+  local function decide(key, now, limit, window, capacity, cost)
+    local tokens, at = load(key, now, limit, window, capacity)
     local remaining, reset_after, more_after = fields(tokens, limit, window, capacity)
     if cost > capacity then
-      return false, remaining, NEVER, reset_after, more_after
+      return false, remaining, NEVER, reset_after, more_after, at
     end
     if tokens < cost * window then
-      return false, remaining, wait(tokens, cost, limit, window), reset_after, more_after
+      return false, remaining, wait(tokens, cost, limit, window), reset_after, more_after, at
     end
-    return true, remaining, 0, reset_after, more_after, tokens, at
+    return true, remaining, 0, reset_after, more_after, at, tokens, at
   end
 
   local function commit(key, now, limit, window, capacity, cost, tokens, at)
@@ -62,5 +69,21 @@ local function token_bucket()
     store(key, int(left) .. ' ' .. int(at), at - now + reset_after + TTL_MARGIN_MS)
     return remaining, reset_after, more_after
   end
-  return decide, commit
+
+  -- A charge takes tokens even below 0 (debt); a refund gives them back up to the capacity.
+  local function settle(key, now, limit, window, capacity, delta, reserved_at)
+    local tokens, at = load(key, now, limit, window, capacity)
+    local left = tokens - delta * window
+    if left > capacity * window then
+      left = capacity * window
+    elseif left < -max_units(window) * window then
+      left = -max_units(window) * window
+    end
+    local remaining, reset_after, more_after = fields(left, limit, window, capacity)
+    if left ~= tokens then
+      store(key, int(left) .. ' ' .. int(at), at - now + reset_after + TTL_MARGIN_MS)
+    end
+    return remaining, reset_after, more_after, at
+  end
+  return decide, commit, settle
 end

@@ -1,0 +1,53 @@
+package dev.ratelimit.core;
+
+import java.util.Objects;
+
+/**
+ * What a call really cost, against what it reserved: the argument of {@link RateLimiter#settle}, which charges the
+ * difference or gives it back (docs/ALGORITHMS.md, "Settling a reservation").
+ *
+ * @param reservation the limit as the call reserved it: its shape, and the provisional cost it took
+ * @param reservedAtMs the time the reservation was decided at ({@link LimitDecision#decidedAtMs()}), ms since the
+ * epoch
+ * @param actualCost the units the call really took, at least 0: 0 gives back the whole reservation (a call that
+ * turned out not to count, such as a successful login under a limit of failures)
+ */
+public record Settlement(LimitRequest reservation, long reservedAtMs, long actualCost) {
+
+	/**
+	 * @throws IllegalArgumentException if {@code reservedAtMs} is negative or {@code actualCost} is out of range
+	 * ({@link InvalidLimitException} naming {@code cost}: below 0, or beyond the exact range a request's cost has)
+	 */
+	public Settlement {
+		Objects.requireNonNull(reservation, "reservation must not be null");
+		if (reservedAtMs < 0) {
+			throw new IllegalArgumentException("reservedAtMs must be a time since the epoch, not " + reservedAtMs
+					+ " (a decision whose time is unknown cannot be settled)");
+		}
+		if (actualCost < 0) {
+			throw new InvalidLimitException("cost", "the actual cost of rate limit '" + reservation.name()
+					+ "' must be at least 0, not " + actualCost);
+		}
+		if (actualCost > 0) {
+			// the checks of a request of that cost
+			reservation.withCost(actualCost);
+		}
+	}
+
+	/**
+	 * The settlement of an admitted decision.
+	 * @throws IllegalArgumentException as the constructor, or if {@code reservation} was not admitted or has no time
+	 */
+	public static Settlement of(LimitDecision reservation, long actualCost) {
+		if (!reservation.allowed()) {
+			throw new IllegalArgumentException("only an admitted decision reserved anything to settle");
+		}
+		return new Settlement(reservation.request(), reservation.decidedAtMs(), actualCost);
+	}
+
+	/** Units charged (above 0) or given back (below 0). */
+	public long delta() {
+		return this.actualCost - this.reservation.cost();
+	}
+
+}
