@@ -14,7 +14,8 @@ class HomeController {
 			  GET  /api/catalog/{id}  cost 1 from the 'api-budget' token bucket (10 per hour; 100 for pro- keys)
 			  GET  /api/reports/{id}  cost 5 from the same 'api-budget' bucket
 			  GET  /api/search?q=     'search-per-second' (5 per second) and 'search-per-hour' (20 per hour)
-			  POST /auth/login        'login': sliding log, 5 failed attempts per minute per username
+			  POST /api/completions?words=50   'llm-tokens': 10,000 tokens per day, settled by what each call used
+			  POST /auth/login        'login': sliding log, 5 failed attempts per minute per username, exactly
 			  POST /demo/partner/burst?calls=20   calls a partner from background threads: 'partner', 5 per second
 			                          for the whole fleet, each denied call waiting for a permit
 			  GET  /playground        the four algorithms side by side on the same traffic, drawn (a page)

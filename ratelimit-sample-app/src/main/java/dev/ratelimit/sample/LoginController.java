@@ -27,12 +27,12 @@ class LoginController {
 	private static final Map<String, String> PASSWORDS = Map.of("alice", "wonderland");
 
 	/**
-	 * Only failed attempts count (the 401s): an attempt is admitted while the username has room, and charged when
-	 * it fails.
+	 * Only failed attempts count (the 401s), exactly: an attempt reserves its unit when it is admitted, and gives it
+	 * back when it succeeds, so that concurrent wrong passwords never get more than 5 checked.
 	 */
 	@PostMapping("/auth/login")
 	@RateLimited(name = "login", algorithm = "sliding-log", limit = 5, window = "1m", key = "#username",
-			chargeOnStatus = 401)
+			chargeOnStatus = 401, reserve = true)
 	ResponseEntity<?> login(@RequestParam String username, @RequestParam String password) {
 		if (password.equals(PASSWORDS.get(username))) {
 			return ResponseEntity.ok(new Login(username, true));

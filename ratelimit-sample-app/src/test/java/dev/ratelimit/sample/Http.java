@@ -62,6 +62,27 @@ final class Http {
 			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
+	/** {@code POST path} without a body, with {@code X-Api-Key: apiKey}. */
+	static HttpResponse<String> post(SampleProcess instance, String path, String apiKey) {
+		return send(HttpRequest.newBuilder(instance.uri(path))
+			.timeout(Duration.ofSeconds(10))
+			.header("X-Api-Key", apiKey)
+			.POST(HttpRequest.BodyPublishers.noBody())
+			.build());
+	}
+
+	/** {@code POST /auth/login} with a form body, answered within a minute. */
+	static CompletableFuture<HttpResponse<String>> loginAsync(SampleProcess instance, String username,
+			String password) {
+		String form = "username=" + URLEncoder.encode(username, StandardCharsets.UTF_8) + "&password="
+				+ URLEncoder.encode(password, StandardCharsets.UTF_8);
+		return CLIENT.sendAsync(HttpRequest.newBuilder(instance.uri("/auth/login"))
+			.timeout(Duration.ofSeconds(60))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.POST(HttpRequest.BodyPublishers.ofString(form))
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
 	/** {@code POST /auth/login} with a form body. */
 	static HttpResponse<String> login(SampleProcess instance, String username, String password) {
 		String form = "username=" + URLEncoder.encode(username, StandardCharsets.UTF_8) + "&password="

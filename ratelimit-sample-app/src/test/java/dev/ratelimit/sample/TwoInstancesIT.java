@@ -79,6 +79,35 @@ class TwoInstancesIT {
 	}
 
 	@Test
+	void concurrentWrongPasswordsOnBothInstancesAreCheckedExactlyFiveTimes() {
+		String username = "user-" + UUID.randomUUID();
+		List<CompletableFuture<HttpResponse<String>>> attempts = new ArrayList<>();
+		for (int i = 0; i < 60; i++) {
+			attempts.add(Http.loginAsync(instance(i), username, "guess-" + i));
+		}
+		List<Integer> statuses = attempts.stream().map((attempt) -> attempt.join().statusCode()).sorted().toList();
+		// each attempt reserved its unit on admission (reserve = true): never more than 5 reach the password check
+		assertThat(statuses.stream().filter((status) -> status == 401).count()).isEqualTo(5);
+		assertThat(statuses.stream().filter((status) -> status == 429).count()).isEqualTo(55);
+	}
+
+	@Test
+	void aBudgetOfTokensIsChargedByWhatEachCompletionUsed() {
+		String apiKey = "tokens-" + UUID.randomUUID();
+		// 30 completions of 200 tokens: each reserved 500 and gave 300 back, or the 21st would have been refused
+		for (int i = 0; i < 30; i++) {
+			HttpResponse<String> completion = Http.post(instance(i), "/api/completions?words=180", apiKey);
+			assertThat(completion.statusCode()).as("completion %d", i).isEqualTo(200);
+			assertThat(JsonPath.<Integer>read(completion.body(), "$.usage.completionTokens")).isEqualTo(180);
+		}
+		// 6,000 of 10,000 used: a long one is admitted on its provisional 500, completes, and leaves a debt
+		assertThat(Http.post(a, "/api/completions?words=5000", apiKey).statusCode()).isEqualTo(200);
+		HttpResponse<String> refused = Http.post(b, "/api/completions?words=1", apiKey);
+		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(JsonPath.<List<String>>read(refused.body(), "$['violated-policies']")).containsExactly("llm-tokens");
+	}
+
+	@Test
 	void onlyFailedLoginsAreCharged() {
 		// alice is the demo's one account (password wonderland); no other test logs in as her
 		for (int i = 0; i < 10; i++) {

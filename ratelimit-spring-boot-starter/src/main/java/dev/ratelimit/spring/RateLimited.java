@@ -129,6 +129,29 @@ public @interface RateLimited {
 	 */
 	int[] chargeOnStatus() default {};
 
+	/**
+	 * With charge by outcome ({@link #chargeOn()}, {@link #chargeWhen()}, {@link #chargeOnStatus()}): reserve the
+	 * cost when the call is admitted, as an ordinary decision, and give it back after the call when its outcome does
+	 * not charge. Exact: calls in flight at once never take more than the limit (100 concurrent failed logins against
+	 * a limit of 5 run 5). The price: a call that turns out not to count (a successful login) holds its unit until it
+	 * returns, so while a client's calls are in flight they are also bounded by the limit. Default: the room is read
+	 * at admission and the call charged after it, which lets calls in flight overshoot by their number. On a limit not
+	 * charged by outcome startup stops.
+	 */
+	boolean reserve() default false;
+
+	/**
+	 * A cost known only after the call, such as the tokens of an LLM completion: a SpEL expression over
+	 * {@code #result} (and the arguments, {@code #request}, {@code #principal} and beans) whose value, a whole number
+	 * of at least 0, is what the call really took. The call is admitted with {@link #cost()} as a provisional cost,
+	 * reserved; after it the difference is charged, into debt when it crosses the limit (the call completes, the next
+	 * ones wait the debt out), or the unused part given back (docs/ALGORITHMS.md, "Settling a reservation"). A call
+	 * that throws, or a value that is not a number of at least 0, keeps the provisional cost (with a WARN for the
+	 * value). For methods returning a plain value or a {@code Mono}, as charge by outcome; not with
+	 * {@link #chargeOn()}, {@link #chargeWhen()} or {@link #chargeOnStatus()}.
+	 */
+	String settleCost() default "";
+
 	/** Container of repeated {@link RateLimited} annotations. */
 	@Target({ ElementType.METHOD, ElementType.TYPE })
 	@Retention(RetentionPolicy.RUNTIME)

@@ -122,7 +122,7 @@ public final class RateLimitedMethodRegistry implements SmartInitializingSinglet
 		this.calls.checkChargedByOutcome(name, returnType);
 		if (!returnType.outcomeOnReturn()) {
 			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
-					+ " chargeOnStatus), which needs a method that returns its result or a Mono, not a "
+					+ " chargeOnStatus, settleCost), which needs a method that returns its result or a Mono, not a "
 					+ returnType.name());
 		}
 	}

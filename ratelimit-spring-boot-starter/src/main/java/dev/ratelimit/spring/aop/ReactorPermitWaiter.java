@@ -12,6 +12,7 @@ import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.enforce.OutcomeCharger;
 import dev.ratelimit.spring.enforce.PermitWait;
 import dev.ratelimit.spring.enforce.PermitWaiter;
+import dev.ratelimit.spring.enforce.Reservation;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -58,24 +59,52 @@ public final class ReactorPermitWaiter {
 	@SuppressWarnings("NullAway") // signal.getThrowable() of a signal that isOnError()
 	public Mono<Object> invokeChargedByOutcome(LimitedCall call, Duration maxWait) {
 		OutcomeCharger charger = this.waits.enforcer().byOutcome();
-		List<ConfiguredLimit> byOutcome = ChargeByOutcome.byOutcome(call.limits(), true);
+		List<ConfiguredLimit> peeked = ChargeByOutcome.byOutcome(call.limits(), true, false);
+		List<ConfiguredLimit> reserved = ChargeByOutcome.byOutcome(call.limits(), true, true);
 		List<ConfiguredLimit> before = ChargeByOutcome.byOutcome(call.limits(), false);
+		Reservation reservation = new Reservation();
 		Mono<List<LimitDecision>> admission = untilAdmitted(call.request(), maxWait, (attempt) -> Mono
 			// the reads block: off any event loop
-			.fromCallable(() -> charger.peekAdmission(attempt, byOutcome, call.context()))
+			.fromCallable(() -> peeked.isEmpty() ? List.<LimitDecision>of()
+					: charger.peekAdmission(attempt, peeked, call.context()))
 			.subscribeOn(Schedulers.boundedElastic())
-			.flatMap((peeked) -> before.isEmpty() ? Mono.just(peeked)
-					: decided(attempt, before, call.context()).thenReturn(peeked))
-			.doOnNext((peeked) -> charger.admitted(attempt)));
+			.flatMap((read) -> reserved(attempt, reserved, call.context(), reservation).thenReturn(read))
+			.flatMap((read) -> before.isEmpty() ? Mono.just(read)
+					: decided(attempt, before, call.context()).thenReturn(read))
+			// not admitted: what was reserved is given back, off the event loop, before the next attempt or the 429
+			.onErrorResume((ex) -> Mono.fromRunnable(() -> charger.release(attempt, reservation))
+				.subscribeOn(Schedulers.boundedElastic())
+				.then(Mono.error(ex)))
+			.doOnNext((read) -> charger.admitted(attempt)));
 		ReturnType type = ReturnType.of(call.method().getReturnType());
-		return admission.flatMap((peeked) -> Mono
+		return admission.flatMap((read) -> Mono
 			.defer(() -> Mono.from(ReactorCallAdapter.proceed(call.invocation(), type)))
 			.materialize()
 			.flatMap((signal) -> Mono
-				.fromRunnable(() -> ChargeByOutcome.charge(charger, call, signal.get(), signal.getThrowable(), peeked))
+				.fromRunnable(() -> ChargeByOutcome.charge(charger, call, signal.get(), signal.getThrowable(), read,
+						reservation))
 				.subscribeOn(Schedulers.boundedElastic())
 				.publishOn(this.continuation.get())
-				.then(signal.isOnError() ? Mono.error(signal.getThrowable()) : Mono.justOrEmpty(signal.get()))));
+				.then(signal.isOnError() ? Mono.error(signal.getThrowable()) : Mono.justOrEmpty(signal.get())))
+			// a subscriber that cancels before the outcome: nothing counts as charged, a provisional cost stands
+			.doOnCancel(() -> Schedulers.boundedElastic()
+				.schedule(() -> charger.settle(call.request(), reservation,
+						(limit) -> (limit.settleCost() != null) ? limit.request().cost() : 0))));
+	}
+
+	/** The reserved limits decided, what they take kept in {@code reservation}; nothing when there are none. */
+	private Mono<Void> reserved(LimitedRequest attempt, List<ConfiguredLimit> limits, EvaluationContext context,
+			Reservation reservation) {
+		if (limits.isEmpty()) {
+			return Mono.empty();
+		}
+		return Mono.defer(() -> {
+			CompletableFuture<Void> decision = this.waits.enforcer()
+				.reserve(attempt, limits, context, reservation)
+				.toCompletableFuture();
+			Mono<Void> decided = Mono.fromFuture(decision, true);
+			return decision.isDone() ? decided : decided.publishOn(this.continuation.get());
+		});
 	}
 
 	/** {@code attempt} until it admits, waiting each denial's retry-after with a delay, up to {@code maxWait}. */

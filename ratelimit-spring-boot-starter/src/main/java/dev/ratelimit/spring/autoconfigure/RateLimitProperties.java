@@ -393,6 +393,21 @@ public class RateLimitProperties implements LimitSettings {
 		 */
 		private List<Integer> chargeOnStatus = new ArrayList<>();
 
+		/**
+		 * With charge-on-status: reserve the cost on arrival and give it back when the response status does not
+		 * charge, so that requests in flight at once never exceed the limit (exact). A request that does not count
+		 * then holds its unit until it is answered.
+		 */
+		private boolean reserve;
+
+		public boolean isReserve() {
+			return this.reserve;
+		}
+
+		public void setReserve(boolean reserve) {
+			this.reserve = reserve;
+		}
+
 		public List<Integer> getChargeOnStatus() {
 			return this.chargeOnStatus;
 		}

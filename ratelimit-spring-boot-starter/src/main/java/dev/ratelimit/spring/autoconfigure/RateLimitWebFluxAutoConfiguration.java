@@ -73,8 +73,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 	ChargeOnStatusWebFilter rateLimitChargeOnStatusWebFilter(RateLimitProperties properties, FilterRuleMatcher rules,
 			RateLimitEnforcer enforcer, ObjectProvider<HandlerAdapter> handlerAdapters,
 			ObjectProvider<HandlerResultHandler> resultHandlers) {
-		return new ChargeOnStatusWebFilter(rules, enforcer.byOutcome(), enforcer.clientKeys(),
-				new ExchangeErrorHandler(handlerAdapters, resultHandlers),
+		return new ChargeOnStatusWebFilter(rules, enforcer, new ExchangeErrorHandler(handlerAdapters, resultHandlers),
 				properties.getFilter().getChargeOnStatusOrder());
 	}
 

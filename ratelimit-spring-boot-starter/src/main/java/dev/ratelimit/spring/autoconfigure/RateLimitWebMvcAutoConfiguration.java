@@ -56,7 +56,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 			FilterRuleMatcher rules, RateLimitEnforcer enforcer,
 			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		FilterRegistrationBean<ChargeOnStatusFilter> registration = new FilterRegistrationBean<>(
-				new ChargeOnStatusFilter(rules, enforcer.byOutcome(), enforcer.clientKeys(), exceptionResolver));
+				new ChargeOnStatusFilter(rules, enforcer, exceptionResolver));
 		registration.setOrder(properties.getFilter().getChargeOnStatusOrder());
 		registration.setName("rateLimitChargeOnStatusFilter");
 		return registration;

@@ -48,14 +48,16 @@ public final class DecisionApplier {
 	/**
 	 * The limits of one client key that Redis did not decide, before the request runs, as their failure policy says:
 	 * the local decision's fields added to {@code applied}.
+	 * @return the local decision, or {@code null} when none is fail-local
 	 * @throws RateLimitException the 503 of a fail-closed limit, or the 429 when the local decision denies
 	 */
-	void decideLocally(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
+	@Nullable RateLimitDecision decideLocally(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			List<LimitDecision> applied) {
 		RateLimitDecision local = this.failurePolicies.apply(request, clientKey, limits, FailurePolicyHandler.Moment.DECISION);
 		if (local != null) {
 			applyLocal(request, local, applied);
 		}
+		return local;
 	}
 
 	/**

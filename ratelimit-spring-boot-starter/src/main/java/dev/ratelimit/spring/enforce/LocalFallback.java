@@ -10,6 +10,7 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.Settlement;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.jspecify.annotations.Nullable;
@@ -95,6 +96,13 @@ public final class LocalFallback {
 	 */
 	@Nullable LimitDecision peek(String clientKey, ConfiguredLimit limit) {
 		return (limit.localShare() != null) ? this.local.peek(clientKey, limit.localShare()) : null;
+	}
+
+	/**
+	 * Settles what this instance's memory reserved for {@code clientKey} while Redis failed.
+	 */
+	void settle(String clientKey, List<Settlement> settlements) {
+		this.local.settle(clientKey, settlements);
 	}
 
 	/**

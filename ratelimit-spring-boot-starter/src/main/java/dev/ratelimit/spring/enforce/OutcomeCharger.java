@@ -4,13 +4,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.Settlement;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.PlanSelector;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.expression.EvaluationContext;
 
@@ -22,6 +26,8 @@ import org.springframework.expression.EvaluationContext;
  * a limit by at most their number.
  */
 public final class OutcomeCharger {
+
+	private static final Log logger = LogFactory.getLog(OutcomeCharger.class);
 
 	private final RedisCaller redis;
 
@@ -72,6 +78,67 @@ public final class OutcomeCharger {
 		List<LimitDecision> fields = DecisionApplier.enforced(admission);
 		this.answers.admit(request, admission, fields);
 		return fields;
+	}
+
+	/**
+	 * Settles what {@code reservation} holds once the call's outcome is known, one settlement per client key: each
+	 * held limit's real cost is {@code actual} of it (its own cost to keep the reservation, 0 to give it all back),
+	 * charged into debt or given back as docs/ALGORITHMS.md ("Settling a reservation") says. Never an error: it waits
+	 * for Redis at most what admission left of the request's deadline, and a settlement Redis does not answer in
+	 * time, or a cost out of range, leaves the reservation as it was (a Redis failure is counted and logged as any).
+	 * Units this instance's memory reserved while Redis failed are settled there. Blocks the calling thread.
+	 */
+	public void settle(LimitedRequest request, Reservation reservation, ToLongFunction<ConfiguredLimit> actual) {
+		long deadline = this.redis.chargeDeadline(request);
+		for (Reservation.Held held : reservation.held()) {
+			List<Settlement> settlements = settlements(held, actual);
+			if (settlements.isEmpty()) {
+				continue;
+			}
+			if (held.local()) {
+				this.redis.settleLocally(held.clientKey(), settlements);
+			}
+			else {
+				this.redis.settleAndWait(held.clientKey(), settlements, deadline);
+			}
+		}
+		reservation.clear();
+	}
+
+	/**
+	 * Gives back everything {@code reservation} holds: the request does not go ahead (a later limit denied it) or its
+	 * outcome charges none of its reserved limits. Blocks the calling thread.
+	 */
+	public void release(LimitedRequest request, Reservation reservation) {
+		settle(request, reservation, (limit) -> 0);
+	}
+
+	/** The settlements of one client key's held units whose real cost differs from the reserved one. */
+	private static List<Settlement> settlements(Reservation.Held held, ToLongFunction<ConfiguredLimit> actual) {
+		List<Settlement> settlements = new ArrayList<>();
+		for (LimitDecision reserved : held.decision().decisions()) {
+			// a shadow limit that denied took nothing
+			if (!reserved.allowed() || reserved.decidedAtMs() < 0) {
+				continue;
+			}
+			// limits of one name are one budget: its real cost is theirs together
+			long cost = held.limits()
+				.stream()
+				.filter((limit) -> limit.name().equals(reserved.request().name()))
+				.mapToLong(actual)
+				.sum();
+			if (cost == reserved.request().cost()) {
+				continue;
+			}
+			try {
+				settlements.add(Settlement.of(reserved, cost));
+			}
+			catch (IllegalArgumentException ex) {
+				logger.warn("Cost " + cost + " of rate limit '" + reserved.request().name()
+						+ "' cannot be settled; its reservation stands: " + ex.getMessage());
+			}
+		}
+		return settlements;
 	}
 
 	/**

@@ -15,6 +15,8 @@ import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.PlanSelector;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.expression.EvaluationContext;
 
 /**
@@ -90,7 +92,27 @@ public final class RateLimitEnforcer {
 	 */
 	public CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
 			EvaluationContext context) {
-		return enforce(request, configured, context, Runnable::run);
+		return enforce(request, configured, context, Runnable::run, null);
+	}
+
+	/**
+	 * {@link #enforce}, keeping in {@code reservation} what the limits took, to be settled after the call
+	 * ({@link OutcomeCharger#settle}); when a later client key denies, what earlier ones took is still held, for the
+	 * caller to {@link OutcomeCharger#release}.
+	 */
+	public CompletionStage<Void> reserve(LimitedRequest request, List<ConfiguredLimit> configured,
+			EvaluationContext context, Reservation reservation) {
+		return enforce(request, configured, context, Runnable::run, reservation);
+	}
+
+	/**
+	 * {@link #reserve} for a thread that may wait.
+	 * @throws RateLimitException as {@link #enforce} completes
+	 */
+	public void reserveAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
+			Reservation reservation) {
+		WaitingThread waiting = new WaitingThread();
+		await(waiting, enforce(request, limits, context, waiting, reservation).toCompletableFuture());
 	}
 
 	/**
@@ -98,7 +120,7 @@ public final class RateLimitEnforcer {
 	 * by {@code continuation}.
 	 */
 	private CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
-			EvaluationContext context, Executor continuation) {
+			EvaluationContext context, Executor continuation, @Nullable Reservation reservation) {
 		Map<String, List<ConfiguredLimit>> byKey;
 		try {
 			byKey = this.clientKeys.groupByKey(this.plans.forRequest(configured, context), request, context, false);
@@ -106,7 +128,8 @@ public final class RateLimitEnforcer {
 		catch (RateLimitException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		Sequence decided = new Sequence(request, this.redis.deadline(request), new ArrayList<>(), continuation);
+		Sequence decided = new Sequence(request, this.redis.deadline(request), new ArrayList<>(), continuation,
+				reservation);
 		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			sequence = sequence.thenCompose((previous) -> decide(decided, group.getKey(), group.getValue()));
@@ -120,7 +143,10 @@ public final class RateLimitEnforcer {
 	 */
 	public void enforceAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context) {
 		WaitingThread waiting = new WaitingThread();
-		CompletableFuture<Void> decision = enforce(request, limits, context, waiting).toCompletableFuture();
+		await(waiting, enforce(request, limits, context, waiting, null).toCompletableFuture());
+	}
+
+	private static void await(WaitingThread waiting, CompletableFuture<Void> decision) {
 		try {
 			// The stage completes by the deadline on its own; waiting has no timeout of its own to add.
 			waiting.runUntil(decision);
@@ -146,18 +172,24 @@ public final class RateLimitEnforcer {
 			return runNow(() -> this.answers.apply(request, remembered, sequence.applied()));
 		}
 		if (this.redis.spared(limits)) {
-			return runNow(() -> this.answers.decideLocally(request, clientKey, limits, sequence.applied()));
+			return runNow(() -> sequence.holdLocal(clientKey, limits,
+					this.answers.decideLocally(request, clientKey, limits, sequence.applied())));
 		}
 		long sentAt = this.denials.now();
 		return this.redis.decide(clientKey, requests, sequence.deadline()).handleAsync((decision, failure) -> {
 			if (failure != null) {
 				this.redis.failed(failure);
-				this.answers.decideLocally(request, clientKey, limits, sequence.applied());
+				sequence.holdLocal(clientKey, limits,
+						this.answers.decideLocally(request, clientKey, limits, sequence.applied()));
 				return null;
 			}
 			this.redis.answered();
 			if (decision.allowed()) {
 				this.denials.forget(clientKey);
+				Reservation reservation = sequence.reservation();
+				if (reservation != null) {
+					reservation.hold(clientKey, limits, decision, false);
+				}
 			}
 			else {
 				this.denials.remember(clientKey, requests, decision, sentAt);
@@ -177,8 +209,18 @@ public final class RateLimitEnforcer {
 	 * @param deadline the request's deadline ({@link System#nanoTime()})
 	 * @param applied the decisions whose fields the response carries, so far
 	 * @param continuation runs what follows Redis' answer
+	 * @param reservation where what the limits take is kept, or {@code null} when it is not settled later
 	 */
-	private record Sequence(LimitedRequest request, long deadline, List<LimitDecision> applied, Executor continuation) {
+	private record Sequence(LimitedRequest request, long deadline, List<LimitDecision> applied, Executor continuation,
+			@Nullable Reservation reservation) {
+
+		/** A local decision (fail-local), held when the sequence reserves. */
+		void holdLocal(String clientKey, List<ConfiguredLimit> limits, @Nullable RateLimitDecision local) {
+			if (this.reservation != null && local != null) {
+				this.reservation.hold(clientKey, limits, local, true);
+			}
+		}
+
 	}
 
 }

@@ -14,6 +14,7 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.Settlement;
 import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.jspecify.annotations.Nullable;
@@ -89,6 +90,19 @@ public final class RedisCaller {
 	/** A read without consuming, waited for on this thread: the state, or {@code null} when Redis did not answer. */
 	@Nullable LimitDecision peekAndWait(String clientKey, LimitRequest limit, long deadline) {
 		return await(bounded(() -> this.limiter.peekAsync(clientKey, limit), deadline));
+	}
+
+	/**
+	 * A settlement, waited for on this thread: the states after it, or {@code null} when Redis did not settle by
+	 * {@code deadline}.
+	 */
+	@Nullable RateLimitDecision settleAndWait(String clientKey, List<Settlement> settlements, long deadline) {
+		return await(bounded(() -> this.limiter.settleAsync(clientKey, settlements), deadline));
+	}
+
+	/** Settles what this instance's memory reserved while Redis failed. */
+	void settleLocally(String clientKey, List<Settlement> settlements) {
+		this.fallback.settle(clientKey, settlements);
 	}
 
 	/** Redis answered: the breaker closes, and a log line says so when it was open. */

@@ -67,8 +67,19 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	 * rules
 	 * @param charge for a limit charged by outcome, when a call is charged; {@code null} for a limit charged before
 	 * the call
+	 * @param reserve for a limit charged by outcome: whether its cost is reserved at admission and given back when
+	 * the outcome does not charge (exact), rather than read at admission and charged after the call
+	 * @param settleCost for a cost known after the call: the expression of the call's real cost, over
+	 * {@code #result}; the cost is then a provisional one, reserved at admission and settled after the call
 	 */
-	public record Handling(FailurePolicy failurePolicy, @Nullable Duration maxWait, @Nullable ChargeCondition charge) {
+	public record Handling(FailurePolicy failurePolicy, @Nullable Duration maxWait, @Nullable ChargeCondition charge,
+			boolean reserve, @Nullable Expression settleCost) {
+
+		/** Handling without a reservation. */
+		public Handling(FailurePolicy failurePolicy, @Nullable Duration maxWait, @Nullable ChargeCondition charge) {
+			this(failurePolicy, maxWait, charge, false, null);
+		}
+
 	}
 
 	public String name() {
@@ -138,9 +149,25 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 		return readsArguments() || chargedByOutcome();
 	}
 
-	/** Whether the call is charged after it ran, by its outcome, rather than before. */
+	/**
+	 * Whether what the call takes depends on its outcome: it is charged by its outcome ({@link #charge()}), or its cost
+	 * is settled after it ({@link Handling#settleCost()}).
+	 */
 	public boolean chargedByOutcome() {
-		return charge() != null;
+		return charge() != null || settleCost() != null;
+	}
+
+	/**
+	 * Whether the call's cost is reserved at admission (an ordinary decision) and settled after the call: charged by
+	 * outcome with {@link Handling#reserve()}, or with a cost settled after the call.
+	 */
+	public boolean reserved() {
+		return this.handling.reserve() || settleCost() != null;
+	}
+
+	/** {@link Handling#settleCost()}. */
+	public @Nullable Expression settleCost() {
+		return this.handling.settleCost();
 	}
 
 	/** Whether a response with {@code status} charges this limit ({@code charge-on-status}, {@code chargeOnStatus}). */

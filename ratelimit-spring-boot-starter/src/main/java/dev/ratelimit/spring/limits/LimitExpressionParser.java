@@ -78,6 +78,31 @@ final class LimitExpressionParser {
 		return new ChargeCondition(List.of(annotation.chargeOn()), expression, statuses);
 	}
 
+	/**
+	 * The annotation's settled cost, or {@code null} when its cost is fixed.
+	 * @throws IllegalArgumentException when {@code settleCost} is invalid, or given with a charge condition
+	 */
+	@Nullable Expression settleCost(RateLimited annotation, KeyVariables variables) {
+		if (!StringUtils.hasText(annotation.settleCost())) {
+			return null;
+		}
+		if (annotation.chargeOn().length > 0 || StringUtils.hasText(annotation.chargeWhen())
+				|| annotation.chargeOnStatus().length > 0) {
+			throw new IllegalArgumentException("settleCost settles what every call really cost; it does not combine"
+					+ " with chargeOn, chargeWhen or chargeOnStatus, which decide whether a call counts at all");
+		}
+		Set<String> names = new HashSet<>(variables.names());
+		names.add("result");
+		try {
+			return parse(annotation.settleCost(), new KeyVariables(names,
+					"known are #result, and " + variables.hint().replaceFirst("^known are ", "")));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					String.valueOf(ex.getMessage()).replace("key expression", "settleCost expression"), ex);
+		}
+	}
+
 	private void checkReferences(SpelNode node, String key, KeyVariables variables) {
 		if (node instanceof VariableReference) {
 			String name = node.toStringAST().substring(1);

@@ -85,11 +85,18 @@ public final class LimitResolver {
 			Expression key = this.expressions.parse(annotation.key(), variables);
 			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
 					: null;
+			ChargeCondition charge = this.expressions.charge(annotation, variables);
+			if (annotation.reserve() && charge == null) {
+				throw new IllegalArgumentException("reserve applies to a limit charged by outcome (chargeOn,"
+						+ " chargeWhen, chargeOnStatus): it reserves the cost and gives it back when the outcome does"
+						+ " not charge");
+			}
 			return planned(new ConfiguredLimit(
 					new ConfiguredLimit.Budget(request, this.shares.of(request, failurePolicy), null),
 					new ConfiguredLimit.ClientKey(key, LimitExpressionParser.readsArguments(key)),
 					new ConfiguredLimit.Origin(source, StringUtils.hasText(annotation.name())),
-					new ConfiguredLimit.Handling(failurePolicy, maxWait, this.expressions.charge(annotation, variables)),
+					new ConfiguredLimit.Handling(failurePolicy, maxWait, charge, annotation.reserve(),
+							this.expressions.settleCost(annotation, variables)),
 					Map.of()));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
@@ -137,7 +144,9 @@ public final class LimitResolver {
 			return planned(new ConfiguredLimit(new ConfiguredLimit.Budget(request, localShare, null),
 					new ConfiguredLimit.ClientKey(key, false),
 					new ConfiguredLimit.Origin(property, StringUtils.hasText(rule.getName())),
-					new ConfiguredLimit.Handling(failurePolicy, null, ruleCharge(rule, property)), Map.of()));
+					new ConfiguredLimit.Handling(failurePolicy, null, ruleCharge(rule, property), rule.isReserve(),
+							null),
+					Map.of()));
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
@@ -146,6 +155,11 @@ public final class LimitResolver {
 
 	private static @Nullable ChargeCondition ruleCharge(LimitSettings.Rule rule, String property) {
 		if (rule.getChargeOnStatus().isEmpty()) {
+			if (rule.isReserve()) {
+				throw new InvalidConfigurationPropertyValueException(property + ".reserve", true,
+						"reserve applies to a rule with charge-on-status: it reserves the cost and gives it back when"
+								+ " the response status does not charge");
+			}
 			return null;
 		}
 		try {

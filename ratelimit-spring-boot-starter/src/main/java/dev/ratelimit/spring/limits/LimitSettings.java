@@ -79,6 +79,9 @@ public interface LimitSettings {
 		/** {@code charge-on-status}: empty when every request is charged on arrival. */
 		List<Integer> getChargeOnStatus();
 
+		/** {@code reserve}: with {@code charge-on-status}, whether the cost is reserved and given back. */
+		boolean isReserve();
+
 	}
 
 	/** {@code ratelimit.plan}. */

@@ -6,10 +6,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import dev.ratelimit.spring.test.NoBlocking;
 import dev.ratelimit.test.TestRedis;
@@ -17,6 +23,7 @@ import jakarta.servlet.Filter;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.SpringBootConfiguration;
@@ -35,10 +42,10 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
 import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
-import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
+import org.springframework.security.core.userdetails.ReactiveUserDetailsService;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetails;
-import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -59,7 +66,11 @@ class ChargeOnStatusRulesIntegrationTests {
 
 	private static final int LIMIT = 5;
 
+	/** Users looked up by Spring Security: the passwords it checked. */
+	private static final AtomicInteger lookups = new AtomicInteger();
+
 	private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
 
 	@ParameterizedTest
 	@ValueSource(strings = { "servlet", "reactive" })
@@ -119,6 +130,41 @@ class ChargeOnStatusRulesIntegrationTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void withReserveConcurrentFailedLoginsAreCheckedExactlyLimitTimes(String stack) throws Exception {
+		ExecutorService guessers = Executors.newFixedThreadPool(20);
+		try (ConfigurableApplicationContext context = start(stack, "--ratelimit.filter.rules[0].reserve=true")) {
+			String client = address();
+			// a correct login gives its unit back
+			for (int i = 0; i < 2 * LIMIT; i++) {
+				assertThat(get(context, "/admin/report", client, "secret").statusCode()).isEqualTo(200);
+			}
+			lookups.set(0);
+			String guesser = address();
+			List<CompletableFuture<HttpResponse<String>>> guesses = new ArrayList<>();
+			for (int i = 0; i < 40; i++) {
+				guesses.add(CompletableFuture.supplyAsync(() -> {
+					try {
+						return get(context, "/admin/report", guesser, "guess");
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException(ex);
+					}
+				}, guessers));
+			}
+			Map<Integer, Long> statuses = guesses.stream()
+				.map(CompletableFuture::join)
+				.collect(Collectors.groupingBy(HttpResponse::statusCode, Collectors.counting()));
+			// each guess reserved its unit before Security checked it: exactly the limit were checked
+			assertThat(lookups.get()).isEqualTo(LIMIT);
+			assertThat(statuses).containsEntry(401, (long) LIMIT).containsEntry(429, 40L - LIMIT);
+		}
+		finally {
+			guessers.shutdownNow();
+		}
+	}
+
 	private HttpResponse<String> get(ConfigurableApplicationContext context, String path, String client,
 			String password) throws Exception {
 		int port = ((WebServerApplicationContext) context).getWebServer().getPort();
@@ -136,14 +182,16 @@ class ChargeOnStatusRulesIntegrationTests {
 		return "10.9." + (int) (Math.random() * 250) + "." + (int) (Math.random() * 250);
 	}
 
-	private static ConfigurableApplicationContext start(String stack) {
-		return new SpringApplicationBuilder(LoginApplication.class).run("--server.port=0",
-				"--server.address=127.0.0.1", "--spring.main.web-application-type=" + stack,
-				"--server.forward-headers-strategy=framework", "--spring.data.redis.url=" + TestRedis.shared().url(),
+	private static ConfigurableApplicationContext start(String stack, String... more) {
+		List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
+				"--spring.main.web-application-type=" + stack, "--server.forward-headers-strategy=framework",
+				"--spring.data.redis.url=" + TestRedis.shared().url(),
 				"--ratelimit.key-prefix=status-rules-" + UUID.randomUUID() + ":", "--ratelimit.redis.timeout=30s",
 				"--ratelimit.filter.rules[0].name=admin-logins", "--ratelimit.filter.rules[0].paths=/admin/**,/guarded/**",
 				"--ratelimit.filter.rules[0].algorithm=sliding-log", "--ratelimit.filter.rules[0].limit=" + LIMIT,
-				"--ratelimit.filter.rules[0].window=1m", "--ratelimit.filter.rules[0].charge-on-status=401");
+				"--ratelimit.filter.rules[0].window=1m", "--ratelimit.filter.rules[0].charge-on-status=401"));
+		arguments.addAll(List.of(more));
+		return new SpringApplicationBuilder(LoginApplication.class).run(arguments.toArray(String[]::new));
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
@@ -190,8 +238,11 @@ class ChargeOnStatusRulesIntegrationTests {
 		}
 
 		@Bean
-		InMemoryUserDetailsManager users() {
-			return new InMemoryUserDetailsManager(admin());
+		UserDetailsService users() {
+			return (username) -> {
+				lookups.incrementAndGet();
+				return admin();
+			};
 		}
 
 		/** As Boot registers it: spring.security.filter.order, -100 by default. */
@@ -219,8 +270,11 @@ class ChargeOnStatusRulesIntegrationTests {
 		}
 
 		@Bean
-		MapReactiveUserDetailsService users() {
-			return new MapReactiveUserDetailsService(admin());
+		ReactiveUserDetailsService users() {
+			return (username) -> Mono.fromSupplier(() -> {
+				lookups.incrementAndGet();
+				return admin();
+			});
 		}
 
 	}

@@ -4,12 +4,11 @@ import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
-import dev.ratelimit.spring.enforce.LimitedRequest;
-import dev.ratelimit.spring.enforce.OutcomeCharger;
-import dev.ratelimit.spring.enforce.RequestDeadline;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ChargeCondition;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.web.StatusChargedRules;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -24,22 +23,20 @@ import org.springframework.web.server.WebFilterChain;
 
 /**
  * The rules of {@code ratelimit.filter.rules} charged by the response's status ({@code charge-on-status}), on
- * WebFlux: a request is admitted while they have room (read without consuming) and charged to those whose statuses
- * its response has once the rest of the chain has completed (an error counts with the status it stands for, else as a
- * 500; a request whose client goes away is not charged). Ordered before Spring Security, so that Security's own 401
- * and 403 answers are counted; for the same reason its keys cannot read the principal.
+ * WebFlux, as {@link StatusChargedRules} admits and charges them: once the rest of the chain has completed (an error
+ * counts with the status it stands for, else as a 500; a request whose client goes away is not charged, and what it
+ * reserved is given back). Ordered before Spring Security, so that Security's own 401 and 403 answers are counted;
+ * for the same reason its keys cannot read the principal.
  *
  * <p>
- * The reads and the charge block, so they run on Reactor's bounded elastic threads; the request goes on on its own
- * event loop. Its time here is apart from the rest of the request's ({@link RequestDeadline#apart}). The response
- * carries the rate-limit fields of the admission read, set before the application answers: the state before this
- * request's charge.
+ * The admission and the charge block, so they run on Reactor's bounded elastic threads; the request goes on on its
+ * own event loop. The response carries the rate-limit fields of the admission, set before the application answers.
  */
 public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 
 	private final FilterRuleMatcher rules;
 
-	private final OutcomeCharger charger;
+	private final StatusChargedRules charges;
 
 	private final ClientKeyResolver clientKeys;
 
@@ -47,11 +44,11 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 
 	private final int order;
 
-	public ChargeOnStatusWebFilter(FilterRuleMatcher rules, OutcomeCharger charger, ClientKeyResolver clientKeys,
-			ExchangeErrorHandler errors, int order) {
+	public ChargeOnStatusWebFilter(FilterRuleMatcher rules, RateLimitEnforcer enforcer, ExchangeErrorHandler errors,
+			int order) {
 		this.rules = rules;
-		this.charger = charger;
-		this.clientKeys = clientKeys;
+		this.charges = new StatusChargedRules(enforcer);
+		this.clientKeys = enforcer.clientKeys();
 		this.errors = errors;
 		this.order = order;
 	}
@@ -71,20 +68,19 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 		if (matched.isEmpty()) {
 			return chain.filter(exchange);
 		}
-		LimitedRequest limited = RequestDeadline.apart(new ExchangeLimitedRequest(exchange));
 		EvaluationContext context = this.clientKeys.context(request, null, exchange);
-		return Mono.fromCallable(() -> this.charger.admitRules(limited, matched, context))
+		return Mono.fromCallable(() -> this.charges.admit(new ExchangeLimitedRequest(exchange), matched, context))
 			.subscribeOn(Schedulers.boundedElastic())
 			.publishOn(RequestThreads.of(exchange))
 			.onErrorResume(RateLimitException.class, (ex) -> this.errors.render(exchange, ex).then(Mono.empty()))
 			.flatMap((admission) -> chain.filter(exchange)
-				.then(Mono.defer(() -> charge(limited, matched, status(exchange), context)))
-				.onErrorResume((ex) -> charge(limited, matched, status(ex), context).then(Mono.error(ex))));
+				.then(Mono.defer(() -> charge(admission, status(exchange))))
+				.onErrorResume((ex) -> charge(admission, status(ex)).then(Mono.error(ex)))
+				.doOnCancel(() -> Schedulers.boundedElastic().schedule(() -> this.charges.release(admission))));
 	}
 
-	private Mono<Void> charge(LimitedRequest request, List<ConfiguredLimit> matched, int status,
-			EvaluationContext context) {
-		return Mono.<Void>fromRunnable(() -> this.charger.chargeStatus(request, matched, status, context))
+	private Mono<Void> charge(StatusChargedRules.Admission admission, int status) {
+		return Mono.<Void>fromRunnable(() -> this.charges.charge(admission, status))
 			.subscribeOn(Schedulers.boundedElastic());
 	}
 

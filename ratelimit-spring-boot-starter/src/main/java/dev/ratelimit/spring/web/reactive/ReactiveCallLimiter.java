@@ -149,7 +149,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	public void checkChargedByOutcome(String name, ReturnType returnType) {
 		if (returnType.kind() != ReturnType.Kind.SINGLE || !returnType.readsSubscriberContext()) {
 			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
-					+ " chargeOnStatus), which on WebFlux needs a method that returns a Mono, not a "
+					+ " chargeOnStatus, settleCost), which on WebFlux needs a method that returns a Mono, not a "
 					+ returnType.name());
 		}
 	}

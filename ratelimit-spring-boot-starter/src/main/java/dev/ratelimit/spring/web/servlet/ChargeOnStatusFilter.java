@@ -5,11 +5,10 @@ import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
-import dev.ratelimit.spring.enforce.LimitedRequest;
-import dev.ratelimit.spring.enforce.OutcomeCharger;
-import dev.ratelimit.spring.enforce.RequestDeadline;
+import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.web.StatusChargedRules;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
@@ -27,32 +26,27 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
  * The rules of {@code ratelimit.filter.rules} charged by the response's status ({@code charge-on-status}), on Spring
- * MVC: a request is admitted while they have room (read without consuming) and charged to those whose statuses its
- * response has, once the rest of the chain has answered it (for an async request, when it completes; a request that
- * ends in an exception counts as a 500). Ordered before Spring Security, so that Security's own 401 and 403 answers
- * are counted; for the same reason its keys cannot read the principal.
- *
- * <p>
- * The request's time in this filter is apart from the rest of the request's ({@link RequestDeadline#apart}): the
- * admission and the charge share one {@code ratelimit.redis.timeout}, and what the application takes in between is
- * taken from neither. The response carries the rate-limit fields of the admission read, set before the application
- * answers (whatever commits the response then): the state before this request's charge.
+ * MVC, as {@link StatusChargedRules} admits and charges them: once the rest of the chain has answered the request
+ * (for an async request, when it completes; a request that ends in an exception, a client that went away included,
+ * counts as a 500). Ordered before Spring Security, so that Security's own 401 and 403 answers are counted; for the
+ * same reason its keys cannot read the principal. The response carries the rate-limit fields of the admission, set
+ * before the application answers (whatever commits the response then).
  */
 public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 
 	private final FilterRuleMatcher rules;
 
-	private final OutcomeCharger charger;
+	private final StatusChargedRules charges;
 
 	private final ClientKeyResolver clientKeys;
 
 	private final DenialRenderer denials;
 
-	public ChargeOnStatusFilter(FilterRuleMatcher rules, OutcomeCharger charger, ClientKeyResolver clientKeys,
+	public ChargeOnStatusFilter(FilterRuleMatcher rules, RateLimitEnforcer enforcer,
 			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		this.rules = rules;
-		this.charger = charger;
-		this.clientKeys = clientKeys;
+		this.charges = new StatusChargedRules(enforcer);
+		this.clientKeys = enforcer.clientKeys();
 		this.denials = new DenialRenderer(exceptionResolver);
 	}
 
@@ -65,10 +59,10 @@ public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 			chain.doFilter(request, response);
 			return;
 		}
-		LimitedRequest limited = RequestDeadline.apart(new ServletLimitedRequest(request, response));
 		EvaluationContext context = this.clientKeys.context(request, null, null);
+		StatusChargedRules.Admission admission;
 		try {
-			this.charger.admitRules(limited, matched, context);
+			admission = this.charges.admit(new ServletLimitedRequest(request, response), matched, context);
 		}
 		catch (RateLimitException ex) {
 			this.denials.render(request, response, ex);
@@ -79,16 +73,15 @@ public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 		}
 		catch (IOException | ServletException | RuntimeException | Error ex) {
 			// the container answers an exception that leaves the filters with a 500
-			this.charger.chargeStatus(limited, matched, HttpServletResponse.SC_INTERNAL_SERVER_ERROR, context);
+			this.charges.charge(admission, HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
 			throw ex;
 		}
 		if (request.isAsyncStarted()) {
 			request.getAsyncContext()
-				.addListener(new ChargeOnComplete(
-						() -> this.charger.chargeStatus(limited, matched, response.getStatus(), context)));
+				.addListener(new ChargeOnComplete(() -> this.charges.charge(admission, response.getStatus())));
 		}
 		else {
-			this.charger.chargeStatus(limited, matched, response.getStatus(), context);
+			this.charges.charge(admission, response.getStatus());
 		}
 	}
 

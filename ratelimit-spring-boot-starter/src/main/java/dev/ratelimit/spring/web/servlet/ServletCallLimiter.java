@@ -69,7 +69,7 @@ public final class ServletCallLimiter implements CallLimiter {
 	public void checkChargedByOutcome(String name, ReturnType returnType) {
 		if (returnType.reactive()) {
 			throw new IllegalStateException("@RateLimited on " + name + " charges by outcome (chargeOn, chargeWhen,"
-					+ " chargeOnStatus), which on Spring MVC needs a method that returns its result, not a "
+					+ " chargeOnStatus, settleCost), which on Spring MVC needs a method that returns its result, not a "
 					+ returnType.name());
 		}
 	}
