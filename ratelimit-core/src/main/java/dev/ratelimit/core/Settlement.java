@@ -10,13 +10,15 @@ import java.util.Objects;
  * @param reservedAtMs the time the reservation was decided at ({@link LimitDecision#decidedAtMs()}), ms since the
  * epoch
  * @param actualCost the units the call really took, at least 0: 0 gives back the whole reservation (a call that
- * turned out not to count, such as a successful login under a limit of failures)
+ * turned out not to count, such as a successful login under a limit of failures). A cost beyond what the scripts'
+ * exact arithmetic holds ({@code (cost + 1) × window in ms < 2^52}) is taken as the largest within it: no state holds
+ * more (docs/ALGORITHMS.md, "Settling a reservation"), so the limit stays in debt as long as it can.
  */
 public record Settlement(LimitRequest reservation, long reservedAtMs, long actualCost) {
 
 	/**
-	 * @throws IllegalArgumentException if {@code reservedAtMs} is negative or {@code actualCost} is out of range
-	 * ({@link InvalidLimitException} naming {@code cost}: below 0, or beyond the exact range a request's cost has)
+	 * @throws IllegalArgumentException if {@code reservedAtMs} is negative, or {@code actualCost} below 0
+	 * ({@link InvalidLimitException} naming {@code cost})
 	 */
 	public Settlement {
 		Objects.requireNonNull(reservation, "reservation must not be null");
@@ -28,6 +30,8 @@ public record Settlement(LimitRequest reservation, long reservedAtMs, long actua
 			throw new InvalidLimitException("cost", "the actual cost of rate limit '" + reservation.name()
 					+ "' must be at least 0, not " + actualCost);
 		}
+		// the largest cost whose arithmetic is exact: no state holds more units than this anyway
+		actualCost = Math.min(actualCost, LimitDefinition.EXACT_BOUND / reservation.definition().windowMs() - 2);
 		if (actualCost > 0) {
 			// the checks of a request of that cost
 			reservation.withCost(actualCost);

@@ -404,6 +404,20 @@ abstract class AlgorithmContract {
 		assertThat(at(this.limiter, T0 + 2100).tryAcquire("client", limit.request()).allowed()).isFalse();
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aCostBeyondTheExactRangeIsChargedAsTheLargestDebtNotDropped(Algorithm algorithm) {
+		LimitDefinition limit = LimitDefinition.of("limit", algorithm, 4, Duration.ofDays(1));
+		LimitDecision reservation = at(this.limiter, T0).tryAcquire("client", limit.request(1)).decisions().get(0);
+
+		at(this.limiter, T0).settle("client", List.of(Settlement.of(reservation, Long.MAX_VALUE / 2)));
+
+		RateLimitDecision next = at(this.limiter, T0 + 1000).tryAcquire("client", limit.request());
+		assertThat(next.allowed()).isFalse();
+		// in debt at least until the window in which it was charged ends, 20.9 h after T0 (a token bucket for years)
+		assertThat(next.retryAfterMs().orElseThrow()).isGreaterThanOrEqualTo(Duration.ofHours(20).toMillis());
+	}
+
 	@Test
 	void aSettlementOfAnUnknownTimeOrANegativeCostIsRefused() {
 		LimitDefinition limit = limit(Algorithm.TOKEN_BUCKET, 3, 1000);
