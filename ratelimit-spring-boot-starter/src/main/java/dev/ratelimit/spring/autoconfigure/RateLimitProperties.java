@@ -400,6 +400,22 @@ public class RateLimitProperties implements LimitSettings {
 		 */
 		private boolean reserve;
 
+		/**
+		 * Response header that the application sets to the request's real cost (a whole number of at least 0), such
+		 * as 'X-Tokens-Used': the request is admitted with 'cost' as a provisional cost and settled by the header's
+		 * value once it is answered; the header is removed from the response. Such rules run before Spring Security,
+		 * with charge-on-status rules, so their key cannot read #principal.
+		 */
+		private @Nullable String settleCostHeader;
+
+		public @Nullable String getSettleCostHeader() {
+			return this.settleCostHeader;
+		}
+
+		public void setSettleCostHeader(@Nullable String settleCostHeader) {
+			this.settleCostHeader = settleCostHeader;
+		}
+
 		public boolean isReserve() {
 			return this.reserve;
 		}

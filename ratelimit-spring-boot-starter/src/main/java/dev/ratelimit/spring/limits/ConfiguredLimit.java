@@ -71,13 +71,16 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	 * the outcome does not charge (exact), rather than read at admission and charged after the call
 	 * @param settleCost for a cost known after the call: the expression of the call's real cost, over
 	 * {@code #result}; the cost is then a provisional one, reserved at admission and settled after the call
+	 * @param settleCostHeader for a filter rule's cost known after the response: the response header the application
+	 * sets to the request's real cost ({@code settle-cost-header}), which never leaves the server; the cost is then a
+	 * provisional one, as with {@code settleCost}
 	 */
 	public record Handling(FailurePolicy failurePolicy, @Nullable Duration maxWait, @Nullable ChargeCondition charge,
-			boolean reserve, @Nullable Expression settleCost) {
+			boolean reserve, @Nullable Expression settleCost, @Nullable String settleCostHeader) {
 
 		/** Handling without a reservation. */
 		public Handling(FailurePolicy failurePolicy, @Nullable Duration maxWait, @Nullable ChargeCondition charge) {
-			this(failurePolicy, maxWait, charge, false, null);
+			this(failurePolicy, maxWait, charge, false, null, null);
 		}
 
 	}
@@ -154,7 +157,7 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	 * is settled after it ({@link Handling#settleCost()}).
 	 */
 	public boolean chargedByOutcome() {
-		return charge() != null || settleCost() != null;
+		return charge() != null || settleCost() != null || settleCostHeader() != null;
 	}
 
 	/**
@@ -162,7 +165,12 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	 * outcome with {@link Handling#reserve()}, or with a cost settled after the call.
 	 */
 	public boolean reserved() {
-		return this.handling.reserve() || settleCost() != null;
+		return this.handling.reserve() || settleCost() != null || settleCostHeader() != null;
+	}
+
+	/** {@link Handling#settleCostHeader()}. */
+	public @Nullable String settleCostHeader() {
+		return this.handling.settleCostHeader();
 	}
 
 	/** {@link Handling#settleCost()}. */

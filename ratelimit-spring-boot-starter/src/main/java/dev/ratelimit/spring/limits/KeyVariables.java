@@ -28,9 +28,9 @@ public record KeyVariables(Set<String> names, String hint) {
 	 * is known yet.
 	 */
 	static KeyVariables ofRequestBeforeSecurity() {
-		return new KeyVariables(Set.of("request", "exchange", "root", "this"), "a rule with charge-on-status is"
-				+ " decided before Spring Security authenticates the request, so its key can read #request and, on"
-				+ " WebFlux, #exchange, but not #principal");
+		return new KeyVariables(Set.of("request", "exchange", "root", "this"), "a rule with charge-on-status or"
+				+ " settle-cost-header is decided before Spring Security authenticates the request, so its key can read"
+				+ " #request and, on WebFlux, #exchange, but not #principal");
 	}
 
 	/** The variables of a method's annotation. */

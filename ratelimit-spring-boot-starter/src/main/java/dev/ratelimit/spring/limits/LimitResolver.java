@@ -96,7 +96,7 @@ public final class LimitResolver {
 					new ConfiguredLimit.ClientKey(key, LimitExpressionParser.readsArguments(key)),
 					new ConfiguredLimit.Origin(source, StringUtils.hasText(annotation.name())),
 					new ConfiguredLimit.Handling(failurePolicy, maxWait, charge, annotation.reserve(),
-							this.expressions.settleCost(annotation, variables)),
+							this.expressions.settleCost(annotation, variables), null),
 					Map.of()));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
@@ -145,7 +145,7 @@ public final class LimitResolver {
 					new ConfiguredLimit.ClientKey(key, false),
 					new ConfiguredLimit.Origin(property, StringUtils.hasText(rule.getName())),
 					new ConfiguredLimit.Handling(failurePolicy, null, ruleCharge(rule, property), rule.isReserve(),
-							null),
+							null, settleCostHeader(rule, property)),
 					Map.of()));
 		}
 		catch (IllegalArgumentException ex) {
@@ -171,10 +171,28 @@ public final class LimitResolver {
 		}
 	}
 
+	private static @Nullable String settleCostHeader(LimitSettings.Rule rule, String property) {
+		String header = rule.getSettleCostHeader();
+		if (!StringUtils.hasText(header)) {
+			return null;
+		}
+		if (!rule.getChargeOnStatus().isEmpty()) {
+			throw new InvalidConfigurationPropertyValueException(property + ".settle-cost-header", header,
+					"settle-cost-header settles what every request really cost; it does not combine with"
+							+ " charge-on-status, which decides whether a request counts at all");
+		}
+		if (!header.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
+			throw new InvalidConfigurationPropertyValueException(property + ".settle-cost-header", header,
+					"Not an HTTP header name.");
+		}
+		return header;
+	}
+
 	private @Nullable Expression ruleKey(LimitSettings.Rule rule, String property) {
 		try {
-			return this.expressions.parse(rule.getKey(), rule.getChargeOnStatus().isEmpty() ? KeyVariables.ofRequest()
-					: KeyVariables.ofRequestBeforeSecurity());
+			return this.expressions.parse(rule.getKey(),
+					(rule.getChargeOnStatus().isEmpty() && !StringUtils.hasText(rule.getSettleCostHeader()))
+							? KeyVariables.ofRequest() : KeyVariables.ofRequestBeforeSecurity());
 		}
 		catch (ParseException | IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException(property + ".key", rule.getKey(),

@@ -82,6 +82,9 @@ public interface LimitSettings {
 		/** {@code reserve}: with {@code charge-on-status}, whether the cost is reserved and given back. */
 		boolean isReserve();
 
+		/** {@code settle-cost-header}: the response header of the request's real cost, or {@code null}. */
+		@Nullable String getSettleCostHeader();
+
 	}
 
 	/** {@code ratelimit.plan}. */

@@ -160,6 +160,23 @@ class LimitResolverTests {
 	}
 
 	@Test
+	void aRuleWithACostHeaderIsSettledAndRefusesChargeOnStatusAndABadName() {
+		Rule metered = rule("/metered/**");
+		metered.setSettleCostHeader("X-Bytes-Sent");
+		ConfiguredLimit limit = resolver().fromRule(metered, "ratelimit.filter.rules[0]");
+		assertThat(limit.chargedByOutcome()).isTrue();
+		assertThat(limit.reserved()).isTrue();
+		assertThat(limit.settleCostHeader()).isEqualTo("X-Bytes-Sent");
+		Rule both = rule("/metered/**");
+		both.setSettleCostHeader("X-Bytes-Sent");
+		both.setChargeOnStatus(List.of(401));
+		assertThat(ruleError(both).getName()).isEqualTo("ratelimit.filter.rules[0].settle-cost-header");
+		Rule badName = rule("/metered/**");
+		badName.setSettleCostHeader("X Bytes");
+		assertThat(ruleError(badName).getMessage()).contains("Not an HTTP header name");
+	}
+
+	@Test
 	void aFailLocalLimitHasItsInstancesShareOfLimitAndCapacityRoundedDown() {
 		this.properties.getDefaults().setFailurePolicy(FailurePolicy.FAIL_LOCAL);
 		Rule bucket = rule("/api/**");

@@ -165,6 +165,28 @@ class ChargeOnStatusRulesIntegrationTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void aRuleWithACostHeaderIsSettledByItsValueWhichNeverReachesTheClient(String stack) throws Exception {
+		try (ConfigurableApplicationContext context = start(stack, "--ratelimit.filter.rules[1].name=bytes",
+				"--ratelimit.filter.rules[1].paths=/metered/**", "--ratelimit.filter.rules[1].algorithm=token-bucket",
+				"--ratelimit.filter.rules[1].limit=1000", "--ratelimit.filter.rules[1].window=1d",
+				"--ratelimit.filter.rules[1].cost=100", "--ratelimit.filter.rules[1].settle-cost-header=X-Bytes-Sent")) {
+			String client = address();
+			// 50 downloads of 10 bytes: each reserved 100 and gave 90 back, or the 11th would have been refused
+			for (int i = 0; i < 50; i++) {
+				HttpResponse<String> download = get(context, "/metered/download?bytes=10", client, null);
+				assertThat(download.statusCode()).as("download %d", i).isEqualTo(200);
+				assertThat(download.headers().firstValue("X-Bytes-Sent")).isEmpty();
+			}
+			// 500 used: 600 more are admitted on the provisional 100, and leave a debt of 100
+			assertThat(get(context, "/metered/download?bytes=600", client, null).statusCode()).isEqualTo(200);
+			HttpResponse<String> refused = get(context, "/metered/download?bytes=1", client, null);
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).contains("\"bytes\";r=0;");
+		}
+	}
+
 	private HttpResponse<String> get(ConfigurableApplicationContext context, String path, String client,
 			String password) throws Exception {
 		int port = ((WebServerApplicationContext) context).getWebServer().getPort();
@@ -210,6 +232,11 @@ class ChargeOnStatusRulesIntegrationTests {
 		String report() {
 			this.reports.incrementAndGet();
 			return "report";
+		}
+
+		@GetMapping("/metered/download")
+		ResponseEntity<String> download(@RequestParam int bytes) {
+			return ResponseEntity.ok().header("X-Bytes-Sent", Integer.toString(bytes)).body("x".repeat(bytes));
 		}
 
 		@GetMapping("/guarded/later")

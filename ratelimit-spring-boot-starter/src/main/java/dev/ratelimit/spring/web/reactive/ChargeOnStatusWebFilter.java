@@ -1,6 +1,11 @@
 package dev.ratelimit.spring.web.reactive;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
@@ -9,11 +14,13 @@ import dev.ratelimit.spring.limits.ChargeCondition;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.FilterRuleMatcher;
 import dev.ratelimit.spring.web.StatusChargedRules;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.cors.reactive.CorsUtils;
@@ -22,8 +29,9 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
 /**
- * The rules of {@code ratelimit.filter.rules} charged by the response's status ({@code charge-on-status}), on
- * WebFlux, as {@link StatusChargedRules} admits and charges them: once the rest of the chain has completed (an error
+ * The rules of {@code ratelimit.filter.rules} charged by the response ({@code charge-on-status},
+ * {@code settle-cost-header}), on WebFlux, as {@link StatusChargedRules} admits and charges them (a cost header is
+ * taken off the response just before it is committed): once the rest of the chain has completed (an error
  * counts with the status it stands for, else as a 500; a request whose client goes away is not charged, and what it
  * reserved is given back). Ordered before Spring Security, so that Security's own 401 and 403 answers are counted;
  * for the same reason its keys cannot read the principal.
@@ -69,19 +77,57 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 			return chain.filter(exchange);
 		}
 		EvaluationContext context = this.clientKeys.context(request, null, exchange);
+		Set<String> costHeaders = StatusChargedRules.costHeaders(matched);
+		Map<String, String> taken = new ConcurrentHashMap<>();
+		Function<String, @Nullable String> costs = (name) -> costOf(exchange, taken, name);
 		return Mono.fromCallable(() -> this.charges.admit(new ExchangeLimitedRequest(exchange), matched, context))
 			.subscribeOn(Schedulers.boundedElastic())
 			.publishOn(RequestThreads.of(exchange))
 			.onErrorResume(RateLimitException.class, (ex) -> this.errors.render(exchange, ex).then(Mono.empty()))
+			.doOnNext((admission) -> settleBeforeCommit(exchange, costHeaders, taken, admission))
 			.flatMap((admission) -> chain.filter(exchange)
-				.then(Mono.defer(() -> charge(admission, status(exchange))))
-				.onErrorResume((ex) -> charge(admission, status(ex)).then(Mono.error(ex)))
+				.then(Mono.defer(() -> charge(admission, status(exchange), costs)))
+				.onErrorResume((ex) -> charge(admission, status(ex), costs).then(Mono.error(ex)))
 				.doOnCancel(() -> Schedulers.boundedElastic().schedule(() -> this.charges.release(admission))));
 	}
 
-	private Mono<Void> charge(StatusChargedRules.Admission admission, int status) {
-		return Mono.<Void>fromRunnable(() -> this.charges.charge(admission, status))
+	private Mono<Void> charge(StatusChargedRules.Admission admission, int status,
+			Function<String, @Nullable String> costs) {
+		return Mono.<Void>fromRunnable(() -> this.charges.charge(admission, status, costs))
 			.subscribeOn(Schedulers.boundedElastic());
+	}
+
+	/**
+	 * Takes the cost headers the application set off the response just before it is committed (so that they never
+	 * reach the client), and settles the cost then, off the event loop, so that the request that crosses a budget is
+	 * answered only once its debt is recorded.
+	 */
+	private void settleBeforeCommit(ServerWebExchange exchange, Set<String> names, Map<String, String> taken,
+			StatusChargedRules.Admission admission) {
+		if (names.isEmpty()) {
+			return;
+		}
+		exchange.getResponse().beforeCommit(() -> {
+			HttpHeaders headers = exchange.getResponse().getHeaders();
+			for (String name : names) {
+				String value = headers.getFirst(name);
+				if (value != null) {
+					taken.put(name.toLowerCase(Locale.ROOT), value);
+				}
+				headers.remove(name);
+			}
+			return Mono.<Void>fromRunnable(
+					() -> this.charges.settleCosts(admission, (name) -> taken.get(name.toLowerCase(Locale.ROOT))))
+				.subscribeOn(Schedulers.boundedElastic())
+				.publishOn(RequestThreads.of(exchange));
+		});
+	}
+
+	/** A cost header's value: taken at the commit, or still on a response that was never committed. */
+	private static @Nullable String costOf(ServerWebExchange exchange, Map<String, String> taken, String name) {
+		String value = taken.get(name.toLowerCase(Locale.ROOT));
+		return (value != null || exchange.getResponse().isCommitted()) ? value
+				: exchange.getResponse().getHeaders().getFirst(name);
 	}
 
 	private static int status(ServerWebExchange exchange) {

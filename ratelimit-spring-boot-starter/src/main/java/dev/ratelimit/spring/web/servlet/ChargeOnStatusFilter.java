@@ -2,6 +2,9 @@ package dev.ratelimit.spring.web.servlet;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
@@ -15,6 +18,7 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.expression.EvaluationContext;
@@ -25,8 +29,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
- * The rules of {@code ratelimit.filter.rules} charged by the response's status ({@code charge-on-status}), on Spring
- * MVC, as {@link StatusChargedRules} admits and charges them: once the rest of the chain has answered the request
+ * The rules of {@code ratelimit.filter.rules} charged by the response ({@code charge-on-status},
+ * {@code settle-cost-header}), on Spring MVC, as {@link StatusChargedRules} admits and charges them (a cost header is
+ * kept from the client by {@link CostHeaderCapture}): once the rest of the chain has answered the request
  * (for an async request, when it completes; a request that ends in an exception, a client that went away included,
  * counts as a 500). Ordered before Spring Security, so that Security's own 401 and 403 answers are counted; for the
  * same reason its keys cannot read the principal. The response carries the rate-limit fields of the admission, set
@@ -68,20 +73,29 @@ public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 			this.denials.render(request, response, ex);
 			return;
 		}
+		Set<String> costHeaders = StatusChargedRules.costHeaders(matched);
+		AtomicReference<CostHeaderCapture> captured = new AtomicReference<>();
+		Function<String, @Nullable String> header = (name) -> {
+			CostHeaderCapture capture = captured.get();
+			return (capture != null) ? capture.value(name) : null;
+		};
+		CostHeaderCapture capture = costHeaders.isEmpty() ? null
+				: new CostHeaderCapture(response, costHeaders, () -> this.charges.settleCosts(admission, header));
+		captured.set(capture);
 		try {
-			chain.doFilter(request, response);
+			chain.doFilter(request, (capture != null) ? capture : response);
 		}
 		catch (IOException | ServletException | RuntimeException | Error ex) {
 			// the container answers an exception that leaves the filters with a 500
-			this.charges.charge(admission, HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+			this.charges.charge(admission, HttpServletResponse.SC_INTERNAL_SERVER_ERROR, header);
 			throw ex;
 		}
 		if (request.isAsyncStarted()) {
 			request.getAsyncContext()
-				.addListener(new ChargeOnComplete(() -> this.charges.charge(admission, response.getStatus())));
+				.addListener(new ChargeOnComplete(() -> this.charges.charge(admission, response.getStatus(), header)));
 		}
 		else {
-			this.charges.charge(admission, response.getStatus());
+			this.charges.charge(admission, response.getStatus(), header);
 		}
 	}
 
