@@ -98,7 +98,7 @@ public final class StatusChargedRules {
 	 * {@code null} to keep the provisional cost), once: called before the response is committed, so that the
 	 * request that crosses a budget is answered only once its debt is recorded. Never an error.
 	 */
-	public void settleCosts(Admission admission, Function<String, @Nullable String> header) {
+	private void settleCosts(Admission admission, Function<String, @Nullable String> header) {
 		this.enforcer.byOutcome().settle(admission.request, admission.costs, (rule) -> {
 			String name = rule.settleCostHeader();
 			return (name != null) ? headerCost(rule, name, header.apply(name)) : rule.request().cost();

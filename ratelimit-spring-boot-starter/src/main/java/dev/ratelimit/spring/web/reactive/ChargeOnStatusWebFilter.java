@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import dev.ratelimit.spring.RateLimitException;
@@ -30,10 +31,10 @@ import org.springframework.web.server.WebFilterChain;
 
 /**
  * The rules of {@code ratelimit.filter.rules} charged by the response ({@code charge-on-status},
- * {@code settle-cost-header}), on WebFlux, as {@link StatusChargedRules} admits and charges them (a cost header is
- * taken off the response just before it is committed): once the rest of the chain has completed (an error
- * counts with the status it stands for, else as a 500; a request whose client goes away is not charged, and what it
- * reserved is given back). Ordered before Spring Security, so that Security's own 401 and 403 answers are counted;
+ * {@code settle-cost-header}), on WebFlux, as {@link StatusChargedRules} admits and charges them, once: just before
+ * the response is committed (when its cost headers are also taken off it), so that a client that has its answer
+ * finds the charge recorded, else once the rest of the chain has completed (an error counts with the status it
+ * stands for, else as a 500; a request whose client goes away is not charged, and what it reserved is given back). Ordered before Spring Security, so that Security's own 401 and 403 answers are counted;
  * for the same reason its keys cannot read the principal.
  *
  * <p>
@@ -80,47 +81,49 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 		Set<String> costHeaders = StatusChargedRules.costHeaders(matched);
 		Map<String, String> taken = new ConcurrentHashMap<>();
 		Function<String, @Nullable String> costs = (name) -> costOf(exchange, taken, name);
+		AtomicBoolean charged = new AtomicBoolean();
 		return Mono.fromCallable(() -> this.charges.admit(new ExchangeLimitedRequest(exchange), matched, context))
 			.subscribeOn(Schedulers.boundedElastic())
 			.publishOn(RequestThreads.of(exchange))
 			.onErrorResume(RateLimitException.class, (ex) -> this.errors.render(exchange, ex).then(Mono.empty()))
-			.doOnNext((admission) -> settleBeforeCommit(exchange, costHeaders, taken, admission))
+			.doOnNext((admission) -> exchange.getResponse().beforeCommit(() -> {
+				takeCostHeaders(exchange, costHeaders, taken);
+				return chargeOnce(charged, admission, status(exchange), costs).publishOn(RequestThreads.of(exchange));
+			}))
 			.flatMap((admission) -> chain.filter(exchange)
-				.then(Mono.defer(() -> charge(admission, status(exchange), costs)))
-				.onErrorResume((ex) -> charge(admission, status(ex), costs).then(Mono.error(ex)))
-				.doOnCancel(() -> Schedulers.boundedElastic().schedule(() -> this.charges.release(admission))));
+				// a response never committed within the chain is charged now
+				.then(Mono.defer(() -> chargeOnce(charged, admission, status(exchange), costs)))
+				.onErrorResume((ex) -> chargeOnce(charged, admission, status(ex), costs).then(Mono.error(ex)))
+				.doOnCancel(() -> Schedulers.boundedElastic().schedule(() -> {
+					if (charged.compareAndSet(false, true)) {
+						this.charges.release(admission);
+					}
+				})));
 	}
 
-	private Mono<Void> charge(StatusChargedRules.Admission admission, int status,
+	/**
+	 * The charge, once: just before the response is committed, so that a client that has its answer finds it
+	 * recorded; or, for a response the chain did not commit, when the chain completes or fails. Off the event loop.
+	 */
+	private Mono<Void> chargeOnce(AtomicBoolean charged, StatusChargedRules.Admission admission, int status,
 			Function<String, @Nullable String> costs) {
+		if (!charged.compareAndSet(false, true)) {
+			return Mono.empty();
+		}
 		return Mono.<Void>fromRunnable(() -> this.charges.charge(admission, status, costs))
 			.subscribeOn(Schedulers.boundedElastic());
 	}
 
-	/**
-	 * Takes the cost headers the application set off the response just before it is committed (so that they never
-	 * reach the client), and settles the cost then, off the event loop, so that the request that crosses a budget is
-	 * answered only once its debt is recorded.
-	 */
-	private void settleBeforeCommit(ServerWebExchange exchange, Set<String> names, Map<String, String> taken,
-			StatusChargedRules.Admission admission) {
-		if (names.isEmpty()) {
-			return;
-		}
-		exchange.getResponse().beforeCommit(() -> {
-			HttpHeaders headers = exchange.getResponse().getHeaders();
-			for (String name : names) {
-				String value = headers.getFirst(name);
-				if (value != null) {
-					taken.put(name.toLowerCase(Locale.ROOT), value);
-				}
-				headers.remove(name);
+	/** Takes the cost headers the application set off the response about to be committed: never sent. */
+	private static void takeCostHeaders(ServerWebExchange exchange, Set<String> names, Map<String, String> taken) {
+		HttpHeaders headers = exchange.getResponse().getHeaders();
+		for (String name : names) {
+			String value = headers.getFirst(name);
+			if (value != null) {
+				taken.put(name.toLowerCase(Locale.ROOT), value);
 			}
-			return Mono.<Void>fromRunnable(
-					() -> this.charges.settleCosts(admission, (name) -> taken.get(name.toLowerCase(Locale.ROOT))))
-				.subscribeOn(Schedulers.boundedElastic())
-				.publishOn(RequestThreads.of(exchange));
-		});
+			headers.remove(name);
+		}
 	}
 
 	/** A cost header's value: taken at the commit, or still on a response that was never committed. */

@@ -2,7 +2,6 @@ package dev.ratelimit.spring.web.servlet;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -30,12 +29,13 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
  * The rules of {@code ratelimit.filter.rules} charged by the response ({@code charge-on-status},
- * {@code settle-cost-header}), on Spring MVC, as {@link StatusChargedRules} admits and charges them (a cost header is
- * kept from the client by {@link CostHeaderCapture}): once the rest of the chain has answered the request
- * (for an async request, when it completes; a request that ends in an exception, a client that went away included,
- * counts as a 500). Ordered before Spring Security, so that Security's own 401 and 403 answers are counted; for the
+ * {@code settle-cost-header}), on Spring MVC, as {@link StatusChargedRules} admits and charges them: once, just before
+ * the response's body, error or redirect is written ({@link ChargeBeforeCommit}, which also keeps cost headers from
+ * the client), so that a client that has its answer finds the charge recorded; a response without a body when the
+ * chain returns (an async one when it completes); a request that ends in an exception, a client that went away
+ * included, as a 500. Ordered before Spring Security, so that Security's own 401 and 403 answers are counted; for the
  * same reason its keys cannot read the principal. The response carries the rate-limit fields of the admission, set
- * before the application answers (whatever commits the response then).
+ * before the application answers.
  */
 public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 
@@ -73,29 +73,28 @@ public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 			this.denials.render(request, response, ex);
 			return;
 		}
-		Set<String> costHeaders = StatusChargedRules.costHeaders(matched);
-		AtomicReference<CostHeaderCapture> captured = new AtomicReference<>();
+		AtomicReference<@Nullable ChargeBeforeCommit> self = new AtomicReference<>();
 		Function<String, @Nullable String> header = (name) -> {
-			CostHeaderCapture capture = captured.get();
-			return (capture != null) ? capture.value(name) : null;
+			ChargeBeforeCommit watched = self.get();
+			return (watched != null) ? watched.value(name) : null;
 		};
-		CostHeaderCapture capture = costHeaders.isEmpty() ? null
-				: new CostHeaderCapture(response, costHeaders, () -> this.charges.settleCosts(admission, header));
-		captured.set(capture);
+		ChargeBeforeCommit watched = new ChargeBeforeCommit(response, StatusChargedRules.costHeaders(matched),
+				(status) -> this.charges.charge(admission, status, header));
+		self.set(watched);
 		try {
-			chain.doFilter(request, (capture != null) ? capture : response);
+			chain.doFilter(request, watched);
 		}
 		catch (IOException | ServletException | RuntimeException | Error ex) {
 			// the container answers an exception that leaves the filters with a 500
-			this.charges.charge(admission, HttpServletResponse.SC_INTERNAL_SERVER_ERROR, header);
+			watched.chargeOnce(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
 			throw ex;
 		}
 		if (request.isAsyncStarted()) {
-			request.getAsyncContext()
-				.addListener(new ChargeOnComplete(() -> this.charges.charge(admission, response.getStatus(), header)));
+			request.getAsyncContext().addListener(new ChargeOnComplete(() -> watched.chargeOnce(response.getStatus())));
 		}
 		else {
-			this.charges.charge(admission, response.getStatus(), header);
+			// a response without a body: charged now
+			watched.chargeOnce(response.getStatus());
 		}
 	}
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntConsumer;
 
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletResponse;
@@ -15,71 +16,72 @@ import jakarta.servlet.http.HttpServletResponseWrapper;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The response as the application sees it when a rule settles its cost by a header ({@code settle-cost-header}): the
- * header's value is kept here, for the charge, and never reaches the client (the application reads its own value
- * back as usual). Before the response's body or error is written, the cost is settled ({@code beforeBody}, once), so
- * that the request that crosses a budget is answered only once its debt is recorded.
+ * The response as the application sees it under rules charged by its answer: before the response's body, error or
+ * redirect is written, the request is charged once ({@code charge}, given the status), so that a client that has its
+ * answer finds the charge recorded for its next request; the values of cost headers ({@code settle-cost-header}) are
+ * kept here for that charge, and never reach the client (the application reads its own value back as usual).
  */
-final class CostHeaderCapture extends HttpServletResponseWrapper {
+final class ChargeBeforeCommit extends HttpServletResponseWrapper {
 
 	private final Set<String> names;
 
 	private final Map<String, String> values = new ConcurrentHashMap<>();
 
-	private final AtomicBoolean settled = new AtomicBoolean();
+	private final AtomicBoolean charged = new AtomicBoolean();
 
-	private final Runnable beforeBody;
+	private final IntConsumer charge;
 
 	/**
 	 * @param names the cost headers, compared ignoring case
-	 * @param beforeBody settles the cost, run once before the body is written
+	 * @param charge charges the request with the status given, run once
 	 */
-	CostHeaderCapture(HttpServletResponse response, Set<String> names, Runnable beforeBody) {
+	ChargeBeforeCommit(HttpServletResponse response, Set<String> names, IntConsumer charge) {
 		super(response);
 		this.names = names;
-		this.beforeBody = beforeBody;
+		this.charge = charge;
+	}
+
+	/** Charges the request with {@code status}, unless it was charged already. */
+	void chargeOnce(int status) {
+		if (this.charged.compareAndSet(false, true)) {
+			this.charge.accept(status);
+		}
 	}
 
 	@Override
 	public ServletOutputStream getOutputStream() throws IOException {
-		settle();
+		chargeOnce(getStatus());
 		return super.getOutputStream();
 	}
 
 	@Override
 	public PrintWriter getWriter() throws IOException {
-		settle();
+		chargeOnce(getStatus());
 		return super.getWriter();
 	}
 
 	@Override
 	public void flushBuffer() throws IOException {
-		settle();
+		chargeOnce(getStatus());
 		super.flushBuffer();
 	}
 
 	@Override
 	public void sendError(int sc, @Nullable String msg) throws IOException {
-		settle();
+		chargeOnce(sc);
 		super.sendError(sc, msg);
 	}
 
 	@Override
 	public void sendError(int sc) throws IOException {
-		settle();
+		chargeOnce(sc);
 		super.sendError(sc);
 	}
 
 	@Override
 	public void sendRedirect(String location) throws IOException {
-		settle();
+		chargeOnce(HttpServletResponse.SC_FOUND);
 		super.sendRedirect(location);
-	}
-
-	private void settle() {
-		if (this.settled.compareAndSet(false, true)) {
-			this.beforeBody.run();
-		}
 	}
 
 	/** The value the application set for {@code name}, or {@code null}. */
