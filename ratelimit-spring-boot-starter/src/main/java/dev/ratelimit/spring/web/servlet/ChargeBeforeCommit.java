@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.IntConsumer;
+import java.util.function.Function;
 
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletResponse;
@@ -29,13 +29,21 @@ final class ChargeBeforeCommit extends HttpServletResponseWrapper {
 
 	private final AtomicBoolean charged = new AtomicBoolean();
 
-	private final IntConsumer charge;
+	private final Charge charge;
+
+	/** The request's charge, given its status and the cost headers' values kept here. */
+	@FunctionalInterface
+	interface Charge {
+
+		void charge(int status, Function<String, @Nullable String> costHeaders);
+
+	}
 
 	/**
 	 * @param names the cost headers, compared ignoring case
-	 * @param charge charges the request with the status given, run once
+	 * @param charge charges the request, run once
 	 */
-	ChargeBeforeCommit(HttpServletResponse response, Set<String> names, IntConsumer charge) {
+	ChargeBeforeCommit(HttpServletResponse response, Set<String> names, Charge charge) {
 		super(response);
 		this.names = names;
 		this.charge = charge;
@@ -44,7 +52,7 @@ final class ChargeBeforeCommit extends HttpServletResponseWrapper {
 	/** Charges the request with {@code status}, unless it was charged already. */
 	void chargeOnce(int status) {
 		if (this.charged.compareAndSet(false, true)) {
-			this.charge.accept(status);
+			this.charge.charge(status, this::value);
 		}
 	}
 

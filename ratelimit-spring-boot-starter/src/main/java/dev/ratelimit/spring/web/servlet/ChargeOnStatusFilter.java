@@ -2,8 +2,6 @@ package dev.ratelimit.spring.web.servlet;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
@@ -17,7 +15,6 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.expression.EvaluationContext;
@@ -73,14 +70,8 @@ public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 			this.denials.render(request, response, ex);
 			return;
 		}
-		AtomicReference<@Nullable ChargeBeforeCommit> self = new AtomicReference<>();
-		Function<String, @Nullable String> header = (name) -> {
-			ChargeBeforeCommit watched = self.get();
-			return (watched != null) ? watched.value(name) : null;
-		};
 		ChargeBeforeCommit watched = new ChargeBeforeCommit(response, StatusChargedRules.costHeaders(matched),
-				(status) -> this.charges.charge(admission, status, header));
-		self.set(watched);
+				(status, costHeaders) -> this.charges.charge(admission, status, costHeaders));
 		try {
 			chain.doFilter(request, watched);
 		}
