@@ -505,6 +505,46 @@ abstract class AlgorithmContract {
 		assertThat(at(this.limiter, (1L << 52) - 1).tryAcquire("late-client", limit).remaining()).isEqualTo(2);
 	}
 
+	/**
+	 * A limit changed at runtime keeps its key when its algorithm and window stay: its state stands, and the new
+	 * limit applies from the next decision (docs/ALGORITHMS.md, "Changing a limit").
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "TOKEN_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+	void aLowerLimitAppliesToTheStateAsItStands(Algorithm algorithm) {
+		LimitDefinition five = limit(algorithm, 5, 60_000);
+		for (int i = 0; i < 3; i++) {
+			assertThat(at(this.limiter, T0 + 100).tryAcquire("client", five).allowed()).isTrue();
+		}
+		LimitDefinition four = limit(algorithm, 4, 60_000);
+		assertThat(at(this.limiter, T0 + 200).tryAcquire("client", four).allowed()).isTrue();
+		assertThat(at(this.limiter, T0 + 200).tryAcquire("client", four).allowed()).isFalse();
+		LimitDefinition two = limit(algorithm, 2, 60_000);
+		assertThat(at(this.limiter, T0 + 300).tryAcquire("client", two).allowed()).as("4 spent of 2").isFalse();
+	}
+
+	/**
+	 * A token bucket whose refill is lowered and capacity raised keeps its tokens: they refill at the new rate up to
+	 * the new capacity, from the next decision.
+	 */
+	@Test
+	void aTokenBucketWithALowerRefillAndAHigherCapacityKeepsItsTokens() {
+		LimitDefinition before = new LimitDefinition("limit", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(1), 10);
+		exhaust("client", before, T0);
+		// 1 token per second from now on, up to 100
+		LimitDefinition after = new LimitDefinition("limit", Algorithm.TOKEN_BUCKET, 1, Duration.ofSeconds(1), 100);
+		RateLimitDecision half = at(this.limiter, T0 + 500).tryAcquire("client", after);
+		assertThat(half.allowed()).as("half a token").isFalse();
+		assertThat(half.decisions().get(0).retryAfterMs()).hasValue(500L);
+		assertThat(half.decisions().get(0).remaining()).isZero();
+		assertThat(at(this.limiter, T0 + 1000).tryAcquire("client", after).allowed()).isTrue();
+		assertThat(at(this.limiter, T0 + 1000).tryAcquire("client", after).allowed()).as("the one token spent").isFalse();
+		// under the old shape the bucket would be full again by now, with 10
+		RateLimitDecision later = at(this.limiter, T0 + 3000).tryAcquire("client", after);
+		assertThat(later.allowed()).isTrue();
+		assertThat(later.decisions().get(0).remaining()).isEqualTo(1);
+	}
+
 	static LimitDefinition limit(Algorithm algorithm, long limit, long windowMs) {
 		return LimitDefinition.of("limit", algorithm, limit, Duration.ofMillis(windowMs));
 	}

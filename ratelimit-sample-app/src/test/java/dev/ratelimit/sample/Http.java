@@ -71,6 +71,15 @@ final class Http {
 			.build());
 	}
 
+	/** {@code POST path} with a JSON body (an Actuator write operation). */
+	static HttpResponse<String> postJson(SampleProcess instance, String path, String json) {
+		return send(HttpRequest.newBuilder(instance.uri(path))
+			.timeout(Duration.ofSeconds(30))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json))
+			.build());
+	}
+
 	/** {@code POST /auth/login} with a form body, answered within a minute. */
 	static CompletableFuture<HttpResponse<String>> loginAsync(SampleProcess instance, String username,
 			String password) {

@@ -243,6 +243,46 @@ class TwoInstancesIT {
 	}
 
 	@Test
+	void anOperatorRaisesTheFreePlansBudgetOnOneInstanceAndTheOtherFollows() {
+		String freeKey = "key-" + UUID.randomUUID();
+		try {
+			HttpResponse<String> raised = Http.postJson(a, "/actuator/ratelimits/api-budget",
+					"{\"plan\": \"free\", \"limit\": 20}");
+			assertThat(raised.statusCode()).as(raised.body()).isEqualTo(200);
+			awaitFreeBudget(b, 20);
+			// four reports of cost 5 on b, where nothing was changed by hand
+			for (int i = 1; i <= 4; i++) {
+				HttpResponse<String> report = Http.get(b, "/api/reports/weekly", freeKey);
+				assertThat(report.statusCode()).as("report %d", i).isEqualTo(200);
+				assertThat(Http.policies(report)).containsEntry("api-budget", new Http.Policy(20, 3600));
+			}
+			assertThat(Http.get(a, "/api/reports/weekly", freeKey).statusCode()).isEqualTo(429);
+		}
+		finally {
+			assertThat(Http.postJson(b, "/actuator/ratelimits/api-budget", "{\"plan\": \"free\", \"undo\": true}")
+				.statusCode()).isEqualTo(200);
+			// both back to application.yml's 10 before the next test
+			awaitFreeBudget(a, 10);
+			awaitFreeBudget(b, 10);
+		}
+	}
+
+	/** Waits for {@code instance} to read the overrides (every 2 s): at most 30 s, for a loaded machine. */
+	private static void awaitFreeBudget(SampleProcess instance, int limit) {
+		long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+		List<Integer> limits = List.of();
+		while (System.nanoTime() < deadline) {
+			limits = JsonPath.read(Http.get(instance, "/actuator/ratelimits", null).body(),
+					"$.limits[?(@.name == 'api-budget' && @.plan == 'free')].limit");
+			if (limits.stream().allMatch((free) -> free == limit)) {
+				return;
+			}
+			java.util.concurrent.locks.LockSupport.parkNanos(java.time.Duration.ofMillis(100).toNanos());
+		}
+		assertThat(limits).as("the free plan's api-budget").containsOnly(limit);
+	}
+
+	@Test
 	void aProKeyHasTenTimesTheBudgetOfAFreeKeyOnBothInstances() {
 		String proKey = "pro-" + UUID.randomUUID();
 		for (int i = 1; i <= 20; i++) {

@@ -41,8 +41,9 @@ public final class BackgroundCallLimiter implements CallLimiter {
 	}
 
 	@Override
-	public @Nullable Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits)
+	public @Nullable Object invoke(MethodInvocation invocation, Method method, MethodLimits methodLimits)
 			throws Throwable {
+		List<ConfiguredLimit> limits = methodLimits.inForce();
 		PermitWaiter waits = this.waits.getObject();
 		EvaluationContext context = waits.enforcer()
 			.clientKeys()

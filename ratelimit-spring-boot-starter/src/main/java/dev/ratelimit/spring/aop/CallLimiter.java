@@ -17,11 +17,11 @@ public interface CallLimiter {
 	 * Decides the call where it belongs to a request, and proceeds with it when admitted.
 	 * @param invocation the call
 	 * @param method the most specific method of the target class
-	 * @param limits the method's limits; not empty
+	 * @param limits the method's limits (not empty): in its request's configuration within a request
 	 * @return the method's result (on WebFlux, a publisher that decides when subscribed)
 	 * @throws Throwable what the method throws, or a {@link dev.ratelimit.spring.RateLimitException} when denied
 	 */
-	@Nullable Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits) throws Throwable;
+	@Nullable Object invoke(MethodInvocation invocation, Method method, MethodLimits limits) throws Throwable;
 
 	/**
 	 * Checked at startup for every limited method: stops the application, naming the method, where this stack could

@@ -107,11 +107,13 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 			return invocation.proceed();
 		}
 		Class<?> targetClass = AopUtils.getTargetClass(invocation.getThis());
-		List<ConfiguredLimit> limits = this.methods.getObject().limitsFor(invocation.getMethod(), targetClass);
+		RateLimitedMethodRegistry methods = this.methods.getObject();
+		List<ConfiguredLimit> limits = methods.limitsFor(invocation.getMethod(), targetClass);
 		if (limits.isEmpty()) {
 			return invocation.proceed();
 		}
-		return calls.invoke(invocation, AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass), limits);
+		return calls.invoke(invocation, AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass),
+				new MethodLimits(methods, invocation.getMethod(), targetClass, limits));
 	}
 
 }

@@ -6,14 +6,12 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.KeyVariables;
-import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.LimitResolver;
+import dev.ratelimit.spring.limits.LimitConfiguration;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -32,19 +30,16 @@ import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.RequestMapping;
 
 /**
- * The limits of {@link RateLimited} methods: resolved once per method and cached, and for every bean checked at
+ * The limits of {@link RateLimited} methods: resolved once per method and configuration (in the configuration, which
+ * resolves them again when it changes: {@link LimitConfiguration#methodLimits}), and for every bean checked at
  * startup, so that an invalid annotation, or one that the web stack could not apply, stops the application with a
  * message naming the method.
  */
 public final class RateLimitedMethodRegistry implements SmartInitializingSingleton {
 
-	private final LimitResolver factory;
-
-	private final LimitRegistry names;
+	private final LimitConfigurations configurations;
 
 	private final ConfigurableListableBeanFactory beanFactory;
-
-	private final Map<MethodClassKey, List<ConfiguredLimit>> cache = new ConcurrentHashMap<>();
 
 	private final CallLimiter calls;
 
@@ -53,17 +48,30 @@ public final class RateLimitedMethodRegistry implements SmartInitializingSinglet
 	/**
 	 * @param calls how the application's stack decides calls, whose rules every limited method is checked against
 	 */
-	public RateLimitedMethodRegistry(LimitResolver factory, LimitRegistry names, ConfigurableListableBeanFactory beanFactory,
+	public RateLimitedMethodRegistry(LimitConfigurations configurations, ConfigurableListableBeanFactory beanFactory,
 			CallLimiter calls) {
-		this.factory = factory;
-		this.names = names;
+		this.configurations = configurations;
 		this.beanFactory = beanFactory;
 		this.calls = calls;
 	}
 
-	/** The limits of {@code method} invoked on {@code targetClass}: the class's annotations, then the method's. */
+	/**
+	 * The limits of {@code method} invoked on {@code targetClass} in the configuration in force: the class's
+	 * annotations, then the method's.
+	 */
 	public List<ConfiguredLimit> limitsFor(Method method, Class<?> targetClass) {
-		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> resolve(method, targetClass));
+		return limitsFor(this.configurations.current(), method, targetClass);
+	}
+
+	/** {@link #limitsFor(Method, Class)} in {@code configuration}: a request's ({@code RequestConfiguration}). */
+	public List<ConfiguredLimit> limitsFor(LimitConfiguration configuration, Method method, Class<?> targetClass) {
+		return configuration.methodLimits(new MethodClassKey(method, targetClass),
+				(in) -> resolve(in, method, targetClass));
+	}
+
+	/** The limits in force and their changes. */
+	public LimitConfigurations configurations() {
+		return this.configurations;
 	}
 
 	/** Whether any bean has a {@code @RateLimited} method; known once the singletons are instantiated. */
@@ -148,7 +156,7 @@ public final class RateLimitedMethodRegistry implements SmartInitializingSinglet
 				&& Arrays.stream(advised.getAdvisors()).anyMatch(RateLimitedAdvisor.class::isInstance);
 	}
 
-	private List<ConfiguredLimit> resolve(Method method, Class<?> targetClass) {
+	private static List<ConfiguredLimit> resolve(LimitConfiguration configuration, Method method, Class<?> targetClass) {
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
 		Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
 		String methodName = userClass.getSimpleName() + "." + specific.getName();
@@ -159,12 +167,13 @@ public final class RateLimitedMethodRegistry implements SmartInitializingSinglet
 		List<ConfiguredLimit> limits = new ArrayList<>();
 		if (appliesClassLimits(specific)) {
 			for (RateLimited annotation : annotations(userClass)) {
-				limits.add(this.names.register(this.factory.fromAnnotation(annotation, userClass.getSimpleName(),
+				limits.add(configuration.names().register(configuration.resolver().fromAnnotation(annotation, userClass.getSimpleName(),
 						"@RateLimited on class " + userClass.getName(), variables)));
 			}
 		}
 		for (RateLimited annotation : annotations(specific)) {
-			limits.add(this.names.register(this.factory.fromAnnotation(annotation, methodName, source, variables)));
+			limits.add(configuration.names()
+				.register(configuration.resolver().fromAnnotation(annotation, methodName, source, variables)));
 		}
 		return List.copyOf(limits);
 	}

@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.spring.limits.LimitResolver;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -26,18 +26,18 @@ import org.springframework.core.env.Environment;
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({ RateLimitRedisConfiguration.class, NoRedisConfiguration.class, RateLimitInMemoryConfiguration.class,
-		RateLimitEnforcerConfiguration.class, RateLimitHttpConfiguration.class, RateLimitBackgroundConfiguration.class })
+		RateLimitEnforcerConfiguration.class, RateLimitHttpConfiguration.class, RateLimitBackgroundConfiguration.class,
+		RateLimitRefreshConfiguration.class })
 public final class RateLimitAutoConfiguration {
 
-	/** Checks {@code ratelimit.defaults} at startup, in every kind of application. */
+	/**
+	 * The limits in force, checked at startup, in every kind of application: each configuration bound afresh from
+	 * {@code ratelimit.*}, the filter rules only in a web application.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	LimitResolver rateLimitLimitFactory(RateLimitProperties properties, Environment environment,
-			BeanFactory beanFactory) {
-		// The in-memory store never fails: its limits have no local share to check.
-		Integer failLocalInstances = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? null
-				: properties.getFailLocal().getInstances();
-		return new LimitResolver(properties, failLocalInstances, environment, beanFactory);
+	LimitConfigurations rateLimitConfigurations(Environment environment, BeanFactory beanFactory) {
+		return new LimitConfigurations(() -> LimitSettingsBinding.bind(environment), environment, beanFactory);
 	}
 
 	/** Without spring-web no advisor can apply @RateLimited: startup stops rather than leave methods unlimited. */

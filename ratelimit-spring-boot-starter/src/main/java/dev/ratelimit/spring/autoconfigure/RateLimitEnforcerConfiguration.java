@@ -17,17 +17,11 @@ import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.enforce.DecisionApplier;
 import dev.ratelimit.spring.enforce.ShadowDenialLogger;
 import dev.ratelimit.spring.enforce.ThreadTimeoutScheduler;
-import dev.ratelimit.core.redis.Timeouts;
-import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
-import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
-import dev.ratelimit.spring.enforce.RateLimitResponder;
-import dev.ratelimit.spring.enforce.RedisCaller;
-import dev.ratelimit.spring.enforce.DenialCache;
-import dev.ratelimit.spring.enforce.DecisionApplier;
-import dev.ratelimit.spring.enforce.ShadowDenialLogger;
-import dev.ratelimit.spring.enforce.ThreadTimeoutScheduler;
-import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.LimitResolver;
+import dev.ratelimit.spring.limits.LimitConfiguration;
+import dev.ratelimit.spring.limits.LimitConfigurations;
+import dev.ratelimit.spring.limits.OverrideStore;
+import dev.ratelimit.spring.limits.OverridesSync;
+import dev.ratelimit.spring.redis.RedisOverrideStore;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -54,20 +48,15 @@ class RateLimitEnforcerConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LimitRegistry rateLimitNames() {
-		return new LimitRegistry();
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEventRecorder> events,
-			ObjectProvider<Timeouts> timeouts, ObjectProvider<ScriptExecutor> executor, LimitResolver factory,
-			DenialCache denials) {
+			ObjectProvider<Timeouts> timeouts, ObjectProvider<ScriptExecutor> executor, DenialCache denials,
+			LimitConfigurations configurations) {
 		RateLimitResponder responses = new RateLimitResponder(new RateLimitHeaderWriter(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
 		RateLimitEventRecorder rateLimitEvents = events.getIfAvailable(() -> new RateLimitEventRecorder(logInterval(properties)));
+		configurations.addListener(rateLimitEvents);
 		LocalFallback fallback = new LocalFallback(RateLimitProperties.requirePositive(
 				"ratelimit.fail-local.probe-interval", properties.getFailLocal().getProbeInterval()));
 		RedisCaller redis = new RedisCaller(rateLimiter,
@@ -76,27 +65,53 @@ class RateLimitEnforcerConfiguration {
 		DecisionApplier answers = new DecisionApplier(responses, rateLimitEvents,
 				new ShadowDenialLogger(logInterval(properties)), fallback);
 		return new RateLimitEnforcer(redis, answers,
-				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), factory.plans(), denials);
+				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), denials);
 	}
 
-	/** Denials answered without Redis while they stand ({@code ratelimit.denials.*}). */
+	/**
+	 * Denials answered without Redis while they stand ({@code ratelimit.denials.*}); all forgotten when the limits
+	 * change, since they were decided under the old shapes.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	DenialCache rateLimitRememberedDenials(RateLimitProperties properties) {
+	DenialCache rateLimitRememberedDenials(RateLimitProperties properties, LimitConfigurations configurations) {
 		DenialsProperties denials = properties.getDenials();
 		if (denials.getMaxClients() < 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.denials.max-clients",
 					denials.getMaxClients(), "At least 1; set ratelimit.denials.remember=false to remember none.");
 		}
-		return new DenialCache(denials.isRemember(),
+		DenialCache cache = new DenialCache(denials.isRemember(),
 				RateLimitProperties.requirePositive("ratelimit.denials.max-age", denials.getMaxAge()),
 				denials.getMaxClients(), System::nanoTime);
+		configurations.addListener((source, previous, next) -> cache.forgetAll());
+		return cache;
 	}
 
 	/** Every limit that a plan names exists: checked once the annotations' limits are known too. */
 	@Bean
-	ApplicationListener<ContextRefreshedEvent> rateLimitPlansCheck(LimitResolver factory, LimitRegistry names) {
-		return (event) -> factory.plans().requireKnownLimits(names.names());
+	ApplicationListener<ContextRefreshedEvent> rateLimitPlansCheck(LimitConfigurations configurations) {
+		return (event) -> {
+			LimitConfiguration current = configurations.current();
+			current.plans().requireKnownLimits(current.names().names());
+		};
+	}
+
+	/**
+	 * The overrides set through the ratelimits endpoint: in Redis through the limiter's own client, read by every
+	 * instance; in memory with the in-memory store.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	OverridesSync rateLimitOverrides(LimitConfigurations configurations, RateLimitProperties properties,
+			ObjectProvider<ScriptExecutor> executor) {
+		ScriptExecutor redis = executor.getIfAvailable();
+		OverrideStore store = (redis != null && properties.getStore() == RateLimitProperties.Store.REDIS)
+				? new RedisOverrideStore(redis, properties.getKeyPrefix(),
+						RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout())
+							.multipliedBy(4))
+				: OverrideStore.inMemory();
+		return new OverridesSync(store, configurations, RateLimitProperties
+			.requirePositive("ratelimit.overrides.poll-interval", properties.getOverrides().getPollInterval()));
 	}
 
 	/** Waits for a permit, up to {@code ratelimit.defaults.max-wait} outside requests. */

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
-import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -43,8 +43,9 @@ public final class RateLimitMetricsAutoConfiguration {
 	 * singleton is instantiated ({@code RateLimitedMethodRegistry}).
 	 */
 	@Bean
-	ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEventRecorder events, LimitRegistry names) {
-		return (event) -> events.register(names.names());
+	ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEventRecorder events,
+			LimitConfigurations configurations) {
+		return (event) -> events.register(configurations.current().names().names());
 	}
 
 }

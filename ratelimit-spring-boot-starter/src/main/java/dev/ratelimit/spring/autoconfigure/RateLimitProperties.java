@@ -70,6 +70,8 @@ public class RateLimitProperties implements LimitSettings {
 
 	private final Plan plan = new Plan();
 
+	private final Overrides overrides = new Overrides();
+
 	/**
 	 * Limit shapes per plan: plan name, then limit name, then its algorithm, limit, window and capacity. A limit
 	 * (annotation or filter rule) whose name appears here takes the shape of the client's plan (see ratelimit.plan.*);
@@ -145,6 +147,10 @@ public class RateLimitProperties implements LimitSettings {
 		return this.plans;
 	}
 
+	public Overrides getOverrides() {
+		return this.overrides;
+	}
+
 	public void setPlans(Map<String, Map<String, PlanLimit>> plans) {
 		this.plans = plans;
 	}
@@ -160,6 +166,25 @@ public class RateLimitProperties implements LimitSettings {
 					"The duration must be positive, such as 250ms.");
 		}
 		return value;
+	}
+
+	/** The overrides set through the ratelimits endpoint, kept in Redis (in memory with the in-memory store). */
+	public static class Overrides {
+
+		/**
+		 * How often each instance reads the overrides from Redis: an override set on one instance is in force on
+		 * every other within this time.
+		 */
+		private Duration pollInterval = Duration.ofSeconds(2);
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
+		}
+
 	}
 
 	/**

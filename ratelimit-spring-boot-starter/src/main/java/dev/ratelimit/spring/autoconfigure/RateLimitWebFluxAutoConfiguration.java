@@ -8,7 +8,7 @@ import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.web.reactive.ChargeOnStatusWebFilter;
 import dev.ratelimit.spring.web.reactive.ExchangeErrorHandler;
 import dev.ratelimit.spring.web.reactive.RateLimitWebFilter;
@@ -59,7 +59,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 	/** Always there, unlike the servlet filter: on WebFlux it is what applies @RateLimited to handlers. */
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitWebFilter")
-	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, FilterRuleMatcher rules,
+	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, LimitConfigurations rules,
 			ReactiveEnforcer decisions, RateLimitedMethodRegistry methods, ObjectProvider<HandlerMapping> handlerMappings,
 			ObjectProvider<HandlerAdapter> handlerAdapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
 		return new RateLimitWebFilter(rules, decisions, new ReactiveHandlerLimitLookup(handlerMappings, methods),
@@ -70,7 +70,7 @@ public final class RateLimitWebFluxAutoConfiguration {
 	@Bean
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	@ConditionalOnMissingBean(name = "rateLimitChargeOnStatusWebFilter")
-	ChargeOnStatusWebFilter rateLimitChargeOnStatusWebFilter(RateLimitProperties properties, FilterRuleMatcher rules,
+	ChargeOnStatusWebFilter rateLimitChargeOnStatusWebFilter(RateLimitProperties properties, LimitConfigurations rules,
 			RateLimitEnforcer enforcer, ObjectProvider<HandlerAdapter> handlerAdapters,
 			ObjectProvider<HandlerResultHandler> resultHandlers) {
 		return new ChargeOnStatusWebFilter(rules, enforcer, new ExchangeErrorHandler(handlerAdapters, resultHandlers),

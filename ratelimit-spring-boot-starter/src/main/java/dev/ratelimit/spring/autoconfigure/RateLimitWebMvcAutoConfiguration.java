@@ -5,7 +5,7 @@ import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.web.servlet.ChargeOnStatusFilter;
 import dev.ratelimit.spring.web.servlet.HandlerLimitLookup;
 import dev.ratelimit.spring.web.servlet.RateLimitFilter;
@@ -38,7 +38,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@Bean
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	@ConditionalOnMissingBean(name = "rateLimitFilter")
-	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties, FilterRuleMatcher rules,
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties, LimitConfigurations rules,
 			PermitWaiter waits, RateLimitedMethodRegistry methods, ObjectProvider<HandlerMapping> handlerMappings,
 			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
@@ -53,7 +53,7 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	@ConditionalOnMissingBean(name = "rateLimitChargeOnStatusFilter")
 	FilterRegistrationBean<ChargeOnStatusFilter> rateLimitChargeOnStatusFilter(RateLimitProperties properties,
-			FilterRuleMatcher rules, RateLimitEnforcer enforcer,
+			LimitConfigurations rules, RateLimitEnforcer enforcer,
 			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		FilterRegistrationBean<ChargeOnStatusFilter> registration = new FilterRegistrationBean<>(
 				new ChargeOnStatusFilter(rules, enforcer, exceptionResolver));

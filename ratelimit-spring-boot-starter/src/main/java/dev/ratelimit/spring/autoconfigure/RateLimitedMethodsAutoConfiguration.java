@@ -3,8 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
-import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.LimitResolver;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -29,9 +28,9 @@ public final class RateLimitedMethodsAutoConfiguration {
 	/** Checks every @RateLimited at startup, and refuses to start where no proxy, or the stack, would apply one. */
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitedMethodRegistry rateLimitedMethods(LimitResolver factory, LimitRegistry names,
+	RateLimitedMethodRegistry rateLimitedMethods(LimitConfigurations configurations,
 			ConfigurableListableBeanFactory beanFactory, CallLimiter calls) {
-		return new RateLimitedMethodRegistry(factory, names, beanFactory, calls);
+		return new RateLimitedMethodRegistry(configurations, beanFactory, calls);
 	}
 
 	/**

@@ -3,8 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
 import dev.ratelimit.spring.enforce.DenialCache;
-import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.LimitResolver;
+import dev.ratelimit.spring.limits.LimitConfigurations;
+import dev.ratelimit.spring.limits.OverridesSync;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,15 +28,15 @@ public final class RateLimitsEndpointAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
-	@ConditionalOnBean({ RateLimiter.class, LimitRegistry.class, DenialCache.class })
+	@ConditionalOnBean({ RateLimiter.class, LimitConfigurations.class, OverridesSync.class, DenialCache.class })
 	static class Available {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitRegistry names, LimitResolver factory,
-				RateLimitProperties properties, DenialCache denials) {
+		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitConfigurations configurations,
+				OverridesSync overrides, RateLimitProperties properties, DenialCache denials) {
 			String store = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? "in-memory" : "redis";
-			return new RateLimitsEndpoint(rateLimiter, names, factory.plans(), store, denials);
+			return new RateLimitsEndpoint(rateLimiter, configurations, overrides, store, denials);
 		}
 
 	}

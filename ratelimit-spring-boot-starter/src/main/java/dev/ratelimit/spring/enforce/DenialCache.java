@@ -114,6 +114,11 @@ public final class DenialCache {
 		return aged(denial.decision(), (now - denial.sentAt()) / 1_000_000);
 	}
 
+	/** Forgets every denial: the limits changed, and a denial remembered under their old shapes would be wrong. */
+	public void forgetAll() {
+		this.clients.clear();
+	}
+
 	/**
 	 * Forgets every denial of {@code clientKey}: its state was reset, or a request of it was admitted, which may have
 	 * changed what a remembered denial would say (its remaining units, its wait).

@@ -35,13 +35,10 @@ public final class OutcomeCharger {
 
 	private final ClientKeyResolver clientKeys;
 
-	private final PlanSelector plans;
-
-	OutcomeCharger(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys, PlanSelector plans) {
+	OutcomeCharger(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys) {
 		this.redis = redis;
 		this.answers = answers;
 		this.clientKeys = clientKeys;
-		this.plans = plans;
 	}
 
 	/**
@@ -57,7 +54,7 @@ public final class OutcomeCharger {
 			EvaluationContext context) {
 		List<LimitDecision> peeked = new ArrayList<>();
 		long deadline = this.redis.deadline(request);
-		for (ConfiguredLimit limit : this.plans.forRequest(configured, context)) {
+		for (ConfiguredLimit limit : PlanSelector.forRequest(configured, context)) {
 			String clientKey = this.clientKeys.resolve(limit, request, context);
 			LimitDecision state = this.redis.spared(List.of(limit)) ? null
 					: this.redis.peekAndWait(clientKey, limit.request(), deadline);
@@ -209,7 +206,7 @@ public final class OutcomeCharger {
 		long deadline = this.redis.chargeDeadline(request);
 		List<LimitDecision> fields = new ArrayList<>();
 		// admission resolved the same keys a moment ago; an expression that changed its mind charges nothing
-		Map<String, List<ConfiguredLimit>> byKey = this.clientKeys.groupByKey(this.plans.forRequest(configured, context),
+		Map<String, List<ConfiguredLimit>> byKey = this.clientKeys.groupByKey(PlanSelector.forRequest(configured, context),
 				request, context, true);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			RateLimitDecision decision = this.redis.spared(group.getValue()) ? null

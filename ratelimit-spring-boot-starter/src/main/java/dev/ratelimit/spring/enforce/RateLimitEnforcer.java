@@ -52,8 +52,6 @@ public final class RateLimitEnforcer {
 
 	private final ClientKeyResolver clientKeys;
 
-	private final PlanSelector plans;
-
 	private final DenialCache denials;
 
 	private final OutcomeCharger byOutcome;
@@ -62,17 +60,15 @@ public final class RateLimitEnforcer {
 	 * @param redis the calls to Redis, each bounded by its request's deadline
 	 * @param answers what the decisions make of the request
 	 * @param clientKeys the limits' client keys
-	 * @param plans the plans that shape planned limits
 	 * @param denials denials answered without Redis while they stand
 	 */
-	public RateLimitEnforcer(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys, PlanSelector plans,
+	public RateLimitEnforcer(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys,
 			DenialCache denials) {
 		this.redis = redis;
 		this.answers = answers;
 		this.clientKeys = clientKeys;
-		this.plans = plans;
 		this.denials = denials;
-		this.byOutcome = new OutcomeCharger(redis, answers, clientKeys, plans);
+		this.byOutcome = new OutcomeCharger(redis, answers, clientKeys);
 	}
 
 	public ClientKeyResolver clientKeys() {
@@ -123,7 +119,7 @@ public final class RateLimitEnforcer {
 			EvaluationContext context, Executor continuation, @Nullable Reservation reservation) {
 		Map<String, List<ConfiguredLimit>> byKey;
 		try {
-			byKey = this.clientKeys.groupByKey(this.plans.forRequest(configured, context), request, context, false);
+			byKey = this.clientKeys.groupByKey(PlanSelector.forRequest(configured, context), request, context, false);
 		}
 		catch (RateLimitException ex) {
 			return CompletableFuture.failedFuture(ex);

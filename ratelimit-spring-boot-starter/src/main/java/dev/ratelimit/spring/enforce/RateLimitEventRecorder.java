@@ -3,10 +3,13 @@ package dev.ratelimit.spring.enforce;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.spring.limits.LimitConfiguration;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import io.micrometer.core.instrument.Counter;
@@ -30,9 +33,12 @@ import org.apache.commons.logging.LogFactory;
  * <li>{@code ratelimit.denials.remembered}, a counter of requests denied from a denial this instance remembers,
  * without a Redis call ({@link DenialCache}); their limits are counted in {@code ratelimit.decisions} as
  * well.</li>
+ * <li>{@code ratelimit.configuration.changes}, a counter of the changes of the limits at runtime (tags {@code source}:
+ * {@code endpoint}, {@code store}, {@code environment}; {@code outcome}: {@code applied}, {@code refused}); the meters
+ * of limits a change adds are created with it, those of limits it removes are removed.</li>
  * </ul>
  */
-public class RateLimitEventRecorder {
+public class RateLimitEventRecorder implements LimitConfigurations.Listener {
 
 	private static final Log logger = LogFactory.getLog(RateLimitEventRecorder.class);
 
@@ -87,6 +93,16 @@ public class RateLimitEventRecorder {
 
 	/** Creates the meters of these limits before any traffic. */
 	public void register(Collection<String> limitNames) {
+	}
+
+	/** A change of the limits in force: counted, and the meters of added limits created. */
+	@Override
+	public void applied(String source, LimitConfiguration previous, LimitConfiguration next) {
+	}
+
+	/** A change of the limits refused: counted (the reason is logged where the change came from). */
+	@Override
+	public void refused(String source, RuntimeException reason) {
 	}
 
 	/** Redis answered after failing: fail-local limits are decided by Redis again. */
@@ -180,6 +196,31 @@ public class RateLimitEventRecorder {
 			}
 			this.registry.counter("ratelimit.redis.failures");
 			remembered();
+		}
+
+		@Override
+		public void applied(String source, LimitConfiguration previous, LimitConfiguration next) {
+			change(source, "applied").increment();
+			Set<String> names = next.names().names();
+			register(names);
+			for (String removed : previous.names().names()) {
+				if (!names.contains(removed)) {
+					this.registry.find("ratelimit.decisions").tag("limit", removed).meters().forEach(this.registry::remove);
+				}
+			}
+		}
+
+		@Override
+		public void refused(String source, RuntimeException reason) {
+			change(source, "refused").increment();
+		}
+
+		private Counter change(String source, String outcome) {
+			return Counter.builder("ratelimit.configuration.changes")
+				.description("Changes of the rate limits at runtime, by source (endpoint, store, environment) and outcome")
+				.tag("source", source)
+				.tag("outcome", outcome)
+				.register(this.registry);
 		}
 
 		@Override

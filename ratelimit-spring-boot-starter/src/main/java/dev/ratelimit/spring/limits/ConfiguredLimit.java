@@ -21,14 +21,27 @@ import org.springframework.expression.Expression;
  * @param clientKey whose budget a call takes from
  * @param origin where it was configured
  * @param handling what a call does when Redis fails, when it is denied and when it is charged
- * @param byPlan when {@code ratelimit.plans} names this limit: this limit as each configured plan shapes it, by plan
- * name; otherwise empty
+ * @param planning when {@code ratelimit.plans} names this limit: this limit as each configured plan shapes it, and
+ * how a request's plan is told; otherwise {@link Planning#NONE}
  */
 public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin, Handling handling,
-		Map<String, ConfiguredLimit> byPlan) {
+		Planning planning) {
 
-	public ConfiguredLimit {
-		byPlan = Map.copyOf(byPlan);
+	/**
+	 * A limit's shapes by plan.
+	 * @param selector tells a request's plan; the one of the configuration that shaped the limit, so that a request
+	 * whose limits come from one configuration selects among that configuration's plans
+	 * @param byPlan this limit as each configured plan shapes it, by plan name; empty when the limit is not planned
+	 */
+	public record Planning(PlanSelector selector, Map<String, ConfiguredLimit> byPlan) {
+
+		/** Not planned. */
+		public static final Planning NONE = new Planning(PlanSelector.none(), Map.of());
+
+		public Planning {
+			byPlan = Map.copyOf(byPlan);
+		}
+
 	}
 
 	/**
@@ -186,17 +199,23 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 
 	/** This limit as one plan shapes it: the plan's budget, every other part this limit's. */
 	ConfiguredLimit inPlan(Budget budget) {
-		return new ConfiguredLimit(budget, this.clientKey, this.origin, this.handling, Map.of());
+		return new ConfiguredLimit(budget, this.clientKey, this.origin, this.handling, Planning.NONE);
 	}
 
-	/** This limit with its shape in every plan ({@link #forPlan}). */
-	ConfiguredLimit withPlans(Map<String, ConfiguredLimit> byPlan) {
-		return new ConfiguredLimit(this.budget, this.clientKey, this.origin, this.handling, byPlan);
+	/** This limit with its shape in every plan of {@code selector} ({@link #forPlan}). */
+	ConfiguredLimit withPlans(PlanSelector selector, Map<String, ConfiguredLimit> byPlan) {
+		return new ConfiguredLimit(this.budget, this.clientKey, this.origin, this.handling,
+				new Planning(selector, byPlan));
+	}
+
+	/** {@link Planning#byPlan()}. */
+	public Map<String, ConfiguredLimit> byPlan() {
+		return this.planning.byPlan();
 	}
 
 	/** Whether the shape of this limit depends on the client's plan. */
 	public boolean planned() {
-		return !this.byPlan.isEmpty();
+		return !this.planning.byPlan().isEmpty();
 	}
 
 	/**
@@ -204,7 +223,7 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	 * another); this limit itself when it is not planned.
 	 */
 	public ConfiguredLimit forPlan(String plan) {
-		ConfiguredLimit shaped = this.byPlan.get(plan);
+		ConfiguredLimit shaped = this.planning.byPlan().get(plan);
 		return (shaped != null) ? shaped : this;
 	}
 

@@ -45,6 +45,8 @@ public final class LimitResolver {
 
 	private final PlanSelector plans;
 
+	private final LimitOverrides overrides;
+
 	/**
 	 * @param properties {@code ratelimit.*}
 	 * @param failLocalInstances {@code ratelimit.fail-local.instances}: fail-local limits apply their limit divided by
@@ -55,13 +57,58 @@ public final class LimitResolver {
 	 */
 	public LimitResolver(LimitSettings properties, @Nullable Integer failLocalInstances, Environment environment,
 			BeanFactory beanFactory) {
+		this(properties, LimitOverrides.NONE, failLocalInstances, environment, beanFactory);
+	}
+
+	/**
+	 * A resolver whose limits have the shapes, modes and failure policies that {@code overrides} change.
+	 * @throws InvalidConfigurationPropertyValueException naming the property when the defaults or plans are invalid
+	 */
+	public LimitResolver(LimitSettings properties, LimitOverrides overrides, @Nullable Integer failLocalInstances,
+			Environment environment, BeanFactory beanFactory) {
+		this.overrides = overrides;
 		this.defaults = properties.getDefaults();
 		this.shares = new FailLocalShareCalculator(failLocalInstances);
 		this.environment = environment;
 		this.expressions = new LimitExpressionParser(beanFactory);
 		checkDefaults();
 		this.plans = new PlanResolver(this.expressions, LimitShape.of(this.defaults), this::definition)
-			.plans(properties.getPlan(), properties.getPlans());
+			.plans(properties.getPlan(), overridden(properties.getPlans()));
+	}
+
+	/** The plans' shapes with the overrides of {@code ratelimit.plans.<plan>.<limit>}. */
+	private Map<String, Map<String, LimitSettings.Shape>> overridden(
+			Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> configured) {
+		Map<String, Map<String, LimitSettings.Shape>> plans = new LinkedHashMap<>();
+		configured.forEach((plan, shapes) -> plans.put(plan, new LinkedHashMap<>(shapes)));
+		this.overrides.plans().forEach((plan, shapes) -> {
+			Map<String, LimitSettings.Shape> planShapes = plans.get(plan);
+			// an override of a plan that the configuration no longer has is left aside (LimitConfigurations)
+			if (planShapes != null) {
+				shapes.forEach((name, override) -> planShapes.put(name, override.over(planShapes.get(name))));
+			}
+		});
+		return plans;
+	}
+
+	/** The overrides that this resolver applies. */
+	public LimitOverrides overrides() {
+		return this.overrides;
+	}
+
+	private LimitShape overridden(String name, LimitShape shape) {
+		LimitOverride override = this.overrides.get(null, name);
+		return (override != null) ? override.applyTo(shape) : shape;
+	}
+
+	private LimitMode overridden(String name, LimitMode mode) {
+		LimitOverride override = this.overrides.get(null, name);
+		return (override != null && override.mode() != null) ? override.mode() : mode;
+	}
+
+	private FailurePolicy overridden(String name, FailurePolicy failurePolicy) {
+		LimitOverride override = this.overrides.get(null, name);
+		return (override != null && override.failurePolicy() != null) ? override.failurePolicy() : failurePolicy;
 	}
 
 	/** The plans, checked. */
@@ -75,12 +122,12 @@ public final class LimitResolver {
 	public ConfiguredLimit fromAnnotation(RateLimited annotation, String defaultName, String source, KeyVariables variables) {
 		try {
 			String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name()) : defaultName;
-			LimitShape shape = shape(annotation);
+			LimitShape shape = overridden(name, shape(annotation));
 			long cost = (annotation.cost() != RateLimited.UNSET) ? annotation.cost() : this.defaults.getCost();
-			FailurePolicy failurePolicy = StringUtils.hasText(annotation.failurePolicy())
-					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy();
-			LimitMode mode = StringUtils.hasText(annotation.mode()) ? parseMode(resolve(annotation.mode()))
-					: this.defaults.getMode();
+			FailurePolicy failurePolicy = overridden(name, StringUtils.hasText(annotation.failurePolicy())
+					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy());
+			LimitMode mode = overridden(name, StringUtils.hasText(annotation.mode()) ? parseMode(resolve(annotation.mode()))
+					: this.defaults.getMode());
 			LimitRequest request = definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW);
 			Expression key = this.expressions.parse(annotation.key(), variables);
 			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
@@ -97,7 +144,7 @@ public final class LimitResolver {
 					new ConfiguredLimit.Origin(source, StringUtils.hasText(annotation.name())),
 					new ConfiguredLimit.Handling(failurePolicy, maxWait, charge, annotation.reserve(),
 							this.expressions.settleCost(annotation, variables), null),
-					Map.of()));
+					ConfiguredLimit.Planning.NONE));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
 			throw new IllegalStateException("Invalid " + source + ": " + ex.getMessage(), ex);
@@ -127,12 +174,12 @@ public final class LimitResolver {
 				: rule.getPaths().get(0).replaceAll("\\{[^}]*}", "*");
 		Expression key = ruleKey(rule, property);
 		try {
-			LimitMode mode = (rule.getMode() != null) ? rule.getMode() : this.defaults.getMode();
-			LimitRequest request = definition(name, LimitShape.of(this.defaults).with(rule),
+			LimitMode mode = overridden(name, (rule.getMode() != null) ? rule.getMode() : this.defaults.getMode());
+			LimitRequest request = definition(name, overridden(name, LimitShape.of(this.defaults).with(rule)),
 					(rule.getCost() != null) ? rule.getCost() : this.defaults.getCost())
 				.withShadow(mode == LimitMode.SHADOW);
-			FailurePolicy failurePolicy = (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
-					: this.defaults.getFailurePolicy();
+			FailurePolicy failurePolicy = overridden(name, (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
+					: this.defaults.getFailurePolicy());
 			LimitRequest localShare;
 			try {
 				localShare = this.shares.of(request, failurePolicy);
@@ -146,7 +193,7 @@ public final class LimitResolver {
 					new ConfiguredLimit.Origin(property, StringUtils.hasText(rule.getName())),
 					new ConfiguredLimit.Handling(failurePolicy, null, ruleCharge(rule, property), rule.isReserve(),
 							null, settleCostHeader(rule, property)),
-					Map.of()));
+					ConfiguredLimit.Planning.NONE));
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
@@ -245,7 +292,7 @@ public final class LimitResolver {
 						shape, ex.getMessage() + " (the cost and failure policy are those of " + base.source() + ")");
 			}
 		}
-		return base.withPlans(byPlan);
+		return base.withPlans(this.plans, byPlan);
 	}
 
 	/**

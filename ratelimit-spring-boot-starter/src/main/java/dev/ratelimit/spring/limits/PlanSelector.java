@@ -95,12 +95,22 @@ public final class PlanSelector {
 		}
 	}
 
-	/** {@code limits} as the request's plan shapes them: unchanged when none is planned, without selecting a plan. */
-	public List<ConfiguredLimit> forRequest(List<ConfiguredLimit> limits, EvaluationContext context) {
-		if (limits.stream().noneMatch(ConfiguredLimit::planned)) {
+	/**
+	 * {@code limits} as the request's plan shapes them: unchanged when none is planned, without selecting a plan. The
+	 * plan is told by the selector of the limits' configuration (a request's limits all come from one).
+	 */
+	public static List<ConfiguredLimit> forRequest(List<ConfiguredLimit> limits, EvaluationContext context) {
+		ConfiguredLimit planned = null;
+		for (ConfiguredLimit limit : limits) {
+			if (limit.planned()) {
+				planned = limit;
+				break;
+			}
+		}
+		if (planned == null) {
 			return limits;
 		}
-		String plan = select(context);
+		String plan = planned.planning().selector().select(context);
 		return limits.stream().map((limit) -> limit.forPlan(plan)).toList();
 	}
 

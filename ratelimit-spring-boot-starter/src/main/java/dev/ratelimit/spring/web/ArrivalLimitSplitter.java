@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.RequestConfiguration;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 
 /**
@@ -26,7 +27,8 @@ public final class ArrivalLimitSplitter {
 	 */
 	public static List<ConfiguredLimit> onArrival(LimitedRequest request, RateLimitedMethodRegistry methods, Method handler,
 			Class<?> beanType) {
-		List<ConfiguredLimit> limits = onArrival(methods.limitsFor(handler, beanType));
+		List<ConfiguredLimit> limits = onArrival(
+				methods.limitsFor(RequestConfiguration.of(request, methods.configurations()), handler, beanType));
 		if (!limits.isEmpty()) {
 			request.setAttribute(DECIDED, handler);
 		}

@@ -33,7 +33,7 @@ class ConfigurationPropertiesCompatibilityTests {
 
 	/** Properties added since, each with its type and default. */
 	private static final Map<String, String> ADDED = Map.of("ratelimit.filter.charge-on-status-order",
-			"java.lang.Integer = -110");
+			"java.lang.Integer = -110", "ratelimit.overrides.poll-interval", "java.time.Duration = 2s");
 
 	@Test
 	void everyPropertyKeepsItsNameTypeAndDefault() throws IOException {

@@ -2,11 +2,11 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.util.List;
 
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.LimitResolver;
 import dev.ratelimit.spring.limits.PlanSelector;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.limits.FilterRuleMatcher;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -45,9 +45,9 @@ class PlanAndModeConfigurationTests {
 					"ratelimit.plan.default-plan=free", "ratelimit.plan.expression=#request.getHeader('X-Plan')")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				PlanSelector plans = context.getBean(LimitResolver.class).plans();
+				PlanSelector plans = context.getBean(LimitConfigurations.class).current().plans();
 				assertThat(plans.names()).containsExactly("free", "pro");
-				ConfiguredLimit rule = onlyRule(context.getBean(FilterRuleMatcher.class));
+				ConfiguredLimit rule = onlyRule(context.getBean(LimitConfigurations.class).current().rules());
 				assertThat(rule.forPlan("free").request().definition().limit()).isEqualTo(5);
 				assertThat(rule.forPlan("pro").request().definition().limit()).isEqualTo(50);
 				assertThat(rule.forPlan("pro").request().definition().windowMs()).isEqualTo(3_600_000);
@@ -105,10 +105,10 @@ class PlanAndModeConfigurationTests {
 	@Test
 	void theDefaultModeAppliesToEveryLimitWithoutItsOwn() {
 		this.contextRunner.withPropertyValues("ratelimit.defaults.mode=shadow")
-			.run((context) -> assertThat(onlyRule(context.getBean(FilterRuleMatcher.class)).shadow()).isTrue());
+			.run((context) -> assertThat(onlyRule(context.getBean(LimitConfigurations.class).current().rules()).shadow()).isTrue());
 		this.contextRunner.withPropertyValues("ratelimit.defaults.mode=shadow", "ratelimit.filter.rules[0].mode=enforce")
-			.run((context) -> assertThat(onlyRule(context.getBean(FilterRuleMatcher.class)).shadow()).isFalse());
-		this.contextRunner.run((context) -> assertThat(onlyRule(context.getBean(FilterRuleMatcher.class)).shadow()).isFalse());
+			.run((context) -> assertThat(onlyRule(context.getBean(LimitConfigurations.class).current().rules()).shadow()).isFalse());
+		this.contextRunner.run((context) -> assertThat(onlyRule(context.getBean(LimitConfigurations.class).current().rules()).shadow()).isFalse());
 	}
 
 	@Test

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.redis.JedisScriptExecutor;
 import dev.ratelimit.core.RateLimiter;
@@ -20,7 +21,7 @@ import dev.ratelimit.spring.autoconfigure.RateLimitedMethodsAutoConfigurationTes
 import dev.ratelimit.spring.autoconfigure.RateLimitedMethodsAutoConfigurationTests.ZeroLimitController;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.limits.FilterRuleMatcher;
 import dev.ratelimit.spring.web.RateLimitExceptionHandler;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -111,7 +112,7 @@ public class RateLimitAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
 			assertThat(context).hasSingleBean(RateLimitedMethodRegistry.class);
 			assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
-			assertThat(context).doesNotHaveBean(FilterRuleMatcher.class);
+			assertThat(context.getBean(LimitConfigurations.class).current().rules().isEmpty()).isTrue();
 			assertThat(context).doesNotHaveBean("rateLimitFilter");
 		});
 	}

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.LimitDefinition;
@@ -14,7 +15,7 @@ import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.aop.RateLimitedMethodRegistry;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.limits.FilterRuleMatcher;
 import dev.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -288,7 +289,7 @@ class StoreAndFailLocalConfigurationIntegrationTests {
 					"ratelimit.filter.rules[2].window=1m")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				List<ConfiguredLimit> rules = context.getBean(FilterRuleMatcher.class)
+				List<ConfiguredLimit> rules = context.getBean(LimitConfigurations.class).current().rules()
 					.matching("GET", PathContainer.parsePath("/share"));
 				assertThat(rules).extracting(ConfiguredLimit::name)
 					.containsExactly("share-rule", "bucket-rule", "open-rule");
@@ -316,7 +317,7 @@ class StoreAndFailLocalConfigurationIntegrationTests {
 			.withPropertyValues("ratelimit.defaults.failure-policy=fail-local", "ratelimit.filter.rules[0].paths=/any",
 					"ratelimit.filter.rules[0].limit=3")
 			.run((context) -> assertThat(
-					context.getBean(FilterRuleMatcher.class).matching("GET", PathContainer.parsePath("/any")))
+					context.getBean(LimitConfigurations.class).current().rules().matching("GET", PathContainer.parsePath("/any")))
 				.singleElement()
 				.satisfies((limit) -> {
 					assertThat(limit.failurePolicy()).isEqualTo(FailurePolicy.FAIL_LOCAL);

@@ -105,7 +105,7 @@ class FailurePolicyHandlerTests {
 		return new ConfiguredLimit(
 				new ConfiguredLimit.Budget(definition, (policy == FailurePolicy.FAIL_LOCAL) ? definition : null, null),
 				new ConfiguredLimit.ClientKey(null, false), new ConfiguredLimit.Origin(name, true),
-				new ConfiguredLimit.Handling(policy, null, null), Map.of());
+				new ConfiguredLimit.Handling(policy, null, null), ConfiguredLimit.Planning.NONE);
 	}
 
 	private double count(String limit, String outcome) {

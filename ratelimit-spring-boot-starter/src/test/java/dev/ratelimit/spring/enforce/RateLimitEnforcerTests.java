@@ -135,7 +135,7 @@ class RateLimitEnforcerTests {
 				fallback);
 		return new RateLimitEnforcer(redis, answers,
 				new ClientKeyResolver(new DefaultListableBeanFactory(), MissingKeyPolicy.CLIENT_IP, responses),
-				PlanSelector.none(), new DenialCache(true, Duration.ofSeconds(30), 100, System::nanoTime));
+				new DenialCache(true, Duration.ofSeconds(30), 100, System::nanoTime));
 	}
 
 	/** A token bucket of {@code limit} per hour, by IP address or by {@code key}. */
@@ -144,7 +144,7 @@ class RateLimitEnforcerTests {
 			.of(LimitDefinition.of(name, Algorithm.TOKEN_BUCKET, limit, Duration.ofHours(1)));
 		return new ConfiguredLimit(new ConfiguredLimit.Budget(request, null, null),
 				new ConfiguredLimit.ClientKey((key != null) ? new SpelExpressionParser().parseRaw(key) : null, false),
-				new ConfiguredLimit.Origin(name, true), new ConfiguredLimit.Handling(policy, null, null), Map.of());
+				new ConfiguredLimit.Origin(name, true), new ConfiguredLimit.Handling(policy, null, null), ConfiguredLimit.Planning.NONE);
 	}
 
 	/** The store's own limiter, its decisions counted. */

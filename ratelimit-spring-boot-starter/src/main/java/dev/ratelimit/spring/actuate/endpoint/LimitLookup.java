@@ -7,6 +7,7 @@ import java.util.TreeSet;
 
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitConfiguration;
 import dev.ratelimit.spring.limits.LimitRegistry;
 import dev.ratelimit.spring.limits.PlanSelector;
 import org.jspecify.annotations.Nullable;
@@ -18,9 +19,14 @@ final class LimitLookup {
 
 	private final PlanSelector plans;
 
-	LimitLookup(LimitRegistry names, PlanSelector plans) {
-		this.names = names;
-		this.plans = plans;
+	/** The limits of {@code configuration}: one configuration for all that one operation reads. */
+	LimitLookup(LimitConfiguration configuration) {
+		this.names = configuration.names();
+		this.plans = configuration.plans();
+	}
+
+	PlanSelector plans() {
+		return this.plans;
 	}
 
 	List<ConfiguredLimit> all() {

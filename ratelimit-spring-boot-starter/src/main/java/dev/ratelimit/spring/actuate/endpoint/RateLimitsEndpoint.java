@@ -14,7 +14,10 @@ import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
 import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.LimitRegistry;
+import dev.ratelimit.spring.limits.LimitConfigurations;
+import dev.ratelimit.spring.limits.LimitOverride;
+import dev.ratelimit.spring.limits.LimitOverrides;
+import dev.ratelimit.spring.limits.OverridesSync;
 import dev.ratelimit.spring.limits.PlanSelector;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -24,6 +27,7 @@ import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
@@ -60,27 +64,39 @@ public class RateLimitsEndpoint {
 
 	private final RateLimiter limiter;
 
-	private final LimitLookup lookup;
+	private final LimitConfigurations configurations;
 
-	private final PlanSelector plans;
+	private final OverridesSync overrides;
 
 	private final String store;
 
 	private final DenialCache denials;
 
-	public RateLimitsEndpoint(RateLimiter limiter, LimitRegistry names, PlanSelector plans, String store, DenialCache denials) {
+	/**
+	 * @param configurations the limits in force
+	 * @param overrides where overrides are checked, stored and applied
+	 * @param store {@code redis} or {@code in-memory}
+	 */
+	public RateLimitsEndpoint(RateLimiter limiter, LimitConfigurations configurations, OverridesSync overrides,
+			String store, DenialCache denials) {
 		this.limiter = limiter;
 		this.denials = denials;
-		this.lookup = new LimitLookup(names, plans);
-		this.plans = plans;
+		this.configurations = configurations;
+		this.overrides = overrides;
 		this.store = store;
+	}
+
+	/** The limits in force, read from one configuration. */
+	private LimitLookup lookup() {
+		return new LimitLookup(this.configurations.current());
 	}
 
 	@ReadOperation
 	public Limits limits() {
+		LimitLookup lookup = lookup();
 		List<Limit> limits = new ArrayList<>();
-		for (ConfiguredLimit limit : this.lookup.all()) {
-			for (ConfiguredLimit shaped : this.lookup.shapes(limit)) {
+		for (ConfiguredLimit limit : lookup.all()) {
+			for (ConfiguredLimit shaped : lookup.shapes(limit)) {
 				LimitDefinition definition = shaped.request().definition();
 				limits.add(new Limit(definition.name(), limit.source(), shaped.plan(), term(definition.algorithm()),
 						definition.limit(), definition.window().toString(), definition.capacity(), shaped.request().cost(),
@@ -88,9 +104,89 @@ public class RateLimitsEndpoint {
 						limit.shadow() ? "shadow" : "enforce"));
 			}
 		}
-		return new Limits(this.store, this.plans.names().isEmpty() ? null
-				: new PlanSelection(this.plans.expression(), this.plans.defaultPlan(), List.copyOf(this.plans.names())),
-				limits);
+		PlanSelector plans = lookup.plans();
+		return new Limits(this.store, plans.names().isEmpty() ? null
+				: new PlanSelection(plans.expression(), plans.defaultPlan(), List.copyOf(plans.names())),
+				limits, overrides(this.configurations.current().overrides()));
+	}
+
+	private static List<Overridden> overrides(LimitOverrides overrides) {
+		List<Overridden> list = new ArrayList<>();
+		overrides.limits().forEach((name, override) -> list.add(Overridden.of(name, null, override)));
+		overrides.plans()
+			.forEach((plan, shapes) -> shapes.forEach((name, override) -> list.add(Overridden.of(name, plan, override))));
+		return list;
+	}
+
+	/**
+	 * Sets the override of a limit, or of its shape in one plan, in place of its configured values (and of an
+	 * earlier override), on every instance; or undoes it. Only values, never code: a key, a rule's paths or a plan
+	 * expression come from the application's configuration sources alone.
+	 * @param name the limit's name, as {@link #state} reads it
+	 * @param plan the plan whose shape of the limit changes; {@code null} for the limit itself
+	 * @param undo {@code true} to remove the override: the configured values are back
+	 * @param key refused: keys are expressions, which the endpoint never takes
+	 * @param paths refused: rules come from the configuration
+	 * @param expression refused: expressions come from the configuration
+	 * @return 200 with the override in force (or none after an undo); 400 naming the property or the method when the
+	 * change would make a limit invalid, which leaves every limit as it was; 404 for an unknown limit or plan; 503
+	 * when the store does not answer (nothing changed)
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> override(@Selector(match = Match.ALL_REMAINING) String[] name,
+			@Nullable String plan, @Nullable String algorithm, @Nullable Long limit, @Nullable String window,
+			@Nullable Long capacity, @Nullable String mode, @Nullable String failurePolicy, @Nullable Boolean undo,
+			@Nullable String key, @Nullable String paths, @Nullable String expression) {
+		if (key != null || paths != null || expression != null) {
+			return new WebEndpointResponse<>(new Error("The ratelimits endpoint changes a limit's algorithm, limit,"
+					+ " window, capacity, mode and failure policy, and a plan's shape of it; keys, rules and plan"
+					+ " expressions come only from the application's configuration (they are expressions, and the"
+					+ " endpoint runs no code)"), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+		LimitLookup lookup = lookup();
+		String limitName = lookup.name(name);
+		if (!lookup.known(limitName)) {
+			return notFound(lookup, limitName);
+		}
+		if (plan != null && !lookup.plans().names().contains(plan)) {
+			return new WebEndpointResponse<>(new Error("No plan is named '" + plan + "'; the plans are "
+					+ String.join(", ", lookup.plans().names())), WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		LimitOverride override = null;
+		if (!Boolean.TRUE.equals(undo)) {
+			try {
+				override = LimitOverride.of(algorithm, limit, window, capacity, mode, failurePolicy);
+			}
+			catch (IllegalArgumentException ex) {
+				return new WebEndpointResponse<>(new Error(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+			}
+			if (override.isEmpty()) {
+				return new WebEndpointResponse<>(new Error("Nothing to change: give algorithm, limit, window,"
+						+ " capacity, mode or failurePolicy, or undo=true"), WebEndpointResponse.STATUS_BAD_REQUEST);
+			}
+			if (plan != null && !override.shapeOnly()) {
+				return new WebEndpointResponse<>(new Error("A plan shapes a limit's algorithm, limit, window and"
+						+ " capacity; its mode and failure policy are the limit's own (set them without plan)"),
+						WebEndpointResponse.STATUS_BAD_REQUEST);
+			}
+		}
+		try {
+			this.overrides.check(plan, limitName, override);
+		}
+		catch (RuntimeException ex) {
+			// exactly what startup would say of the same values in application.yml
+			return new WebEndpointResponse<>(new Error(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+		try {
+			this.overrides.override(plan, limitName, override);
+		}
+		catch (RuntimeException ex) {
+			return storeFailed("change", limitName, ex);
+		}
+		logger.info("Rate limit '" + limitName + "'" + ((plan != null) ? " in plan '" + plan + "'" : "")
+				+ ((override != null) ? " overridden (" + override.encode() + ")" : ": override undone")
+				+ " through the ratelimits endpoint");
+		return new WebEndpointResponse<>(overrides(this.configurations.current().overrides()));
 	}
 
 	@ReadOperation
@@ -98,9 +194,10 @@ public class RateLimitsEndpoint {
 		return forClient(name, client, (limit, key) -> {
 			try {
 				List<State> states = new ArrayList<>();
-				for (Map.Entry<LimitDefinition, @Nullable String> shape : this.lookup.shapesOf(limit).entrySet()) {
-					states.add(state(key, shape.getKey().request().withShadow(this.lookup.shadow(limit)), shape.getValue(),
-							this.lookup.costsOf(limit)));
+				LimitLookup lookup = lookup();
+				for (Map.Entry<LimitDefinition, @Nullable String> shape : lookup.shapesOf(limit).entrySet()) {
+					states.add(state(key, shape.getKey().request().withShadow(lookup.shadow(limit)), shape.getValue(),
+							lookup.costsOf(limit)));
 				}
 				return new WebEndpointResponse<>(new ClientState(limit, key, states));
 			}
@@ -132,7 +229,7 @@ public class RateLimitsEndpoint {
 			// Redis); other instances' within ratelimit.denials.max-age.
 			this.denials.forget(key);
 			try {
-				int deleted = this.limiter.reset(key, List.copyOf(this.lookup.shapesOf(limit).keySet()));
+				int deleted = this.limiter.reset(key, List.copyOf(lookup().shapesOf(limit).keySet()));
 				logger.info("Rate limit '" + limit + "' reset for one client through the ratelimits endpoint ("
 						+ deleted + ((deleted == 1) ? " state" : " states") + " deleted)");
 				return new WebEndpointResponse<>(new Reset(limit, key, deleted));
@@ -149,12 +246,11 @@ public class RateLimitsEndpoint {
 	 */
 	private WebEndpointResponse<Object> forClient(String[] name, String client,
 			BiFunction<String, String, WebEndpointResponse<Object>> operation) {
-		String limit = this.lookup.name(name);
+		LimitLookup lookup = lookup();
+		String limit = lookup.name(name);
 		String key = ClientKeyResolver.canonicalKey(client);
-		if (!this.lookup.known(limit)) {
-			return new WebEndpointResponse<>(
-					new Error("No rate limit is named '" + limit + "'; the limits are " + this.lookup.knownNames()),
-					WebEndpointResponse.STATUS_NOT_FOUND);
+		if (!lookup.known(limit)) {
+			return notFound(lookup, limit);
 		}
 		if (!ClientKeyResolver.isClientKey(key)) {
 			return new WebEndpointResponse<>(new Error("client must be a client key as the limiter resolves it: '"
@@ -163,6 +259,12 @@ public class RateLimitsEndpoint {
 					WebEndpointResponse.STATUS_BAD_REQUEST);
 		}
 		return operation.apply(limit, key);
+	}
+
+	private static WebEndpointResponse<Object> notFound(LimitLookup lookup, String limit) {
+		return new WebEndpointResponse<>(
+				new Error("No rate limit is named '" + limit + "'; the limits are " + lookup.knownNames()),
+				WebEndpointResponse.STATUS_NOT_FOUND);
 	}
 
 	private static WebEndpointResponse<Object> storeFailed(String operation, String name, RuntimeException ex) {
@@ -183,9 +285,27 @@ public class RateLimitsEndpoint {
 	 * What {@code GET /actuator/ratelimits} answers.
 	 * @param store {@code redis} or {@code in-memory} ({@code ratelimit.store})
 	 * @param plans the plans, or {@code null} when none are configured
-	 * @param limits every limit, by name, then source, then plan
+	 * @param limits every limit, by name, then source, then plan, as overridden
+	 * @param overrides the overrides in force, set through this endpoint
 	 */
-	public record Limits(String store, @Nullable PlanSelection plans, List<Limit> limits) {
+	public record Limits(String store, @Nullable PlanSelection plans, List<Limit> limits, List<Overridden> overrides) {
+	}
+
+	/**
+	 * An override in force: what it changes of a limit (or of its shape in one plan), each {@code null} where the
+	 * configuration's value stands.
+	 * @param plan the plan whose shape of the limit it changes, or {@code null} for the limit itself
+	 */
+	public record Overridden(String name, @Nullable String plan, @Nullable String algorithm, @Nullable Long limit,
+			@Nullable String window, @Nullable Long capacity, @Nullable String mode, @Nullable String failurePolicy) {
+
+		static Overridden of(String name, @Nullable String plan, LimitOverride override) {
+			return new Overridden(name, plan, (override.algorithm() != null) ? term(override.algorithm()) : null,
+					override.limit(), (override.window() != null) ? override.window().toString() : null,
+					override.capacity(), (override.mode() != null) ? term(override.mode()) : null,
+					(override.failurePolicy() != null) ? term(override.failurePolicy()) : null);
+		}
+
 	}
 
 	/**

@@ -13,7 +13,9 @@ import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ChargeCondition;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.enforce.RequestConfiguration;
+import dev.ratelimit.spring.limits.FilterRuleMatcher;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.web.StatusChargedRules;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -43,7 +45,7 @@ import org.springframework.web.server.WebFilterChain;
  */
 public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 
-	private final FilterRuleMatcher rules;
+	private final LimitConfigurations configurations;
 
 	private final StatusChargedRules charges;
 
@@ -53,9 +55,9 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 
 	private final int order;
 
-	public ChargeOnStatusWebFilter(FilterRuleMatcher rules, RateLimitEnforcer enforcer, ExchangeErrorHandler errors,
+	public ChargeOnStatusWebFilter(LimitConfigurations configurations, RateLimitEnforcer enforcer, ExchangeErrorHandler errors,
 			int order) {
-		this.rules = rules;
+		this.configurations = configurations;
 		this.charges = new StatusChargedRules(enforcer);
 		this.clientKeys = enforcer.clientKeys();
 		this.errors = errors;
@@ -70,8 +72,10 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		ServerHttpRequest request = exchange.getRequest();
-		List<ConfiguredLimit> matched = this.rules.anyChargedByOutcome() && !CorsUtils.isPreFlightRequest(request)
-				? this.rules.matchingChargedByOutcome(request.getMethod().name(),
+		FilterRuleMatcher rules = RequestConfiguration.of(new ExchangeLimitedRequest(exchange), this.configurations)
+			.rules();
+		List<ConfiguredLimit> matched = rules.anyChargedByOutcome() && !CorsUtils.isPreFlightRequest(request)
+				? rules.matchingChargedByOutcome(request.getMethod().name(),
 						request.getPath().pathWithinApplication())
 				: List.of();
 		if (matched.isEmpty()) {

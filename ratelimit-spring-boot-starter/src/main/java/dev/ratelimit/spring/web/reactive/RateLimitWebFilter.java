@@ -5,7 +5,8 @@ import java.util.List;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.enforce.RequestConfiguration;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
@@ -27,7 +28,7 @@ import org.springframework.web.server.WebFilterChain;
  */
 public final class RateLimitWebFilter implements WebFilter, Ordered {
 
-	private final FilterRuleMatcher rules;
+	private final LimitConfigurations configurations;
 
 	private final ReactiveEnforcer decisions;
 
@@ -37,9 +38,9 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 
 	private final int order;
 
-	public RateLimitWebFilter(FilterRuleMatcher rules, ReactiveEnforcer decisions, ReactiveHandlerLimitLookup handlerLimits,
+	public RateLimitWebFilter(LimitConfigurations configurations, ReactiveEnforcer decisions, ReactiveHandlerLimitLookup handlerLimits,
 			ExchangeErrorHandler errors, int order) {
-		this.rules = rules;
+		this.configurations = configurations;
 		this.decisions = decisions;
 		this.handlerLimits = handlerLimits;
 		this.errors = errors;
@@ -58,8 +59,9 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 			// A CORS preflight is the browser asking, not the client acting: charging it would halve the budget.
 			return chain.filter(exchange);
 		}
-		List<ConfiguredLimit> matched = this.rules.matching(request.getMethod().name(),
-				request.getPath().pathWithinApplication());
+		List<ConfiguredLimit> matched = RequestConfiguration.of(new ExchangeLimitedRequest(exchange), this.configurations)
+			.rules()
+			.matching(request.getMethod().name(), request.getPath().pathWithinApplication());
 		return this.handlerLimits.decideOnArrival(exchange)
 			.flatMap((handlerLimits) -> admitted(exchange, matched, handlerLimits))
 			.flatMap((admitted) -> admitted ? chain.filter(exchange) : Mono.<Void>empty())

@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.ratelimit.spring.aop.BackgroundCallLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
+import dev.ratelimit.spring.aop.MethodLimits;
 import dev.ratelimit.spring.aop.ChargeByOutcome;
 import dev.ratelimit.spring.aop.ReactorCallAdapter;
 import dev.ratelimit.spring.aop.ReturnType;
@@ -48,15 +49,16 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	}
 
 	@Override
-	public @Nullable Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits)
+	public @Nullable Object invoke(MethodInvocation invocation, Method method, MethodLimits methodLimits)
 			throws Throwable {
 		ReturnType type = ReturnType.of(method.getReturnType());
 		if (type.readsSubscriberContext()) {
 			return ReactorCallAdapter.deferContextual(type, (context) -> {
 				ServerWebExchange exchange = context.getOrDefault(EXCHANGE, null);
 				if (exchange == null) {
-					return outside(invocation, method, limits, type);
+					return outside(invocation, method, methodLimits, type);
 				}
+				List<ConfiguredLimit> limits = methodLimits.of(new ExchangeLimitedRequest(exchange));
 				if (ChargeByOutcome.any(limits)) {
 					// one value only: checkChargedByOutcome stops startup for others
 					return chargedByOutcome(exchange, invocation, method, limits);
@@ -69,7 +71,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 			return invocation.proceed();
 		}
 		// the same method called by the application itself, outside any request (a job calling it directly)
-		return this.background.invoke(invocation, method, limits);
+		return this.background.invoke(invocation, method, methodLimits);
 	}
 
 	/**
@@ -86,7 +88,7 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	 * Subscribed outside a request (a scheduled job, a listener): the publisher {@link BackgroundCallLimiter} makes, which
 	 * decides when subscribed and waits with a delay.
 	 */
-	private Publisher<Object> outside(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits,
+	private Publisher<Object> outside(MethodInvocation invocation, Method method, MethodLimits limits,
 			ReturnType type) {
 		try {
 			return type.adapter().toPublisher(this.background.invoke(invocation, method, limits));

@@ -7,7 +7,9 @@ import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.enforce.RequestConfiguration;
+import dev.ratelimit.spring.limits.FilterRuleMatcher;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.web.StatusChargedRules;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -36,7 +38,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  */
 public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 
-	private final FilterRuleMatcher rules;
+	private final LimitConfigurations configurations;
 
 	private final StatusChargedRules charges;
 
@@ -44,9 +46,9 @@ public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 
 	private final DenialRenderer denials;
 
-	public ChargeOnStatusFilter(FilterRuleMatcher rules, RateLimitEnforcer enforcer,
+	public ChargeOnStatusFilter(LimitConfigurations configurations, RateLimitEnforcer enforcer,
 			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
-		this.rules = rules;
+		this.configurations = configurations;
 		this.charges = new StatusChargedRules(enforcer);
 		this.clientKeys = enforcer.clientKeys();
 		this.denials = new DenialRenderer(exceptionResolver);
@@ -55,8 +57,10 @@ public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		List<ConfiguredLimit> matched = this.rules.anyChargedByOutcome() && !CorsUtils.isPreFlightRequest(request)
-				? this.rules.matchingChargedByOutcome(request.getMethod(), path(request)) : List.of();
+		ServletLimitedRequest limited = new ServletLimitedRequest(request, response);
+		FilterRuleMatcher rules = RequestConfiguration.of(limited, this.configurations).rules();
+		List<ConfiguredLimit> matched = rules.anyChargedByOutcome() && !CorsUtils.isPreFlightRequest(request)
+				? rules.matchingChargedByOutcome(request.getMethod(), path(request)) : List.of();
 		if (matched.isEmpty()) {
 			chain.doFilter(request, response);
 			return;
@@ -64,7 +68,7 @@ public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 		EvaluationContext context = this.clientKeys.context(request, null, null);
 		StatusChargedRules.Admission admission;
 		try {
-			admission = this.charges.admit(new ServletLimitedRequest(request, response), matched, context);
+			admission = this.charges.admit(limited, matched, context);
 		}
 		catch (RateLimitException ex) {
 			this.denials.render(request, response, ex);

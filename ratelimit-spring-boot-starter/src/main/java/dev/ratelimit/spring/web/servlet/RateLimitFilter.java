@@ -6,7 +6,8 @@ import java.util.List;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.web.FilterRuleMatcher;
+import dev.ratelimit.spring.enforce.RequestConfiguration;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -32,7 +33,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  */
 public final class RateLimitFilter extends OncePerRequestFilter {
 
-	private final FilterRuleMatcher rules;
+	private final LimitConfigurations configurations;
 
 	private final PermitWaiter waits;
 
@@ -40,9 +41,9 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 
 	private final DenialRenderer denials;
 
-	public RateLimitFilter(FilterRuleMatcher rules, PermitWaiter waits, HandlerLimitLookup handlerLimits,
+	public RateLimitFilter(LimitConfigurations configurations, PermitWaiter waits, HandlerLimitLookup handlerLimits,
 			ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
-		this.rules = rules;
+		this.configurations = configurations;
 		this.waits = waits;
 		this.handlerLimits = handlerLimits;
 		this.denials = new DenialRenderer(exceptionResolver);
@@ -57,12 +58,15 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 			return;
 		}
 		PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
-		List<ConfiguredLimit> matched = this.rules.matching(request.getMethod(), path);
+		ServletLimitedRequest limited = new ServletLimitedRequest(request, response);
+		List<ConfiguredLimit> matched = RequestConfiguration.of(limited, this.configurations)
+			.rules()
+			.matching(request.getMethod(), path);
 		matched.addAll(this.handlerLimits.decideOnArrival(request));
 		if (!matched.isEmpty()) {
 			try {
 				// waits for a permit only when every limit is a handler's that sets maxWait
-				this.waits.enforce(new ServletLimitedRequest(request, response), matched,
+				this.waits.enforce(limited, matched,
 						this.waits.enforcer().clientKeys().context(request, request.getUserPrincipal(), null),
 						this.waits.maxWait(matched, true));
 			}

@@ -7,6 +7,7 @@ import dev.ratelimit.spring.aop.BackgroundCallLimiter;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.ChargeByOutcome;
 import dev.ratelimit.spring.aop.LimitedCall;
+import dev.ratelimit.spring.aop.MethodLimits;
 import dev.ratelimit.spring.aop.ReturnType;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.enforce.PermitWaiter;
@@ -40,14 +41,14 @@ public final class ServletCallLimiter implements CallLimiter {
 	}
 
 	@Override
-	public @Nullable Object invoke(MethodInvocation invocation, Method method, List<ConfiguredLimit> limits)
+	public @Nullable Object invoke(MethodInvocation invocation, Method method, MethodLimits limits)
 			throws Throwable {
 		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
 		if (!(attributes instanceof ServletRequestAttributes servlet) || servlet.getResponse() == null) {
 			return this.background.invoke(invocation, method, limits);
 		}
 		LimitedRequest request = new ServletLimitedRequest(servlet.getRequest(), servlet.getResponse());
-		List<ConfiguredLimit> left = ArrivalLimitSplitter.leftForTheCall(request, method, limits);
+		List<ConfiguredLimit> left = ArrivalLimitSplitter.leftForTheCall(request, method, limits.of(request));
 		if (left.isEmpty()) {
 			return invocation.proceed();
 		}

@@ -208,6 +208,91 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 		assertThat(read("/actuator/ratelimits/trial").statusCode()).as("without a client").isEqualTo(400);
 	}
 
+	@Test
+	void anOverrideChangesALimitAtOnceAndUndoingItRestoresTheConfiguredOne() throws Exception {
+		// search: rule 0, fixed window of 100 per minute by API key; free has no shape of it (its own)
+		try {
+			HttpResponse<String> set = write("/actuator/ratelimits/search", "{\"limit\": 2, \"mode\": \"enforce\"}");
+			assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+			assertThat(get("/plans/search", "X-Api-Key", "override-a").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/search", "X-Api-Key", "override-a").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/search", "X-Api-Key", "override-a").statusCode()).isEqualTo(429);
+
+			String listed = read("/actuator/ratelimits").body();
+			assertThat(JsonPath.<List<Map<String, Object>>>read(listed, "$.overrides")).hasSize(1);
+			assertThat(JsonPath.<String>read(listed, "$.overrides[0].name")).isEqualTo("search");
+			assertThat(JsonPath.<Integer>read(listed, "$.overrides[0].limit")).isEqualTo(2);
+			assertThat(JsonPath.<List<Integer>>read(listed, "$.limits[?(@.name == 'search' && @.plan == 'free')].limit"))
+				.containsExactly(2);
+			// pro's own shape of the limit stands: an override of the limit changes its configured shape only
+			assertThat(JsonPath.<List<Integer>>read(listed, "$.limits[?(@.name == 'search' && @.plan == 'pro')].limit"))
+				.containsExactly(3);
+		}
+		finally {
+			HttpResponse<String> undone = write("/actuator/ratelimits/search", "{\"undo\": true}");
+			assertThat(undone.statusCode()).as(undone.body()).isEqualTo(200);
+		}
+		// the configured 100 again, the state kept: two spent of the minute's 100
+		assertThat(get("/plans/search", "X-Api-Key", "override-a").statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<List<Object>>read(read("/actuator/ratelimits").body(), "$.overrides")).isEmpty();
+	}
+
+	@Test
+	void aPlansShapeIsOverriddenForThatPlanAlone() throws Exception {
+		this.plans.assign("override-pro", "pro");
+		try {
+			HttpResponse<String> set = write("/actuator/ratelimits/plan-reports", "{\"plan\": \"pro\", \"limit\": 1}");
+			assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+			assertThat(get("/plans/reports", "X-Api-Key", "override-pro").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/reports", "X-Api-Key", "override-pro").statusCode()).isEqualTo(429);
+			// free keeps its 2
+			assertThat(get("/plans/reports", "X-Api-Key", "override-free").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/reports", "X-Api-Key", "override-free").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/reports", "X-Api-Key", "override-free").statusCode()).isEqualTo(429);
+			// a plan shapes a limit; its mode is the limit's own
+			assertThat(write("/actuator/ratelimits/plan-reports", "{\"plan\": \"pro\", \"mode\": \"shadow\"}")
+				.statusCode()).isEqualTo(400);
+			assertThat(write("/actuator/ratelimits/plan-reports", "{\"plan\": \"gold\", \"limit\": 9}").statusCode())
+				.isEqualTo(404);
+		}
+		finally {
+			assertThat(write("/actuator/ratelimits/plan-reports", "{\"plan\": \"pro\", \"undo\": true}").statusCode())
+				.isEqualTo(200);
+		}
+	}
+
+	@Test
+	void anInvalidOverrideIsRefusedNamingThePropertyAndChangesNothing() throws Exception {
+		String before = read("/actuator/ratelimits").body();
+		// the rule is a fixed window: a capacity would stop startup, and stops the override
+		HttpResponse<String> refused = write("/actuator/ratelimits/search", "{\"capacity\": 5}");
+		assertThat(refused.statusCode()).isEqualTo(400);
+		assertThat(refused.body()).contains("ratelimit.filter.rules[0]").contains("token bucket");
+		HttpResponse<String> zero = write("/actuator/ratelimits/search", "{\"limit\": 0}");
+		assertThat(zero.statusCode()).isEqualTo(400);
+		assertThat(zero.body()).contains("ratelimit.filter.rules[0].limit");
+		assertThat(write("/actuator/ratelimits/search", "{\"window\": \"60\"}").statusCode()).isEqualTo(400);
+		assertThat(write("/actuator/ratelimits/search", "{}").statusCode()).isEqualTo(400);
+		assertThat(write("/actuator/ratelimits/nope", "{\"limit\": 5}").statusCode()).isEqualTo(404);
+		assertThat(read("/actuator/ratelimits").body()).isEqualTo(before);
+	}
+
+	@Test
+	void theEndpointTakesNoKeyRuleOrExpression() throws Exception {
+		java.nio.file.Path marker = java.nio.file.Files.createTempFile("ratelimit-endpoint", ".marker");
+		java.nio.file.Files.delete(marker);
+		String code = "T(java.lang.Runtime).getRuntime().exec(new String[] {'touch', '" + marker + "'})";
+		String before = read("/actuator/ratelimits").body();
+		for (String field : List.of("key", "paths", "expression")) {
+			HttpResponse<String> refused = write("/actuator/ratelimits/search",
+					"{\"limit\": 50, \"" + field + "\": \"" + code + "\"}");
+			assertThat(refused.statusCode()).as(field).isEqualTo(400);
+			assertThat(refused.body()).contains("runs no code");
+		}
+		assertThat(marker).doesNotExist();
+		assertThat(read("/actuator/ratelimits").body()).isEqualTo(before);
+	}
+
 	/**
 	 * A GET of the endpoint on a connection of its own. On WebFlux, Actuator answers from another thread than the
 	 * connection's event loop, and Reactor Netty 1.3.6 can then leave a keep-alive connection's next request
@@ -220,6 +305,14 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 	/** A DELETE of the endpoint on a connection of its own, as {@link #read}. */
 	private HttpResponse<String> reset(String path) throws Exception {
 		return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).DELETE());
+	}
+
+	/** A POST of the endpoint with a JSON body, on a connection of its own, as {@link #read}. */
+	private HttpResponse<String> write(String path, String json) throws Exception {
+		return send(HttpRequest.newBuilder(uri(path))
+			.timeout(Duration.ofSeconds(30))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json)));
 	}
 
 	private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {

@@ -1,4 +1,4 @@
-package dev.ratelimit.spring.web;
+package dev.ratelimit.spring.limits;
 
 import java.util.List;
 import java.util.Locale;
@@ -6,7 +6,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import dev.ratelimit.spring.limits.ConfiguredLimit;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;

@@ -1,14 +1,10 @@
-package dev.ratelimit.spring.web;
+package dev.ratelimit.spring.limits;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.limits.LimitRegistry;
-import dev.ratelimit.spring.limits.LimitResolver;
-import dev.ratelimit.spring.limits.LimitSettings;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.http.server.PathContainer;

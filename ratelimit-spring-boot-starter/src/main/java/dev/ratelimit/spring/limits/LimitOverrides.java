@@ -1,0 +1,107 @@
+package dev.ratelimit.spring.limits;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every override in force: of limits by name, and of limits' shapes in plans, by plan then limit name. Immutable;
+ * kept in Redis (or in memory with {@code ratelimit.store=in-memory}) as one field per override.
+ *
+ * @param limits by limit name
+ * @param plans by plan name, then limit name: shapes only
+ */
+public record LimitOverrides(Map<String, LimitOverride> limits, Map<String, Map<String, LimitOverride>> plans) {
+
+	public static final LimitOverrides NONE = new LimitOverrides(Map.of(), Map.of());
+
+	/** The separator of a plan's field: plan and limit names come from configuration keys and never hold it. */
+	private static final String PLAN_FIELD = "plan\t";
+
+	public LimitOverrides {
+		limits = Map.copyOf(new TreeMap<>(limits));
+		Map<String, Map<String, LimitOverride>> copy = new TreeMap<>();
+		plans.forEach((plan, shapes) -> copy.put(plan, Map.copyOf(shapes)));
+		plans = Map.copyOf(copy);
+	}
+
+	public boolean isEmpty() {
+		return this.limits.isEmpty() && this.plans.isEmpty();
+	}
+
+	/** The override of the limit {@code name}, or of its shape in {@code plan} (not {@code null}), if any. */
+	public @Nullable LimitOverride get(@Nullable String plan, String name) {
+		if (plan == null) {
+			return this.limits.get(name);
+		}
+		Map<String, LimitOverride> shapes = this.plans.get(plan);
+		return (shapes != null) ? shapes.get(name) : null;
+	}
+
+	/** These overrides with {@code override} of {@code name} (in {@code plan}), or without it when {@code null}. */
+	public LimitOverrides with(@Nullable String plan, String name, @Nullable LimitOverride override) {
+		Map<String, LimitOverride> limits = new LinkedHashMap<>(this.limits);
+		Map<String, Map<String, LimitOverride>> plans = new LinkedHashMap<>(this.plans);
+		Map<String, LimitOverride> target = (plan != null) ? new LinkedHashMap<>(plans.getOrDefault(plan, Map.of()))
+				: limits;
+		if (override != null) {
+			target.put(name, override);
+		}
+		else {
+			target.remove(name);
+		}
+		if (plan != null) {
+			if (target.isEmpty()) {
+				plans.remove(plan);
+			}
+			else {
+				plans.put(plan, target);
+			}
+		}
+		return new LimitOverrides(limits, plans);
+	}
+
+	/** The field that stores the override of {@code name} (in {@code plan}). */
+	public static String field(@Nullable String plan, String name) {
+		return (plan != null) ? PLAN_FIELD + plan + "\t" + name : name;
+	}
+
+	/** Every override as {@link #field} and {@link LimitOverride#encode}. */
+	public Map<String, String> fields() {
+		Map<String, String> fields = new TreeMap<>();
+		this.limits.forEach((name, override) -> fields.put(field(null, name), override.encode()));
+		this.plans.forEach((plan, shapes) -> shapes
+			.forEach((name, override) -> fields.put(field(plan, name), override.encode())));
+		return fields;
+	}
+
+	/**
+	 * The overrides that {@code fields} store, as {@link #fields} writes them.
+	 * @throws IllegalArgumentException naming the field that is not valid
+	 */
+	public static LimitOverrides of(Map<String, String> fields) {
+		LimitOverrides overrides = NONE;
+		for (Map.Entry<String, String> field : fields.entrySet()) {
+			String plan = null;
+			String name = field.getKey();
+			if (name.startsWith(PLAN_FIELD)) {
+				String[] parts = name.substring(PLAN_FIELD.length()).split("\t", 2);
+				if (parts.length != 2) {
+					throw new IllegalArgumentException("'" + name + "' is not an override's field");
+				}
+				plan = parts[0];
+				name = parts[1];
+			}
+			try {
+				overrides = overrides.with(plan, name, LimitOverride.decode(field.getValue()));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException("The override of '" + name + "' is not valid: " + ex.getMessage(), ex);
+			}
+		}
+		return overrides;
+	}
+
+}

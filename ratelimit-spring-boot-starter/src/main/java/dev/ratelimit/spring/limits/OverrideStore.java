@@ -1,0 +1,67 @@
+package dev.ratelimit.spring.limits;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where the overrides set through the {@code ratelimits} endpoint are kept, so that every instance applies them and a
+ * restarted instance starts with them: Redis, or this instance's memory with {@code ratelimit.store=in-memory}.
+ */
+public interface OverrideStore {
+
+	/**
+	 * The overrides stored, unless they are still those of {@code knownVersion}.
+	 * @param knownVersion the version last read; any other number (such as {@code -1}) reads them whatever they are
+	 * @return the overrides and their version, or {@code null} when the version is still {@code knownVersion}
+	 * @throws RuntimeException when the store does not answer, or answers what is not a set of overrides
+	 */
+	@Nullable Stored read(long knownVersion);
+
+	/**
+	 * Stores the override of the limit {@code name} (of its shape in {@code plan}), or removes it when
+	 * {@code override} is {@code null}.
+	 * @return every override stored after the write, with their new version
+	 * @throws RuntimeException when the store does not answer
+	 */
+	Stored write(@Nullable String plan, String name, @Nullable LimitOverride override);
+
+	/**
+	 * The overrides as stored.
+	 * @param version changes with every write; no two writes give the same (a store emptied by an eviction starts
+	 * from a random version)
+	 */
+	record Stored(long version, LimitOverrides overrides) {
+	}
+
+	/** A store in this instance's memory: the overrides last until it stops. */
+	static OverrideStore inMemory() {
+		return new OverrideStore() {
+
+			private final Map<String, String> fields = new HashMap<>();
+
+			private long version;
+
+			@Override
+			public synchronized @Nullable Stored read(long knownVersion) {
+				return (knownVersion == this.version) ? null
+						: new Stored(this.version, LimitOverrides.of(this.fields));
+			}
+
+			@Override
+			public synchronized Stored write(@Nullable String plan, String name, @Nullable LimitOverride override) {
+				if (override != null) {
+					this.fields.put(LimitOverrides.field(plan, name), override.encode());
+				}
+				else {
+					this.fields.remove(LimitOverrides.field(plan, name));
+				}
+				this.version++;
+				return new Stored(this.version, LimitOverrides.of(this.fields));
+			}
+
+		};
+	}
+
+}

@@ -1,0 +1,156 @@
+package dev.ratelimit.spring.limits;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Keeps this instance's limits in step with the overrides in the {@link OverrideStore}: reads them once on startup,
+ * before the web server takes requests (an instance that cannot read them starts with {@code application.yml} and
+ * applies them as soon as the store answers), then every {@code ratelimit.overrides.poll-interval} (one small call
+ * while nothing changed). An override set through the endpoint is checked here first, against the whole
+ * configuration, then stored, then applied on this instance at once.
+ */
+public final class OverridesSync implements SmartLifecycle {
+
+	/** After the limiter's Redis connection ({@code DEFAULT_PHASE - 4096}), before the web server. */
+	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4095;
+
+	private static final Log logger = LogFactory.getLog(OverridesSync.class);
+
+	private final OverrideStore store;
+
+	private final LimitConfigurations configurations;
+
+	private final Duration interval;
+
+	/** The version of the overrides last read; written under this object's lock. */
+	private long known = -1;
+
+	/** The version whose overrides were refused, logged once; written under this object's lock. */
+	private long refused = -1;
+
+	/** Whether the last read failed, so that only the first failure of a run of them is logged as a warning. */
+	private boolean failing;
+
+	private @Nullable ScheduledExecutorService timer;
+
+	/**
+	 * @param interval how often the store is read; positive
+	 */
+	public OverridesSync(OverrideStore store, LimitConfigurations configurations, Duration interval) {
+		this.store = store;
+		this.configurations = configurations;
+		this.interval = interval;
+	}
+
+	/**
+	 * Reads the store, and applies its overrides when they changed since the last read (overrides that would make a
+	 * limit invalid here are logged, once per version, and change nothing).
+	 * @return whether the store answered
+	 */
+	public synchronized boolean sync() {
+		OverrideStore.Stored stored;
+		try {
+			stored = this.store.read(this.known);
+		}
+		catch (RuntimeException ex) {
+			if (!this.failing) {
+				logger.warn("Could not read the rate-limit overrides (" + ex + "); the limits stay as they are until"
+						+ " the store answers");
+			}
+			this.failing = true;
+			return false;
+		}
+		if (this.failing) {
+			logger.info("The rate-limit overrides can be read again");
+			this.failing = false;
+		}
+		if (stored != null) {
+			try {
+				apply(stored, "store");
+			}
+			catch (RuntimeException ex) {
+				// logged by apply: this instance goes on with the limits it has
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Sets the override of the limit {@code name} (of its shape in {@code plan}), or undoes it when {@code override}
+	 * is {@code null}: checked against the whole configuration, stored for every instance, and in force here on
+	 * return.
+	 * @return the configuration now in force
+	 * @throws RuntimeException naming the property or the method when the override makes a limit invalid (nothing
+	 * is stored then), or the store's exception when it does not answer
+	 */
+	public synchronized LimitConfiguration override(@Nullable String plan, String name,
+			@Nullable LimitOverride override) {
+		check(plan, name, override);
+		OverrideStore.Stored stored = this.store.write(plan, name, override);
+		return apply(stored, "endpoint");
+	}
+
+	/**
+	 * Checks what {@link #override} would make of the limits, without changing them.
+	 * @throws RuntimeException naming the property or the method when the override makes a limit invalid
+	 */
+	public void check(@Nullable String plan, String name, @Nullable LimitOverride override) {
+		this.configurations.check(this.configurations.current().overrides().with(plan, name, override));
+	}
+
+	private LimitConfiguration apply(OverrideStore.Stored stored, String source) {
+		this.known = stored.version();
+		try {
+			return this.configurations.override(stored.overrides(), source);
+		}
+		catch (RuntimeException ex) {
+			if (this.refused != stored.version()) {
+				logger.error("The rate-limit overrides of version " + stored.version() + " are not valid here; the"
+						+ " limits stay as they are: " + ex.getMessage());
+				this.refused = stored.version();
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public synchronized void start() {
+		sync();
+		ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "ratelimit-overrides");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long ms = this.interval.toMillis();
+		timer.scheduleWithFixedDelay(this::sync, ms, ms, TimeUnit.MILLISECONDS);
+		this.timer = timer;
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.timer != null) {
+			this.timer.shutdownNow();
+			this.timer = null;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.timer != null;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+}

@@ -1,0 +1,220 @@
+package dev.ratelimit.spring.limits;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.ScriptExecutor;
+import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.enforce.BackgroundCall;
+import dev.ratelimit.spring.enforce.LimitedRequest;
+import dev.ratelimit.spring.enforce.RequestConfiguration;
+import dev.ratelimit.spring.redis.RedisOverrideStore;
+import dev.ratelimit.test.TestRedis;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.MapPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+
+/**
+ * Limits changed while the application runs: through the overrides that every instance reads from Redis (set here
+ * as the endpoint sets them, {@link OverridesSync#override}), and through Spring Cloud's
+ * {@link EnvironmentChangeEvent}. Applications without a web server: the limits are an annotated service's, called
+ * outside requests, denied at once ({@code max-wait} 0).
+ */
+class RuntimeChangesIntegrationTests {
+
+	@Test
+	void anOverrideSetOnOneInstanceIsInForceOnTheOtherAndOnAnInstanceStartedAfter() {
+		String prefix = "runtime-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext first = start(prefix); ConfigurableApplicationContext second = start(prefix)) {
+			assertThat(exportLimit(second)).isEqualTo(10);
+			first.getBean(OverridesSync.class).override(null, "exports", LimitOverride.of(null, 2L, null, null, null, null));
+			// in force on the instance that set it on return
+			assertThat(exportLimit(first)).isEqualTo(2);
+			awaitExportLimit(second, 2);
+			assertAdmitsExactly(second, "c1", 2);
+			assertThat(first.getBean(MeterRegistry.class)
+				.get("ratelimit.configuration.changes")
+				.tags("source", "endpoint", "outcome", "applied")
+				.counter()
+				.count()).isEqualTo(1);
+			assertThat(second.getBean(MeterRegistry.class)
+				.get("ratelimit.configuration.changes")
+				.tags("source", "store", "outcome", "applied")
+				.counter()
+				.count()).isEqualTo(1);
+
+			try (ConfigurableApplicationContext third = start(prefix)) {
+				// read on startup, before it takes any call
+				assertThat(exportLimit(third)).isEqualTo(2);
+				third.getBean(OverridesSync.class).override(null, "exports", null);
+				assertThat(exportLimit(third)).isEqualTo(10);
+				awaitExportLimit(first, 10);
+				awaitExportLimit(second, 10);
+			}
+		}
+	}
+
+	@Test
+	void overridesInTheStoreThatMakeALimitInvalidChangeNothing() {
+		String prefix = "runtime-invalid-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext first = start(prefix); ConfigurableApplicationContext second = start(prefix)) {
+			OverridesSync sync = first.getBean(OverridesSync.class);
+			// checked before anything is stored
+			assertThatExceptionOfType(RuntimeException.class)
+				.isThrownBy(() -> sync.override(null, "exports", LimitOverride.of(null, 0L, null, null, null, null)))
+				.withMessageContaining("ExportService.export");
+			RedisOverrideStore store = new RedisOverrideStore(first.getBean(ScriptExecutor.class), prefix,
+					Duration.ofSeconds(5));
+			store.write(null, "exports", LimitOverride.of("fixed-window", 3L, null, null, null, null));
+			awaitExportLimit(second, 3);
+			// what the endpoint refuses, but another version of the application might store
+			store.write(null, "exports", LimitOverride.of(null, 0L, null, null, null, null));
+			assertThat(second.getBean(OverridesSync.class).sync()).isTrue();
+			assertThat(exportLimit(second)).isEqualTo(3);
+			assertThat(second.getBean(MeterRegistry.class)
+				.get("ratelimit.configuration.changes")
+				.tags("source", "store", "outcome", "refused")
+				.counter()
+				.count()).isEqualTo(1);
+			assertAdmitsExactly(second, "c2", 3);
+		}
+	}
+
+	@Test
+	void aChangeOfTheEnvironmentRebuildsTheLimitsAndAnInvalidOneChangesNothing() {
+		try (ConfigurableApplicationContext context = start("runtime-env-" + UUID.randomUUID() + ":")) {
+			MapPropertySource changes = new MapPropertySource("changes", new java.util.HashMap<>());
+			context.getEnvironment().getPropertySources().addFirst(changes);
+			LimitConfiguration before = context.getBean(LimitConfigurations.class).current();
+			LimitedRequest inFlight = new BackgroundCall();
+			assertThat(RequestConfiguration.of(inFlight, context.getBean(LimitConfigurations.class))).isSameAs(before);
+
+			change(context, changes, Map.of("ratelimit.defaults.limit", "4", "ratelimit.defaults.window", "1h"));
+			assertThat(reportLimit(context)).isEqualTo(4);
+			assertAdmitsExactly(() -> context.getBean(ExportService.class).report("r1"), 4);
+			// a request that started before the change finishes under the configuration it started with
+			assertThat(RequestConfiguration.of(inFlight, context.getBean(LimitConfigurations.class))).isSameAs(before);
+
+			// invalid: refused whole, as startup would refuse it; the limits stay as they were
+			LimitConfiguration valid = context.getBean(LimitConfigurations.class).current();
+			change(context, changes, Map.of("ratelimit.defaults.limit", "0"));
+			assertThat(context.getBean(LimitConfigurations.class).current()).isSameAs(valid);
+			assertThat(context.getBean(MeterRegistry.class)
+				.get("ratelimit.configuration.changes")
+				.tags("source", "environment", "outcome", "refused")
+				.counter()
+				.count()).isEqualTo(1);
+			assertThat(reportLimit(context)).isEqualTo(4);
+		}
+	}
+
+	private static void change(ConfigurableApplicationContext context, MapPropertySource changes,
+			Map<String, String> values) {
+		@SuppressWarnings("unchecked")
+		Map<String, Object> source = (Map<String, Object>) changes.getSource();
+		source.clear();
+		source.putAll(values);
+		context.publishEvent(new EnvironmentChangeEvent(context, Set.copyOf(values.keySet())));
+	}
+
+	private static ConfigurableApplicationContext start(String prefix) {
+		return new SpringApplicationBuilder(ChangesApplication.class).run("--spring.main.web-application-type=none",
+				"--spring.data.redis.url=" + TestRedis.shared().url(), "--ratelimit.key-prefix=" + prefix,
+				"--ratelimit.redis.timeout=30s", "--ratelimit.defaults.max-wait=0",
+				"--ratelimit.overrides.poll-interval=100ms");
+	}
+
+	private static long exportLimit(ConfigurableApplicationContext context) {
+		return limitOf(context, "exports");
+	}
+
+	private static long reportLimit(ConfigurableApplicationContext context) {
+		return limitOf(context, "reports");
+	}
+
+	private static long limitOf(ConfigurableApplicationContext context, String name) {
+		List<ConfiguredLimit> limits = context.getBean(LimitConfigurations.class)
+			.current()
+			.names()
+			.all()
+			.stream()
+			.filter((limit) -> limit.name().equals(name))
+			.toList();
+		assertThat(limits).hasSize(1);
+		LimitDefinition definition = limits.get(0).request().definition();
+		return definition.limit();
+	}
+
+	/**
+	 * Waits for the instance's own poll (every 100 ms) to read the overrides that another set: at most 30 s, a margin
+	 * for a loaded machine.
+	 */
+	private static void awaitExportLimit(ConfigurableApplicationContext context, long limit) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (exportLimit(context) != limit && System.nanoTime() < deadline) {
+			LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+		}
+		assertThat(exportLimit(context)).isEqualTo(limit);
+	}
+
+	private static void assertAdmitsExactly(ConfigurableApplicationContext context, String client, int limit) {
+		assertAdmitsExactly(() -> context.getBean(ExportService.class).export(client), limit);
+	}
+
+	private static void assertAdmitsExactly(Supplier<String> call, int limit) {
+		for (int i = 0; i < limit; i++) {
+			assertThatNoException().as("call %d", i + 1).isThrownBy(call::get);
+		}
+		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(call::get);
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class ChangesApplication {
+
+		@Bean
+		ExportService exportService() {
+			return new ExportService();
+		}
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+	}
+
+	static class ExportService {
+
+		@RateLimited(name = "exports", limit = 10, window = "1h", key = "#client")
+		public String export(String client) {
+			return client;
+		}
+
+		@RateLimited(name = "reports", key = "#client")
+		public String report(String client) {
+			return client;
+		}
+
+	}
+
+}
