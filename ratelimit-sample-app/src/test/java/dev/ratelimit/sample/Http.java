@@ -71,6 +71,17 @@ final class Http {
 			.build());
 	}
 
+	/** {@code GET path} with HTTP Basic credentials. */
+	static HttpResponse<String> basic(SampleProcess instance, String path, String username, String password) {
+		String credentials = java.util.Base64.getEncoder()
+			.encodeToString((username + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+		return send(HttpRequest.newBuilder(instance.uri(path))
+			.timeout(Duration.ofSeconds(30))
+			.header("Authorization", "Basic " + credentials)
+			.GET()
+			.build());
+	}
+
 	/** {@code POST path} with a JSON body (an Actuator write operation). */
 	static HttpResponse<String> postJson(SampleProcess instance, String path, String json) {
 		return send(HttpRequest.newBuilder(instance.uri(path))

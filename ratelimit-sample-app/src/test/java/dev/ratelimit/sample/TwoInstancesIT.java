@@ -243,6 +243,26 @@ class TwoInstancesIT {
 	}
 
 	@Test
+	void onlyFailedHttpBasicLoginsAreCountedOnBothInstances() {
+		// the only test on /admin/**, whose rule counts per IP address (127.0.0.1 for both instances)
+		for (int i = 1; i <= 10; i++) {
+			assertThat(Http.basic(instance(i), "/admin/status", "admin", "admin-secret").statusCode())
+				.as("correct login %d", i)
+				.isEqualTo(200);
+		}
+		for (int i = 1; i <= 5; i++) {
+			assertThat(Http.basic(instance(i), "/admin/status", "admin", "guess-" + i).statusCode())
+				.as("wrong password %d", i)
+				.isEqualTo(401);
+		}
+		HttpResponse<String> sixth = Http.basic(a, "/admin/status", "admin", "guess-6");
+		assertThat(sixth.statusCode()).isEqualTo(429);
+		assertThat(sixth.headers().firstValue("Retry-After")).isPresent();
+		// the limit holds every attempt now, the right password included, until a failure leaves the window
+		assertThat(Http.basic(b, "/admin/status", "admin", "admin-secret").statusCode()).isEqualTo(429);
+	}
+
+	@Test
 	void anOperatorRaisesTheFreePlansBudgetOnOneInstanceAndTheOtherFollows() {
 		String freeKey = "key-" + UUID.randomUUID();
 		try {

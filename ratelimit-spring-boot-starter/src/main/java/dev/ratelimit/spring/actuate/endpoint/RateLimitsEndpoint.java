@@ -48,6 +48,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * at once ({@link RateLimiter#reset}); the client has its full allowance again. The denials this instance
  * remembers of the client are forgotten at once; other instances forget theirs within
  * {@code ratelimit.denials.max-age}.</li>
+ * <li>{@code POST /actuator/ratelimits/{name}} with a JSON body ({@code {"limit": 200}}, {@code {"plan": "pro",
+ * "limit": 200}}, {@code {"undo": true}}): overrides the limit's shape, mode or failure policy, or a plan's shape of
+ * it, on every instance ({@link #override}).</li>
  * </ul>
  * {@code client} is the client key as the limiter resolves it: {@code ip:<address>} for a limit by IP address (or a
  * missing key that fell back to it; an IPv6 address in any form, {@link ClientKeyResolver#canonicalIp}), {@code key:<value>}
@@ -55,7 +58,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * no limit has, 400 for a client in neither form, 503 when the store does not answer in time
  * ({@code ratelimit.redis.timeout}). Off the web until exposed, as every Actuator endpoint but health
  * ({@code management.endpoints.web.exposure.include=ratelimits}); {@code management.endpoint.ratelimits.access=read-only}
- * allows the reads without the reset.
+ * allows the reads, without the reset or a change.
  */
 @WebEndpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
