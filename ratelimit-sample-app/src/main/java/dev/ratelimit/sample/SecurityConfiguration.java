@@ -1,5 +1,6 @@
 package dev.ratelimit.sample;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.config.Customizer;
@@ -18,6 +19,7 @@ import org.springframework.web.bind.annotation.RestController;
  * answer is known, so that concurrent guesses never pass the limit.
  */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET) // not in --compare, which runs no server
 class SecurityConfiguration {
 
 	@Bean

@@ -3,12 +3,14 @@ package dev.ratelimit.spring.limits;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
+import dev.ratelimit.core.LimitDefinition;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -68,10 +70,11 @@ public final class LimitConfigurations {
 
 	/**
 	 * Puts {@code overrides} in force, in place of the overrides in force. Overrides of limits or plans that the
-	 * configuration does not have (any more) are left aside, with a warning.
+	 * configuration does not have (any more), and overrides that would make a limit invalid here (stored by another
+	 * version of the application, say), are left aside one by one, with a warning: one of them never holds back the
+	 * others. The endpoint {@link #check checks} a new override strictly before it is stored.
 	 * @param source what changed them, for the log and the metrics: {@code endpoint}, {@code store}
 	 * @return the configuration now in force
-	 * @throws RuntimeException naming the property or the method when the overrides make a limit invalid
 	 */
 	public synchronized LimitConfiguration override(LimitOverrides overrides, String source) {
 		if (overrides.equals(this.current.overrides())) {
@@ -89,9 +92,11 @@ public final class LimitConfigurations {
 	}
 
 	/**
-	 * Binds {@code ratelimit.*} again and puts the limits it makes in force, with the overrides in force.
+	 * Binds {@code ratelimit.*} again and puts the limits it makes in force, with the overrides in force (those that
+	 * the new configuration makes invalid left aside, as {@link #override} leaves them).
 	 * @return the configuration now in force
-	 * @throws RuntimeException naming the property or the method when the new configuration is invalid
+	 * @throws RuntimeException naming the property or the method when the new configuration is invalid: nothing
+	 * changes then
 	 */
 	public synchronized LimitConfiguration environmentChanged() {
 		Settings settings;
@@ -109,7 +114,7 @@ public final class LimitConfigurations {
 		LimitConfiguration previous = this.current;
 		LimitConfiguration next;
 		try {
-			next = build(settings, overrides);
+			next = buildKeepingValid(settings, overrides);
 		}
 		catch (RuntimeException ex) {
 			this.listeners.forEach((listener) -> listener.refused(source, ex));
@@ -122,6 +127,33 @@ public final class LimitConfigurations {
 				+ (changes.isEmpty() ? "no limit changed" : String.join("; ", changes)));
 		this.listeners.forEach((listener) -> listener.applied(source, previous, next));
 		return next;
+	}
+
+	/**
+	 * The configuration of {@code settings} with every override of {@code overrides} that is valid there: all of
+	 * them, or, when together they make a limit invalid, each that is valid added one by one.
+	 * @throws RuntimeException when {@code settings} themselves make a limit invalid
+	 */
+	private LimitConfiguration buildKeepingValid(Settings settings, LimitOverrides overrides) {
+		try {
+			return build(settings, overrides);
+		}
+		catch (RuntimeException whole) {
+			LimitConfiguration kept = build(settings, LimitOverrides.NONE);
+			LimitOverrides valid = LimitOverrides.NONE;
+			for (Map.Entry<String, String> field : overrides.fields().entrySet()) {
+				LimitOverrides attempt = valid.with(LimitOverrides.of(Map.of(field.getKey(), field.getValue())));
+				try {
+					kept = build(settings, attempt);
+					valid = attempt;
+				}
+				catch (RuntimeException ex) {
+					logger.warn("The override " + field.getKey().replace('\t', ' ') + " (" + field.getValue()
+							+ ") is left aside: " + ex.getMessage() + " (undo it through the ratelimits endpoint)");
+				}
+			}
+			return kept;
+		}
 	}
 
 	/** The configuration of {@code settings} and {@code overrides}, checked whole. */
@@ -197,17 +229,22 @@ public final class LimitConfigurations {
 		Map<String, String> limits = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : configuration.names().all()) {
 			List<String> shapes = new ArrayList<>();
-			shapes.add(describe(limit));
-			limit.byPlan().forEach((plan, shaped) -> shapes.add(plan + ": " + describe(shaped)));
-			limits.merge(limit.name(), String.join(", ", new TreeSet<>(shapes)) + " " + limit.failurePolicy(),
-					(a, b) -> a);
+			if (limit.planned()) {
+				limit.byPlan().forEach((plan, shaped) -> shapes.add(plan + ": " + describe(shaped)));
+			}
+			else {
+				shapes.add(describe(limit));
+			}
+			limits.putIfAbsent(limit.name(), String.join(", ", new TreeSet<>(shapes)) + ", "
+					+ limit.failurePolicy().name().toLowerCase(Locale.ROOT).replace('_', '-'));
 		}
 		return limits;
 	}
 
 	private static String describe(ConfiguredLimit limit) {
-		var definition = limit.request().definition();
-		return definition.algorithm() + " " + definition.limit() + " per " + definition.window()
+		LimitDefinition definition = limit.request().definition();
+		return definition.algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-') + " " + definition.limit()
+				+ " per " + definition.window()
 				+ ((definition.capacity() != definition.limit()) ? " capacity " + definition.capacity() : "")
 				+ (limit.shadow() ? " shadow" : "");
 	}

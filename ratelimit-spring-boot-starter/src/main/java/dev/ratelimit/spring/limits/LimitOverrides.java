@@ -63,6 +63,20 @@ public record LimitOverrides(Map<String, LimitOverride> limits, Map<String, Map<
 		return new LimitOverrides(limits, plans);
 	}
 
+	/** These overrides with every override of {@code others}, in place of their own of the same limits. */
+	public LimitOverrides with(LimitOverrides others) {
+		LimitOverrides merged = this;
+		for (Map.Entry<String, LimitOverride> limit : others.limits.entrySet()) {
+			merged = merged.with(null, limit.getKey(), limit.getValue());
+		}
+		for (Map.Entry<String, Map<String, LimitOverride>> plan : others.plans.entrySet()) {
+			for (Map.Entry<String, LimitOverride> limit : plan.getValue().entrySet()) {
+				merged = merged.with(plan.getKey(), limit.getKey(), limit.getValue());
+			}
+		}
+		return merged;
+	}
+
 	/** The field that stores the override of {@code name} (in {@code plan}). */
 	public static String field(@Nullable String plan, String name) {
 		return (plan != null) ? PLAN_FIELD + plan + "\t" + name : name;

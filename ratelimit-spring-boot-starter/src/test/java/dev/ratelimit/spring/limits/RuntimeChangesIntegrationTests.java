@@ -74,7 +74,7 @@ class RuntimeChangesIntegrationTests {
 	}
 
 	@Test
-	void overridesInTheStoreThatMakeALimitInvalidChangeNothing() {
+	void anInvalidOverrideIsRefusedBeforeItIsStoredAndOneInTheStoreIsLeftAside() {
 		String prefix = "runtime-invalid-" + UUID.randomUUID() + ":";
 		try (ConfigurableApplicationContext first = start(prefix); ConfigurableApplicationContext second = start(prefix)) {
 			OverridesSync sync = first.getBean(OverridesSync.class);
@@ -86,16 +86,14 @@ class RuntimeChangesIntegrationTests {
 					Duration.ofSeconds(5));
 			store.write(null, "exports", LimitOverride.of("fixed-window", 3L, null, null, null, null));
 			awaitExportLimit(second, 3);
-			// what the endpoint refuses, but another version of the application might store
+			// what the endpoint refuses, but another version of the application might store, beside a valid one
+			store.write(null, "reports", LimitOverride.of(null, 7L, null, null, null, null));
 			store.write(null, "exports", LimitOverride.of(null, 0L, null, null, null, null));
 			assertThat(second.getBean(OverridesSync.class).sync()).isTrue();
-			assertThat(exportLimit(second)).isEqualTo(3);
-			assertThat(second.getBean(MeterRegistry.class)
-				.get("ratelimit.configuration.changes")
-				.tags("source", "store", "outcome", "refused")
-				.counter()
-				.count()).isEqualTo(1);
-			assertAdmitsExactly(second, "c2", 3);
+			// the invalid one is left aside (the configured 10), the valid one is in force
+			assertThat(exportLimit(second)).isEqualTo(10);
+			assertThat(reportLimit(second)).isEqualTo(7);
+			assertAdmitsExactly(() -> second.getBean(ExportService.class).report("c2"), 7);
 		}
 	}
 
