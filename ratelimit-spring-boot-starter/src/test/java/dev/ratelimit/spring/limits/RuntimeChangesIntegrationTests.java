@@ -28,6 +28,7 @@ import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.http.server.PathContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -122,6 +123,53 @@ class RuntimeChangesIntegrationTests {
 				.counter()
 				.count()).isEqualTo(1);
 			assertThat(reportLimit(context)).isEqualTo(4);
+
+			// rules added and removed: they come from the configuration sources, keys included
+			change(context, changes, Map.of("ratelimit.filter.rules[0].name", "new-rule",
+					"ratelimit.filter.rules[0].paths", "/new/**", "ratelimit.filter.rules[0].key",
+					"#request.getHeader('X-Api-Key')"));
+			assertThat(context.getBean(LimitConfigurations.class)
+				.current()
+				.rules()
+				.matching("GET", PathContainer.parsePath("/new/x"))).extracting(ConfiguredLimit::name)
+				.containsExactly("new-rule");
+			change(context, changes, Map.of("ratelimit.defaults.limit", "4"));
+			assertThat(context.getBean(LimitConfigurations.class).current().rules().isEmpty()).isTrue();
+		}
+	}
+
+	@Test
+	void anInstanceStartedWithoutRedisHasItsConfiguredLimitsUntilRedisAnswers() {
+		try (TestRedis redis = TestRedis.start()) {
+			redis.stop();
+			String prefix = "runtime-down-" + UUID.randomUUID() + ":";
+			try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ChangesApplication.class).run(
+					"--spring.main.web-application-type=none", "--spring.data.redis.url=" + redis.url(),
+					"--ratelimit.key-prefix=" + prefix, "--ratelimit.redis.timeout=500ms",
+					"--ratelimit.overrides.poll-interval=100ms")) {
+				assertThat(exportLimit(context)).isEqualTo(10);
+				redis.restart();
+				// set by another instance once Redis is back
+				awaitWritten(new RedisOverrideStore(context.getBean(ScriptExecutor.class), prefix, Duration.ofSeconds(5)));
+				awaitExportLimit(context, 2);
+			}
+		}
+	}
+
+	/** Writes the override as soon as the limiter's client has reconnected (at most 30 s). */
+	private static void awaitWritten(RedisOverrideStore store) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (true) {
+			try {
+				store.write(null, "exports", LimitOverride.of(null, 2L, null, null, null, null));
+				return;
+			}
+			catch (RuntimeException ex) {
+				if (System.nanoTime() > deadline) {
+					throw ex;
+				}
+				LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+			}
 		}
 	}
 
