@@ -22,6 +22,15 @@ class RateLimitRefreshConfiguration {
 
 	private static final Log logger = LogFactory.getLog(RateLimitRefreshConfiguration.class);
 
+	/** What a binding failure hides in its causes: the unbound or unconvertible property. */
+	private static String rootCause(Throwable ex) {
+		Throwable root = ex;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return (root != ex) ? " (" + root.getMessage() + ")" : "";
+	}
+
 	@Bean
 	ApplicationListener<EnvironmentChangeEvent> rateLimitEnvironmentChanges(LimitConfigurations configurations) {
 		return (event) -> {
@@ -33,7 +42,7 @@ class RateLimitRefreshConfiguration {
 			}
 			catch (RuntimeException ex) {
 				logger.error("The changed ratelimit.* properties are not valid; the limits stay as they were: "
-						+ ex.getMessage());
+						+ ex.getMessage() + rootCause(ex));
 			}
 		};
 	}

@@ -107,6 +107,14 @@ public final class LimitConfigurations {
 			this.listeners.forEach((listener) -> listener.refused("environment", ex));
 			throw ex;
 		}
+		try {
+			// as startup checks application.yml: without the overrides, which an undo may remove at any time
+			build(settings, LimitOverrides.NONE);
+		}
+		catch (RuntimeException ex) {
+			this.listeners.forEach((listener) -> listener.refused("environment", ex));
+			throw ex;
+		}
 		return apply(settings, this.current.overrides(), "environment");
 	}
 

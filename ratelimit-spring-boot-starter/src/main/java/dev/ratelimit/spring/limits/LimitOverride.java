@@ -150,6 +150,14 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 	/** A plan's shape of a limit, overridden. */
 	private record PlanShape(@Nullable Algorithm getAlgorithm, @Nullable Long getLimit, @Nullable Duration getWindow,
 			@Nullable Long getCapacity) implements LimitSettings.Shape {
+
+		/** As an error message quotes it: what the shape sets. */
+		@Override
+		public String toString() {
+			return new LimitOverride(this.getAlgorithm, this.getLimit, this.getWindow, this.getCapacity, null, null)
+				.encode();
+		}
+
 	}
 
 }

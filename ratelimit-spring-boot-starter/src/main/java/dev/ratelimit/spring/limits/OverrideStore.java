@@ -21,11 +21,14 @@ public interface OverrideStore {
 
 	/**
 	 * Stores the override of the limit {@code name} (of its shape in {@code plan}), or removes it when
-	 * {@code override} is {@code null}.
-	 * @return every override stored after the write, with their new version
+	 * {@code override} is {@code null}, if the overrides are still those of {@code expectedVersion}: a change is
+	 * checked against the overrides it was read with, so two changes made at once on two instances are never both
+	 * accepted when together they would not be.
+	 * @return every override stored after the write, with their new version; {@code null}, and nothing written, when
+	 * the version is no longer {@code expectedVersion}
 	 * @throws RuntimeException when the store does not answer
 	 */
-	Stored write(@Nullable String plan, String name, @Nullable LimitOverride override);
+	@Nullable Stored write(@Nullable String plan, String name, @Nullable LimitOverride override, long expectedVersion);
 
 	/**
 	 * The overrides as stored.
@@ -50,7 +53,11 @@ public interface OverrideStore {
 			}
 
 			@Override
-			public synchronized Stored write(@Nullable String plan, String name, @Nullable LimitOverride override) {
+			public synchronized @Nullable Stored write(@Nullable String plan, String name,
+					@Nullable LimitOverride override, long expectedVersion) {
+				if (expectedVersion != this.version) {
+					return null;
+				}
 				if (override != null) {
 					this.fields.put(LimitOverrides.field(plan, name), override.encode());
 				}

@@ -31,8 +31,14 @@ public final class OverridesSync implements SmartLifecycle {
 
 	private final Duration interval;
 
+	/** How often a change is checked again when other changes keep landing between its read and its write. */
+	private static final int ATTEMPTS = 5;
+
 	/** The version of the overrides last read; written under this object's lock. */
 	private long known = -1;
+
+	/** The overrides last read, in force or left aside; written under this object's lock. */
+	private LimitOverrides stored = LimitOverrides.NONE;
 
 	/** The version whose overrides were refused, logged once; written under this object's lock. */
 	private long refused = -1;
@@ -74,41 +80,63 @@ public final class OverridesSync implements SmartLifecycle {
 			this.failing = false;
 		}
 		if (stored != null) {
-			try {
-				apply(stored, "store");
-			}
-			catch (RuntimeException ex) {
-				// logged by apply: this instance goes on with the limits it has
-			}
+			applyQuietly(stored, "store");
 		}
 		return true;
 	}
 
 	/**
-	 * Sets the override of the limit {@code name} (of its shape in {@code plan}), or undoes it when {@code override}
-	 * is {@code null}: checked against the whole configuration, stored for every instance, and in force here on
-	 * return.
+	 * Sets the override of the limit {@code name} (of its shape in {@code plan}), in place of its earlier one, or
+	 * undoes it when {@code override} is {@code null}: checked against the whole configuration with the overrides
+	 * as the store holds them, stored for every instance only if no other change landed in between (else read and
+	 * checked again), and in force here on return.
 	 * @return the configuration now in force
-	 * @throws RuntimeException naming the property or the method when the override makes a limit invalid (nothing
-	 * is stored then), or the store's exception when it does not answer
+	 * @throws InvalidOverrideException naming the property or the method when the override makes a limit invalid:
+	 * nothing is stored then
+	 * @throws RuntimeException the store's exception when it does not answer (a write sent may still land)
 	 */
 	public synchronized LimitConfiguration override(@Nullable String plan, String name,
 			@Nullable LimitOverride override) {
-		check(plan, name, override);
-		OverrideStore.Stored stored = this.store.write(plan, name, override);
-		return apply(stored, "endpoint");
+		for (int attempt = 1;; attempt++) {
+			OverrideStore.Stored latest = this.store.read(this.known);
+			if (latest != null) {
+				applyQuietly(latest, "store");
+			}
+			try {
+				this.configurations.check(this.configurations.current().overrides().with(plan, name, override));
+			}
+			catch (RuntimeException ex) {
+				throw new InvalidOverrideException(ex.getMessage()
+						+ ((override != null) ? " (the override: " + override.encode() + ")" : ""), ex);
+			}
+			OverrideStore.Stored written = this.store.write(plan, name, override, this.known);
+			if (written != null) {
+				return apply(written, "endpoint");
+			}
+			if (attempt == ATTEMPTS) {
+				throw new IllegalStateException("The overrides changed " + ATTEMPTS + " times while this change was"
+						+ " checked; try again");
+			}
+		}
 	}
 
-	/**
-	 * Checks what {@link #override} would make of the limits, without changing them.
-	 * @throws RuntimeException naming the property or the method when the override makes a limit invalid
-	 */
-	public void check(@Nullable String plan, String name, @Nullable LimitOverride override) {
-		this.configurations.check(this.configurations.current().overrides().with(plan, name, override));
+	/** The overrides last read from the store: those in force, and those left aside here. */
+	public synchronized LimitOverrides stored() {
+		return this.stored;
+	}
+
+	private void applyQuietly(OverrideStore.Stored stored, String source) {
+		try {
+			apply(stored, source);
+		}
+		catch (RuntimeException ex) {
+			// logged by apply: this instance goes on with the limits it has
+		}
 	}
 
 	private LimitConfiguration apply(OverrideStore.Stored stored, String source) {
 		this.known = stored.version();
+		this.stored = stored.overrides();
 		try {
 			return this.configurations.override(stored.overrides(), source);
 		}
@@ -151,6 +179,15 @@ public final class OverridesSync implements SmartLifecycle {
 	@Override
 	public int getPhase() {
 		return PHASE;
+	}
+
+	/** An override refused: it would make a limit invalid. */
+	public static final class InvalidOverrideException extends IllegalArgumentException {
+
+		InvalidOverrideException(String message, Throwable cause) {
+			super(message, cause);
+		}
+
 	}
 
 }

@@ -52,10 +52,14 @@ public final class RedisOverrideStore implements OverrideStore {
 			""");
 
 	/**
-	 * Sets field ARGV[1] to ARGV[2] (removes it when empty) and increments the version, which starts from ARGV[3]
-	 * in a hash without one (new, or evicted), so that a version is never given twice.
+	 * Unless the version is no longer ARGV[4] ({-1} then, nothing written): sets field ARGV[1] to ARGV[2] (removes
+	 * it when empty) and increments the version, which starts from ARGV[3] in a hash without one (new, or evicted),
+	 * so that a version is never given twice.
 	 */
 	private static final LuaScript WRITE = LuaScript.of("""
+			if tonumber(redis.call('HGET', KEYS[1], '#version') or '0') ~= tonumber(ARGV[4]) then
+			  return {-1}
+			end
 			if ARGV[2] == '' then
 			  redis.call('HDEL', KEYS[1], ARGV[1])
 			else
@@ -108,10 +112,14 @@ public final class RedisOverrideStore implements OverrideStore {
 	}
 
 	@Override
-	public Stored write(@Nullable String plan, String name, @Nullable LimitOverride override) {
+	public @Nullable Stored write(@Nullable String plan, String name, @Nullable LimitOverride override,
+			long expectedVersion) {
 		long base = RANDOM.nextLong(1L << 40);
-		call(WRITE, List.of(LimitOverrides.field(plan, name), (override != null) ? override.encode() : "",
-				Long.toString(base)));
+		List<Long> written = call(WRITE, List.of(LimitOverrides.field(plan, name),
+				(override != null) ? override.encode() : "", Long.toString(base), Long.toString(expectedVersion)));
+		if (written.get(0) < 0) {
+			return null;
+		}
 		Stored stored = read(-1);
 		if (stored == null) {
 			throw new IllegalStateException("Redis answered no overrides");

@@ -85,16 +85,19 @@ class RuntimeChangesIntegrationTests {
 				.withMessageContaining("ExportService.export");
 			RedisOverrideStore store = new RedisOverrideStore(first.getBean(ScriptExecutor.class), prefix,
 					Duration.ofSeconds(5));
-			store.write(null, "exports", LimitOverride.of("fixed-window", 3L, null, null, null, null));
+			write(store, null, "exports", LimitOverride.of("fixed-window", 3L, null, null, null, null));
 			awaitExportLimit(second, 3);
 			// what the endpoint refuses, but another version of the application might store, beside a valid one
-			store.write(null, "reports", LimitOverride.of(null, 7L, null, null, null, null));
-			store.write(null, "exports", LimitOverride.of(null, 0L, null, null, null, null));
+			write(store, null, "reports", LimitOverride.of(null, 7L, null, null, null, null));
+			write(store, null, "exports", LimitOverride.of(null, 0L, null, null, null, null));
 			assertThat(second.getBean(OverridesSync.class).sync()).isTrue();
 			// the invalid one is left aside (the configured 10), the valid one is in force
 			assertThat(exportLimit(second)).isEqualTo(10);
 			assertThat(reportLimit(second)).isEqualTo(7);
 			assertAdmitsExactly(() -> second.getBean(ExportService.class).report("c2"), 7);
+			// listed as stored, and whether in force here
+			assertThat(second.getBean(OverridesSync.class).stored().get(null, "exports")).isNotNull();
+			assertThat(second.getBean(LimitConfigurations.class).current().overrides().get(null, "exports")).isNull();
 		}
 	}
 
@@ -135,6 +138,18 @@ class RuntimeChangesIntegrationTests {
 				.containsExactly("new-rule");
 			change(context, changes, Map.of("ratelimit.defaults.limit", "4"));
 			assertThat(context.getBean(LimitConfigurations.class).current().rules().isEmpty()).isTrue();
+
+			// checked as startup would check it: without the overrides, which an undo may remove at any time
+			context.getBean(OverridesSync.class)
+				.override(null, "reports", LimitOverride.of(null, 5L, null, null, null, null));
+			LimitConfiguration overridden = context.getBean(LimitConfigurations.class).current();
+			change(context, changes, Map.of("ratelimit.defaults.limit", "0"));
+			assertThat(context.getBean(LimitConfigurations.class).current()).isSameAs(overridden);
+			assertThat(context.getBean(MeterRegistry.class)
+				.get("ratelimit.configuration.changes")
+				.tags("source", "environment", "outcome", "refused")
+				.counter()
+				.count()).isEqualTo(2);
 		}
 	}
 
@@ -161,7 +176,7 @@ class RuntimeChangesIntegrationTests {
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		while (true) {
 			try {
-				store.write(null, "exports", LimitOverride.of(null, 2L, null, null, null, null));
+				write(store, null, "exports", LimitOverride.of(null, 2L, null, null, null, null));
 				return;
 			}
 			catch (RuntimeException ex) {
@@ -173,6 +188,55 @@ class RuntimeChangesIntegrationTests {
 		}
 	}
 
+	@Test
+	void twoChangesMadeAtOnceOnTwoInstancesAreCheckedTogether() {
+		String prefix = "runtime-race-" + UUID.randomUUID() + ":";
+		String[] plans = { "--ratelimit.plans.free.exports.limit=10", "--ratelimit.plans.pro.exports.limit=20" };
+		try (ConfigurableApplicationContext first = start(prefix, plans);
+				ConfigurableApplicationContext second = start(prefix, plans)) {
+			// the second has not read the first's change when it makes its own
+			second.getBean(OverridesSync.class).stop();
+			first.getBean(OverridesSync.class)
+				.override(null, "exports", LimitOverride.of(null, null, null, null, "shadow", null));
+			second.getBean(OverridesSync.class)
+				.override("pro", "exports", LimitOverride.of(null, 30L, null, null, null, null));
+			// written after reading the first's, so both are stored and in force
+			LimitOverrides both = second.getBean(LimitConfigurations.class).current().overrides();
+			assertThat(both.get(null, "exports")).isNotNull();
+			assertThat(both.get("pro", "exports")).isNotNull();
+			awaitInForce(first, "pro", "exports");
+
+			// two changes that are valid alone and invalid together: the later one is refused, nothing stored
+			first.getBean(OverridesSync.class)
+				.override(null, "exports", LimitOverride.of("fixed-window", null, null, null, null, null));
+			assertThatExceptionOfType(OverridesSync.InvalidOverrideException.class)
+				.isThrownBy(() -> second.getBean(OverridesSync.class)
+					.override("free", "exports", LimitOverride.of(null, null, null, 50L, null, null)))
+				.withMessageContaining("ratelimit.plans.free.exports")
+				.withMessageContaining("capacity=50");
+			assertThat(second.getBean(OverridesSync.class).stored().get("free", "exports")).isNull();
+		}
+	}
+
+	/** Writes to the store as an instance would, on the version it holds. */
+	private static void write(RedisOverrideStore store, String plan, String name, LimitOverride override) {
+		OverrideStore.Stored stored = store.read(-1);
+		assertThat(stored).isNotNull();
+		assertThat(store.write(plan, name, override, stored.version())).isNotNull();
+		// a write on a version that is no longer the store's writes nothing
+		assertThat(store.write(plan, name, LimitOverride.of(null, 99L, null, null, null, null), stored.version()))
+			.isNull();
+	}
+
+	private static void awaitInForce(ConfigurableApplicationContext context, String plan, String name) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (context.getBean(LimitConfigurations.class).current().overrides().get(plan, name) == null
+				&& System.nanoTime() < deadline) {
+			LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+		}
+		assertThat(context.getBean(LimitConfigurations.class).current().overrides().get(plan, name)).isNotNull();
+	}
+
 	private static void change(ConfigurableApplicationContext context, MapPropertySource changes,
 			Map<String, String> values) {
 		@SuppressWarnings("unchecked")
@@ -182,11 +246,13 @@ class RuntimeChangesIntegrationTests {
 		context.publishEvent(new EnvironmentChangeEvent(context, Set.copyOf(values.keySet())));
 	}
 
-	private static ConfigurableApplicationContext start(String prefix) {
-		return new SpringApplicationBuilder(ChangesApplication.class).run("--spring.main.web-application-type=none",
+	private static ConfigurableApplicationContext start(String prefix, String... more) {
+		List<String> arguments = new java.util.ArrayList<>(List.of("--spring.main.web-application-type=none",
 				"--spring.data.redis.url=" + TestRedis.shared().url(), "--ratelimit.key-prefix=" + prefix,
 				"--ratelimit.redis.timeout=30s", "--ratelimit.defaults.max-wait=0",
-				"--ratelimit.overrides.poll-interval=100ms");
+				"--ratelimit.overrides.poll-interval=100ms"));
+		arguments.addAll(List.of(more));
+		return new SpringApplicationBuilder(ChangesApplication.class).run(arguments.toArray(String[]::new));
 	}
 
 	private static long exportLimit(ConfigurableApplicationContext context) {

@@ -110,78 +110,92 @@ public class RateLimitsEndpoint {
 		PlanSelector plans = lookup.plans();
 		return new Limits(this.store, plans.names().isEmpty() ? null
 				: new PlanSelection(plans.expression(), plans.defaultPlan(), List.copyOf(plans.names())),
-				limits, overrides(this.configurations.current().overrides()));
+				limits, overrides());
 	}
 
-	private static List<Overridden> overrides(LimitOverrides overrides) {
+	/** The overrides stored, each saying whether it is in force here. */
+	private List<Overridden> overrides() {
+		LimitOverrides inForce = this.configurations.current().overrides();
+		LimitOverrides stored = this.overrides.stored();
 		List<Overridden> list = new ArrayList<>();
-		overrides.limits().forEach((name, override) -> list.add(Overridden.of(name, null, override)));
-		overrides.plans()
-			.forEach((plan, shapes) -> shapes.forEach((name, override) -> list.add(Overridden.of(name, plan, override))));
+		stored.limits()
+			.forEach((name, override) -> list.add(Overridden.of(name, null, override, inForce.get(null, name) != null)));
+		stored.plans()
+			.forEach((plan, shapes) -> shapes.forEach((name, override) -> list
+				.add(Overridden.of(name, plan, override, inForce.get(plan, name) != null))));
 		return list;
 	}
 
 	/**
-	 * Sets the override of a limit, or of its shape in one plan, in place of its configured values (and of an
-	 * earlier override), on every instance; or undoes it. Only values, never code: a key, a rule's paths or a plan
-	 * expression come from the application's configuration sources alone.
-	 * @param name the limit's name, as {@link #state} reads it
+	 * Sets the override of a limit, or of its shape in one plan, in place of its configured values and of its
+	 * earlier override (one override per limit and plan: fields it does not give are the configuration's), on every
+	 * instance; or undoes it. Only values, never code: a key, a rule's paths or a plan expression come from the
+	 * application's configuration sources alone.
+	 * @param limitPath the limit's name, as {@link #state} reads it (not {@code name}: a body's {@code name} would
+	 * take the path's place)
 	 * @param plan the plan whose shape of the limit changes; {@code null} for the limit itself
-	 * @param undo {@code true} to remove the override: the configured values are back
+	 * @param undo {@code true} to remove the override, alone: the configured values are back
+	 * @param name refused: the limit is the one the path names
 	 * @param key refused: keys are expressions, which the endpoint never takes
 	 * @param paths refused: rules come from the configuration
 	 * @param expression refused: expressions come from the configuration
-	 * @return 200 with the override in force (or none after an undo); 400 naming the property or the method when the
-	 * change would make a limit invalid, which leaves every limit as it was; 404 for an unknown limit or plan; 503
-	 * when the store does not answer (nothing changed)
+	 * @return 200 with the overrides stored; 400 naming the property or the method when the change would make a
+	 * limit invalid, which leaves every limit as it was; 404 for an unknown limit or plan (an override left aside
+	 * can still be undone); 503 when the store does not answer (the change may still have reached it: read the
+	 * overrides before trying again)
 	 */
 	@WriteOperation
-	public WebEndpointResponse<Object> override(@Selector(match = Match.ALL_REMAINING) String[] name,
+	public WebEndpointResponse<Object> override(@Selector(match = Match.ALL_REMAINING) String[] limitPath,
 			@Nullable String plan, @Nullable String algorithm, @Nullable Long limit, @Nullable String window,
 			@Nullable Long capacity, @Nullable String mode, @Nullable String failurePolicy, @Nullable Boolean undo,
-			@Nullable String key, @Nullable String paths, @Nullable String expression) {
+			@Nullable String name, @Nullable String key, @Nullable String paths, @Nullable String expression) {
 		if (key != null || paths != null || expression != null) {
-			return new WebEndpointResponse<>(new Error("The ratelimits endpoint changes a limit's algorithm, limit,"
-					+ " window, capacity, mode and failure policy, and a plan's shape of it; keys, rules and plan"
-					+ " expressions come only from the application's configuration (they are expressions, and the"
-					+ " endpoint runs no code)"), WebEndpointResponse.STATUS_BAD_REQUEST);
+			return badRequest("The ratelimits endpoint changes a limit's algorithm, limit, window, capacity, mode and"
+					+ " failure policy, and a plan's shape of it; keys, rules and plan expressions come only from the"
+					+ " application's configuration (they are expressions, and the endpoint runs no code)");
+		}
+		if (name != null) {
+			return badRequest("The limit is the one the path names (/actuator/ratelimits/{name}); the body gives"
+					+ " what changes");
 		}
 		LimitLookup lookup = lookup();
-		String limitName = lookup.name(name);
-		if (!lookup.known(limitName)) {
+		String limitName = lookup.name(limitPath);
+		boolean undoing = Boolean.TRUE.equals(undo);
+		boolean stored = this.overrides.stored().get(plan, limitName) != null;
+		if (!lookup.known(limitName) && !(undoing && stored)) {
 			return notFound(lookup, limitName);
 		}
-		if (plan != null && !lookup.plans().names().contains(plan)) {
+		if (plan != null && !lookup.plans().names().contains(plan) && !(undoing && stored)) {
 			return new WebEndpointResponse<>(new Error("No plan is named '" + plan + "'; the plans are "
 					+ String.join(", ", lookup.plans().names())), WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		LimitOverride override = null;
-		if (!Boolean.TRUE.equals(undo)) {
-			try {
-				override = LimitOverride.of(algorithm, limit, window, capacity, mode, failurePolicy);
-			}
-			catch (IllegalArgumentException ex) {
-				return new WebEndpointResponse<>(new Error(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
-			}
-			if (override.isEmpty()) {
-				return new WebEndpointResponse<>(new Error("Nothing to change: give algorithm, limit, window,"
-						+ " capacity, mode or failurePolicy, or undo=true"), WebEndpointResponse.STATUS_BAD_REQUEST);
-			}
-			if (plan != null && !override.shapeOnly()) {
-				return new WebEndpointResponse<>(new Error("A plan shapes a limit's algorithm, limit, window and"
-						+ " capacity; its mode and failure policy are the limit's own (set them without plan)"),
-						WebEndpointResponse.STATUS_BAD_REQUEST);
-			}
-		}
+		LimitOverride override;
 		try {
-			this.overrides.check(plan, limitName, override);
+			override = LimitOverride.of(algorithm, limit, window, capacity, mode, failurePolicy);
 		}
-		catch (RuntimeException ex) {
-			// exactly what startup would say of the same values in application.yml
-			return new WebEndpointResponse<>(new Error(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		catch (IllegalArgumentException ex) {
+			return badRequest(ex.getMessage());
+		}
+		if (undoing) {
+			if (!override.isEmpty()) {
+				return badRequest("undo removes the override whole; give it alone, or the values without undo");
+			}
+			override = null;
+		}
+		else if (override.isEmpty()) {
+			return badRequest("Nothing to change: give algorithm, limit, window, capacity, mode or failurePolicy,"
+					+ " or undo=true");
+		}
+		else if (plan != null && !override.shapeOnly()) {
+			return badRequest("A plan shapes a limit's algorithm, limit, window and capacity; its mode and failure"
+					+ " policy are the limit's own (set them without plan)");
 		}
 		try {
 			this.overrides.override(plan, limitName, override);
+		}
+		catch (OverridesSync.InvalidOverrideException ex) {
+			// exactly what startup would say of the same values in application.yml
+			return badRequest(ex.getMessage());
 		}
 		catch (RuntimeException ex) {
 			return storeFailed("change", limitName, ex);
@@ -189,7 +203,11 @@ public class RateLimitsEndpoint {
 		logger.info("Rate limit '" + limitName + "'" + ((plan != null) ? " in plan '" + plan + "'" : "")
 				+ ((override != null) ? " overridden (" + override.encode() + ")" : ": override undone")
 				+ " through the ratelimits endpoint");
-		return new WebEndpointResponse<>(overrides(this.configurations.current().overrides()));
+		return new WebEndpointResponse<>(overrides());
+	}
+
+	private static WebEndpointResponse<Object> badRequest(@Nullable String message) {
+		return new WebEndpointResponse<>(new Error(message), WebEndpointResponse.STATUS_BAD_REQUEST);
 	}
 
 	@ReadOperation
@@ -289,24 +307,27 @@ public class RateLimitsEndpoint {
 	 * @param store {@code redis} or {@code in-memory} ({@code ratelimit.store})
 	 * @param plans the plans, or {@code null} when none are configured
 	 * @param limits every limit, by name, then source, then plan, as overridden
-	 * @param overrides the overrides in force, set through this endpoint
+	 * @param overrides the overrides stored, set through this endpoint, each saying whether it is in force here
 	 */
 	public record Limits(String store, @Nullable PlanSelection plans, List<Limit> limits, List<Overridden> overrides) {
 	}
 
 	/**
-	 * An override in force: what it changes of a limit (or of its shape in one plan), each {@code null} where the
+	 * An override stored: what it changes of a limit (or of its shape in one plan), each {@code null} where the
 	 * configuration's value stands.
 	 * @param plan the plan whose shape of the limit it changes, or {@code null} for the limit itself
+	 * @param inForce whether this instance applies it; {@code false} when it is left aside here (a limit or plan
+	 * this version of the application does not have, or a value it would make invalid), as logged
 	 */
 	public record Overridden(String name, @Nullable String plan, @Nullable String algorithm, @Nullable Long limit,
-			@Nullable String window, @Nullable Long capacity, @Nullable String mode, @Nullable String failurePolicy) {
+			@Nullable String window, @Nullable Long capacity, @Nullable String mode, @Nullable String failurePolicy,
+			boolean inForce) {
 
-		static Overridden of(String name, @Nullable String plan, LimitOverride override) {
+		static Overridden of(String name, @Nullable String plan, LimitOverride override, boolean inForce) {
 			return new Overridden(name, plan, (override.algorithm() != null) ? term(override.algorithm()) : null,
 					override.limit(), (override.window() != null) ? override.window().toString() : null,
 					override.capacity(), (override.mode() != null) ? term(override.mode()) : null,
-					(override.failurePolicy() != null) ? term(override.failurePolicy()) : null);
+					(override.failurePolicy() != null) ? term(override.failurePolicy()) : null, inForce);
 		}
 
 	}

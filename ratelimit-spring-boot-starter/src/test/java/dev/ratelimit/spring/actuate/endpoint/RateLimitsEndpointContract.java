@@ -222,6 +222,7 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 			assertThat(JsonPath.<List<Map<String, Object>>>read(listed, "$.overrides")).hasSize(1);
 			assertThat(JsonPath.<String>read(listed, "$.overrides[0].name")).isEqualTo("search");
 			assertThat(JsonPath.<Integer>read(listed, "$.overrides[0].limit")).isEqualTo(2);
+			assertThat(JsonPath.<Boolean>read(listed, "$.overrides[0].inForce")).isTrue();
 			assertThat(JsonPath.<List<Integer>>read(listed, "$.limits[?(@.name == 'search' && @.plan == 'free')].limit"))
 				.containsExactly(2);
 			// pro's own shape of the limit stands: an override of the limit changes its configured shape only
@@ -273,6 +274,11 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 		assertThat(zero.body()).contains("ratelimit.filter.rules[0].limit");
 		assertThat(write("/actuator/ratelimits/search", "{\"window\": \"60\"}").statusCode()).isEqualTo(400);
 		assertThat(write("/actuator/ratelimits/search", "{}").statusCode()).isEqualTo(400);
+		// the path names the limit; the body cannot name another
+		HttpResponse<String> named = write("/actuator/ratelimits/search", "{\"name\": \"plan-reports\", \"limit\": 3}");
+		assertThat(named.statusCode()).isEqualTo(400);
+		assertThat(named.body()).contains("the path names");
+		assertThat(write("/actuator/ratelimits/search", "{\"undo\": true, \"limit\": 5}").statusCode()).isEqualTo(400);
 		assertThat(write("/actuator/ratelimits/nope", "{\"limit\": 5}").statusCode()).isEqualTo(404);
 		assertThat(read("/actuator/ratelimits").body()).isEqualTo(before);
 	}
