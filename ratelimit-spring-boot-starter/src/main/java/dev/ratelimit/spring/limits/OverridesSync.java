@@ -80,6 +80,11 @@ public final class OverridesSync implements SmartLifecycle {
 			this.failing = false;
 		}
 		if (stored != null) {
+			if (stored.version() == 0 && !this.stored.isEmpty()) {
+				logger.warn("The rate-limit overrides are gone from the store (evicted under an allkeys maxmemory"
+						+ " policy, deleted, or a Redis that restarted empty): the limits are the configuration's"
+						+ " again until an override is set");
+			}
 			applyQuietly(stored, "store");
 		}
 		return true;

@@ -63,6 +63,13 @@ class RuntimeChangesIntegrationTests {
 				.counter()
 				.count()).isEqualTo(1);
 
+			// the hash evicted (allkeys-lru), deleted, or Redis restarted empty: back to the configuration's
+			TestRedis.shared().command("DEL", prefix + "{overrides}");
+			awaitExportLimit(first, 10);
+			awaitExportLimit(second, 10);
+			first.getBean(OverridesSync.class).override(null, "exports", LimitOverride.of(null, 2L, null, null, null, null));
+			awaitExportLimit(second, 2);
+
 			try (ConfigurableApplicationContext third = start(prefix)) {
 				// read on startup, before it takes any call
 				assertThat(exportLimit(third)).isEqualTo(2);
