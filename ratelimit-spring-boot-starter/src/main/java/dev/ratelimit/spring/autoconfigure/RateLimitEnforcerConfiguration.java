@@ -17,7 +17,6 @@ import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.enforce.DecisionApplier;
 import dev.ratelimit.spring.enforce.ShadowDenialLogger;
 import dev.ratelimit.spring.enforce.ThreadTimeoutScheduler;
-import dev.ratelimit.spring.limits.LimitConfiguration;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.OverrideStore;
 import dev.ratelimit.spring.limits.OverridesSync;
@@ -90,10 +89,7 @@ class RateLimitEnforcerConfiguration {
 	/** Every limit that a plan names exists: checked once the annotations' limits are known too. */
 	@Bean
 	ApplicationListener<ContextRefreshedEvent> rateLimitPlansCheck(LimitConfigurations configurations) {
-		return (event) -> {
-			LimitConfiguration current = configurations.current();
-			current.plans().requireKnownLimits(current.names().names());
-		};
+		return (event) -> configurations.current().requireKnownLimits();
 	}
 
 	/**

@@ -88,10 +88,11 @@ public final class LimitConfiguration {
 	}
 
 	/**
-	 * Checks what only the whole configuration can tell: every limit that a plan names exists.
+	 * Checks what only the whole configuration can tell: every limit that a plan names exists (at startup, once the
+	 * annotations' limits are known too).
 	 * @throws InvalidConfigurationPropertyValueException naming the plan's entry
 	 */
-	void requireKnownLimits() {
+	public void requireKnownLimits() {
 		this.resolver.plans().requireKnownLimits(this.names.names());
 	}
 

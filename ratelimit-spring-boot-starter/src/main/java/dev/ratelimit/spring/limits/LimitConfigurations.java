@@ -3,7 +3,6 @@ package dev.ratelimit.spring.limits;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
@@ -244,14 +243,14 @@ public final class LimitConfigurations {
 				shapes.add(describe(limit));
 			}
 			limits.putIfAbsent(limit.name(), String.join(", ", new TreeSet<>(shapes)) + ", "
-					+ limit.failurePolicy().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+					+ LimitOverride.term(limit.failurePolicy()));
 		}
 		return limits;
 	}
 
 	private static String describe(ConfiguredLimit limit) {
 		LimitDefinition definition = limit.request().definition();
-		return definition.algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-') + " " + definition.limit()
+		return LimitOverride.term(definition.algorithm()) + " " + definition.limit()
 				+ " per " + definition.window()
 				+ ((definition.capacity() != definition.limit()) ? " capacity " + definition.capacity() : "")
 				+ (limit.shadow() ? " shadow" : "");

@@ -143,7 +143,8 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 		}
 	}
 
-	private static String term(Enum<?> value) {
+	/** {@code TOKEN_BUCKET} as configuration writes it: {@code token-bucket}. */
+	static String term(Enum<?> value) {
 		return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 

@@ -236,11 +236,7 @@ class RuntimeChangesIntegrationTests {
 	}
 
 	private static void awaitInForce(ConfigurableApplicationContext context, String plan, String name) {
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (context.getBean(LimitConfigurations.class).current().overrides().get(plan, name) == null
-				&& System.nanoTime() < deadline) {
-			LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
-		}
+		await(() -> context.getBean(LimitConfigurations.class).current().overrides().get(plan, name) != null);
 		assertThat(context.getBean(LimitConfigurations.class).current().overrides().get(plan, name)).isNotNull();
 	}
 
@@ -283,16 +279,20 @@ class RuntimeChangesIntegrationTests {
 		return definition.limit();
 	}
 
-	/**
-	 * Waits for the instance's own poll (every 100 ms) to read the overrides that another set: at most 30 s, a margin
-	 * for a loaded machine.
-	 */
+	/** Waits for the instance's own poll (every 100 ms) to read the overrides that another set. */
 	private static void awaitExportLimit(ConfigurableApplicationContext context, long limit) {
+		await(() -> exportLimit(context) == limit);
+		assertThat(exportLimit(context)).isEqualTo(limit);
+	}
+
+	/**
+	 * Waits until {@code condition} holds: at most 30 s, a margin for a loaded machine; the caller asserts it after.
+	 */
+	private static void await(java.util.function.BooleanSupplier condition) {
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		while (exportLimit(context) != limit && System.nanoTime() < deadline) {
+		while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
 			LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
 		}
-		assertThat(exportLimit(context)).isEqualTo(limit);
 	}
 
 	private static void assertAdmitsExactly(ConfigurableApplicationContext context, String client, int limit) {
