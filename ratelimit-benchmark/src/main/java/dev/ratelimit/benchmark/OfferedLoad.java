@@ -61,7 +61,7 @@ final class OfferedLoad {
 				"---:", "---:", "---:", "---:", "---:", "---:", "---:");
 		RateLimiter limiter = new RedisRateLimiter(new JedisScriptExecutor(jedis));
 		String[] clients = JavaApiBenchmark.clients(CLIENTS);
-		for (Algorithm algorithm : Algorithm.values()) {
+		for (Algorithm algorithm : Algorithm.rates()) {
 			LimitDefinition limit = LimitDefinition.of("api", algorithm, 10, Duration.ofSeconds(1));
 			jedis.flushAll();
 			// one decision first, so that the script is cached and the memory baseline holds no key

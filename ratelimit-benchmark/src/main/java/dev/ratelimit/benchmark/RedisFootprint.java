@@ -33,7 +33,7 @@ final class RedisFootprint {
 				"commands when denied", "idle bytes", "key chars");
 		System.out.printf(Locale.ROOT, "| %-40s | %22s | %21s | %12s | %9s |%n", "---", "---:", "---:", "---:", "---:");
 		RateLimiter limiter = new RedisRateLimiter(new JedisScriptExecutor(jedis));
-		for (Algorithm algorithm : Algorithm.values()) {
+		for (Algorithm algorithm : Algorithm.rates()) {
 			LimitDefinition admitting = (algorithm == Algorithm.SLIDING_LOG)
 					? LimitDefinition.of("api", algorithm, 100, Duration.ofSeconds(1))
 					: LimitDefinition.of("api", algorithm, 1_000_000_000, Duration.ofSeconds(1));

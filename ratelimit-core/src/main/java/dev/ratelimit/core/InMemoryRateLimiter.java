@@ -72,7 +72,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 	@Override
 	public LimitDecision peek(String clientId, LimitRequest limit) {
 		List<LimitRequest> limits = List.of(limit);
-		Requests.check(clientId, limits);
+		Requests.checkPeek(clientId);
 		return this.store.decide(clientId, limits, time(), false).decisions().get(0);
 	}
 

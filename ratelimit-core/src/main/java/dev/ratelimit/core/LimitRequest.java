@@ -2,6 +2,8 @@ package dev.ratelimit.core;
 
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What one call asks of one limit: the limit's shape, the units the call takes from it, and whether the limit is
  * enforced or shadow for this call. A request passes one per limit to {@link RateLimiter#tryAcquire(String, java.util.List)},
@@ -19,20 +21,57 @@ import java.util.Objects;
  * @param shadow whether the limit is observed only: it is decided with the enforced limits of the same call, and
  * consumes exactly when it admits and every enforced limit admits, but its denial blocks nothing. Shadow does not
  * change the limit's state identity (its Redis key): moving a limit between shadow and enforced keeps its state.
+ * @param lease for a {@link Algorithm#CONCURRENCY} limit, the id of the lease the call takes, made by the caller so
+ * that it can give the lease back even when it never saw the answer (an acquire that timed out on the caller's side
+ * still runs in Redis); 1 to 100 printable ASCII characters without spaces, unique among the client's calls in flight
+ * (see {@link #newLeaseId()}). Needed to decide a concurrency limit, optional to {@link RateLimiter#peek peek} it;
+ * {@code null} for the other algorithms.
  */
-public record LimitRequest(LimitDefinition definition, long cost, boolean shadow) {
+public record LimitRequest(LimitDefinition definition, long cost, boolean shadow, @Nullable String lease) {
 
+	/**
+	 * @throws InvalidLimitException naming {@code cost} when it is below 1 or out of range, or other than 1 for a
+	 * concurrency limit (a call takes one lease)
+	 * @throws IllegalArgumentException when {@code lease} is given for a rate limit, or is not 1 to 100 printable ASCII
+	 * characters without spaces
+	 */
 	public LimitRequest {
 		Objects.requireNonNull(definition, "definition must not be null");
 		LimitDefinition.requirePositive("cost", cost, definition.name());
 		if (!LimitDefinition.fitsExactRange(cost, definition.windowMs())) {
 			throw LimitDefinition.outOfExactRange("cost", definition.name(), cost, definition.windowMs());
 		}
+		if (!definition.algorithm().rate() && cost != 1) {
+			throw new InvalidLimitException("cost", "cost of concurrency limit '" + definition.name()
+					+ "' must be 1 (a call takes one lease), but was " + cost);
+		}
+		if (lease != null) {
+			if (definition.algorithm().rate()) {
+				throw new IllegalArgumentException("a lease applies to a concurrency limit, not to rate limit '"
+						+ definition.name() + "' (" + definition.algorithm() + ")");
+			}
+			if (lease.isEmpty() || lease.length() > 100 || lease.chars().anyMatch((ch) -> ch <= ' ' || ch > '~')) {
+				throw new IllegalArgumentException(
+						"a lease id must be 1 to 100 printable ASCII characters without spaces, but was '" + lease + "'");
+			}
+		}
+	}
+
+	/** A request of {@code cost} units, enforced or shadow, without a lease. */
+	public LimitRequest(LimitDefinition definition, long cost, boolean shadow) {
+		this(definition, cost, shadow, null);
 	}
 
 	/** A request of cost 1, enforced; the same as {@link LimitDefinition#request()}. */
 	public static LimitRequest of(LimitDefinition definition) {
 		return new LimitRequest(definition, 1, false);
+	}
+
+	/**
+	 * A new lease id: 22 characters of 128 random bits (base64url), unique among every caller's leases in practice.
+	 */
+	public static String newLeaseId() {
+		return LeaseIds.next();
 	}
 
 	/** The limit's name. */
@@ -45,12 +84,24 @@ public record LimitRequest(LimitDefinition definition, long cost, boolean shadow
 	 * @throws InvalidLimitException naming {@code cost} if it is below 1 or out of range
 	 */
 	public LimitRequest withCost(long cost) {
-		return new LimitRequest(this.definition, cost, this.shadow);
+		return new LimitRequest(this.definition, cost, this.shadow, this.lease);
 	}
 
 	/** This request, shadow or enforced. */
 	public LimitRequest withShadow(boolean shadow) {
-		return new LimitRequest(this.definition, this.cost, shadow);
+		return new LimitRequest(this.definition, this.cost, shadow, this.lease);
+	}
+
+	/**
+	 * This request taking the lease {@code lease} when its limit is a concurrency limit; this request itself for a rate
+	 * limit, which takes no lease (so that a caller can give one lease id to every limit of a call).
+	 * @throws IllegalArgumentException when {@code lease} is not a valid lease id
+	 */
+	public LimitRequest withLease(String lease) {
+		if (this.definition.algorithm().rate()) {
+			return this;
+		}
+		return new LimitRequest(this.definition, this.cost, this.shadow, Objects.requireNonNull(lease, "lease"));
 	}
 
 	/**

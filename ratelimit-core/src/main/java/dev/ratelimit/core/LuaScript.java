@@ -18,9 +18,9 @@ import java.util.stream.Stream;
  */
 public record LuaScript(String source, String sha1) {
 
-	/** What the decision and the peek share: the arithmetic and the four algorithms. */
+	/** What the decision, the peek and the settlement share: the arithmetic, the four algorithms and concurrency. */
 	private static final String[] ALGORITHM_PARTS = { "common.lua", "fixed_window.lua", "sliding_log.lua",
-			"sliding_window_counter.lua", "token_bucket.lua", "algorithms.lua" };
+			"sliding_window_counter.lua", "token_bucket.lua", "concurrency.lua", "algorithms.lua" };
 
 	// All loaded when the class is: reading the class path later could block a reactive application's event loop.
 	private static final LuaScript RATE_LIMIT = load(ALGORITHM_PARTS, "rate_limit.lua");

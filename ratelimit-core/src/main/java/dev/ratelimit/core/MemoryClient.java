@@ -32,8 +32,9 @@ final class MemoryClient {
 	@Nullable MemoryState find(LimitDefinition limit) {
 		for (int i = 0; i < this.identities.size(); i++) {
 			LimitDefinition identity = this.identities.get(i);
+			// a concurrency limit's window is its lease time, not part of its identity (RedisKeys)
 			if (identity.name().equals(limit.name()) && identity.algorithm() == limit.algorithm()
-					&& identity.windowMs() == limit.windowMs()) {
+					&& (identity.windowMs() == limit.windowMs() || !limit.algorithm().rate())) {
 				return this.states.get(i);
 			}
 		}
@@ -105,8 +106,9 @@ final class MemoryClient {
 			}
 			MemoryState used = (state != null) ? state : MemoryState.create(limit.algorithm());
 			long at = used.decisionTime(now, limit);
-			LimitDecision.Allowance after = used.settle(now, clockNow, limit, settlement.delta(),
-					settlement.reservedAtMs());
+			LimitDecision.Allowance after = (used instanceof MemoryConcurrency leases)
+					? leases.release(now, settlement.reservation(), settlement.delta())
+					: used.settle(now, clockNow, limit, settlement.delta(), settlement.reservedAtMs());
 			if (used.stored && state == null) {
 				this.identities.add(limit);
 				this.states.add(used);

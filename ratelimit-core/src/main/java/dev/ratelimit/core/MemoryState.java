@@ -30,6 +30,7 @@ abstract class MemoryState {
 			case SLIDING_LOG -> new MemorySlidingLog();
 			case SLIDING_WINDOW_COUNTER -> new MemorySlidingWindowCounter();
 			case TOKEN_BUCKET -> new MemoryTokenBucket();
+			case CONCURRENCY -> new MemoryConcurrency();
 		};
 	}
 

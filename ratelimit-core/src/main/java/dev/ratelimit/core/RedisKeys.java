@@ -42,7 +42,14 @@ final class RedisKeys {
 		this.prefix = prefix;
 	}
 
+	/**
+	 * The state's key. A concurrency limit's has no window: its window is the lease time, and a lease time changed
+	 * while calls are in flight must still count (and give back) their leases.
+	 */
 	String key(String clientId, LimitDefinition limit) {
+		if (!limit.algorithm().rate()) {
+			return this.prefix + clientTag(clientId) + ":" + limit.name() + ":" + limit.algorithm().code();
+		}
 		return this.prefix + clientTag(clientId) + ":" + limit.name() + ":" + limit.algorithm().code() + ":"
 				+ window(limit.windowMs());
 	}

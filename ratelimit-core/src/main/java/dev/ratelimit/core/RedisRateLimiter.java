@@ -70,12 +70,14 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
+		Requests.check(clientId, limits);
 		Call call = call(clientId, limits);
 		return decisions(limits, this.executor.execute(LuaScript.rateLimit(), call.keys(), call.args()));
 	}
 
 	@Override
 	public CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId, List<LimitRequest> limits) {
+		Requests.check(clientId, limits);
 		Call call = call(clientId, limits);
 		return this.executor.executeAsync(LuaScript.rateLimit(), call.keys(), call.args())
 			.thenApply((reply) -> decisions(limits, reply));
@@ -84,6 +86,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	/** One call of {@link LuaScript#peek()}: the limit's six values of {@link #call} without the shadow flag. */
 	@Override
 	public LimitDecision peek(String clientId, LimitRequest limit) {
+		Requests.checkPeek(clientId);
 		Call call = call(clientId, List.of(limit));
 		List<Long> reply = this.executor.execute(LuaScript.peek(), call.keys(), call.args().subList(0, 6));
 		return decisions(List.of(limit), reply).decisions().get(0);
@@ -91,6 +94,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	@Override
 	public CompletionStage<LimitDecision> peekAsync(String clientId, LimitRequest limit) {
+		Requests.checkPeek(clientId);
 		Call call = call(clientId, List.of(limit));
 		return this.executor.executeAsync(LuaScript.peek(), call.keys(), call.args().subList(0, 6))
 			.thenApply((reply) -> decisions(List.of(limit), reply).decisions().get(0));
@@ -125,8 +129,8 @@ public final class RedisRateLimiter implements RateLimiter {
 	private record Call(List<String> keys, List<String> args) {
 	}
 
+	/** Checked by the caller. */
 	private Call call(String clientId, List<LimitRequest> limits) {
-		Requests.check(clientId, limits);
 		List<String> keys = new ArrayList<>(limits.size());
 		List<String> args = new ArrayList<>(1 + 6 * limits.size());
 		args.add((this.clock != null) ? Long.toString(Requests.timeOf(this.clock)) : SERVER_TIME_ARG);
@@ -136,7 +140,7 @@ public final class RedisRateLimiter implements RateLimiter {
 			args.add(limit.algorithm().code());
 			args.add(Long.toString(limit.limit()));
 			args.add(Long.toString(limit.windowMs()));
-			args.add(Long.toString(limit.capacity()));
+			args.add(capacityOrLease(request));
 			args.add(Long.toString(request.cost()));
 			args.add(request.shadow() ? "1" : "0");
 		}
@@ -155,12 +159,23 @@ public final class RedisRateLimiter implements RateLimiter {
 			args.add(limit.algorithm().code());
 			args.add(Long.toString(limit.limit()));
 			args.add(Long.toString(limit.windowMs()));
-			args.add(Long.toString(limit.capacity()));
+			args.add(capacityOrLease(settlement.reservation()));
 			args.add(Long.toString(settlement.reservation().cost()));
 			args.add(Long.toString(settlement.actualCost()));
 			args.add(Long.toString(settlement.reservedAtMs()));
 		}
 		return new Call(keys, args);
+	}
+
+	/**
+	 * A limit's fourth value in the scripts: the capacity of a rate limit, the lease id of a concurrency limit (empty
+	 * when a peek asks about no lease in particular).
+	 */
+	private static String capacityOrLease(LimitRequest request) {
+		if (request.definition().algorithm().rate()) {
+			return Long.toString(request.definition().capacity());
+		}
+		return (request.lease() != null) ? request.lease() : "";
 	}
 
 	private static List<LimitRequest> requests(List<Settlement> settlements) {

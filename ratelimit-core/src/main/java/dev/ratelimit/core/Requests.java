@@ -14,7 +14,8 @@ final class Requests {
 
 	/**
 	 * @throws NullPointerException if {@code clientId} is null
-	 * @throws IllegalArgumentException if {@code limits} is empty or two limits share a name
+	 * @throws IllegalArgumentException if {@code limits} is empty or two limits share a name, or a concurrency limit
+	 * has no lease
 	 */
 	static void check(String clientId, List<LimitRequest> limits) {
 		Objects.requireNonNull(clientId, "clientId must not be null");
@@ -22,7 +23,11 @@ final class Requests {
 			throw new IllegalArgumentException("limits must not be empty");
 		}
 		if (limits.size() == 1) {
+			checkLease(limits.get(0));
 			return;
+		}
+		for (LimitRequest limit : limits) {
+			checkLease(limit);
 		}
 		Set<String> names = new HashSet<>();
 		for (LimitRequest limit : limits) {
@@ -31,6 +36,22 @@ final class Requests {
 						+ limit.name() + "' appears twice");
 			}
 		}
+	}
+
+	/** A concurrency limit is decided with the lease the call takes, and given back with it. */
+	private static void checkLease(LimitRequest limit) {
+		if (limit.lease() == null && !limit.definition().algorithm().rate()) {
+			throw new IllegalArgumentException("concurrency limit '" + limit.name()
+					+ "' needs the call's lease id (LimitRequest.withLease)");
+		}
+	}
+
+	/**
+	 * The checks of {@link #check} but the lease's, for {@link RateLimiter#peek}, which may ask about any call.
+	 * @throws NullPointerException if {@code clientId} is null
+	 */
+	static void checkPeek(String clientId) {
+		Objects.requireNonNull(clientId, "clientId must not be null");
 	}
 
 	/**

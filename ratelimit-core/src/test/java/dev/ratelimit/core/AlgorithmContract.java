@@ -55,7 +55,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void deniedRequestConsumesNothing(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 5, 1000);
 		exhaust("client", limit, T0 + 100);
@@ -80,7 +80,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void everyStateExpiresAfterEveryCall(Algorithm algorithm) {
 		SplittableRandom random = new SplittableRandom(42);
 		LimitDefinition limit = limit(algorithm, 4, 500);
@@ -102,7 +102,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void retryAfterIsTight(Algorithm algorithm) {
 		SplittableRandom random = new SplittableRandom(7);
 		LimitDefinition limit = limit(algorithm, 6, 1000);
@@ -129,7 +129,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void requestsSharingOneMillisecondAreAllCounted(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 10, 1000);
 		int admitted = 0;
@@ -142,7 +142,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void costAboveOneTakesThatManyUnits(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 10, 1000);
 		for (int i = 0; i < 3; i++) {
@@ -157,7 +157,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void costAboveTheLimitIsNeverAdmittedAndConsumesNothing(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 10, 1000);
 		assertThatIllegalArgumentException().isThrownBy(() -> limit.request(11).requireCostFits())
@@ -174,7 +174,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void timeGoingBackwardsNeitherRefillsNorMovesStoredTime(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 5, 1000);
 		long late = T0 + 10_500;
@@ -194,7 +194,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void limitsWithDifferentNamesDoNotShareState(Algorithm algorithm) {
 		LimitDefinition first = LimitDefinition.of("first", algorithm, 3, Duration.ofSeconds(1));
 		LimitDefinition second = LimitDefinition.of("second", algorithm, 3, Duration.ofSeconds(1));
@@ -206,7 +206,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void severalLimitsOnOneRequestAreAllOrNothing(Algorithm algorithm) {
 		LimitDefinition perSecond = LimitDefinition.of("per-second", algorithm, 2, Duration.ofSeconds(1));
 		LimitDefinition perHour = LimitDefinition.of("per-hour", Algorithm.SLIDING_LOG, 10, Duration.ofHours(1));
@@ -227,7 +227,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void severalLimitsDeniedByTheOtherLimitLeaveThisOneUntouched(Algorithm algorithm) {
 		LimitDefinition tight = LimitDefinition.of("tight", Algorithm.FIXED_WINDOW, 1, Duration.ofHours(1));
 		LimitDefinition limit = limit(algorithm, 5, 1000);
@@ -242,7 +242,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void aShadowLimitDeniesWithoutBlockingAndConsumesOnlyWhenItAdmits(Algorithm algorithm) {
 		LimitDefinition shadowShape = LimitDefinition.of("shadow", algorithm, 2, Duration.ofHours(1));
 		LimitRequest shadow = shadowShape.request().withShadow(true);
@@ -270,7 +270,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void aShadowLimitConsumesNothingWhenAnEnforcedLimitDenies(Algorithm algorithm) {
 		LimitDefinition shadowShape = limit(algorithm, 5, 1000);
 		LimitRequest shadow = shadowShape.request().withShadow(true);
@@ -286,7 +286,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void aRequestWithShadowLimitsOnlyIsAlwaysAdmitted(Algorithm algorithm) {
 		LimitRequest shadow = limit(algorithm, 3, 1000).request().withShadow(true);
 		for (int i = 1; i <= 6; i++) {
@@ -299,7 +299,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void peekShowsWhatTheNextRequestWouldGetAndConsumesNothing(Algorithm algorithm) {
 		SplittableRandom random = new SplittableRandom(11);
 		LimitDefinition limit = limit(algorithm, 6, 1000);
@@ -333,7 +333,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void aWholeRefundLeavesTheClientDecidingAsIfItNeverReserved(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 5, 1000);
 		at(this.limiter, T0 + 100).tryAcquire("client", limit.request(2));
@@ -358,7 +358,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void aChargeBeyondTheLimitGoesIntoDebtThatTheNextRequestsWaitOut(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 4, 1000);
 		LimitDecision reservation = at(this.limiter, T0 + 100).tryAcquire("client", limit.request(1)).decisions().get(0);
@@ -389,7 +389,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void aRefundGivesNothingBackOnceTheReservedUnitsNoLongerCount(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 3, 1000);
 		LimitDecision reservation = at(this.limiter, T0 + 100).tryAcquire("client", limit.request(3)).decisions().get(0);
@@ -405,7 +405,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void aCostBeyondTheExactRangeIsChargedAsTheLargestDebtNotDropped(Algorithm algorithm) {
 		LimitDefinition limit = LimitDefinition.of("limit", algorithm, 4, Duration.ofDays(1));
 		LimitDecision reservation = at(this.limiter, T0).tryAcquire("client", limit.request(1)).decisions().get(0);
@@ -429,7 +429,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void peekWritesNothing(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 5, 1000);
 		assertThat(at(this.limiter, T0).peek("client", limit.request(2)))
@@ -448,7 +448,7 @@ abstract class AlgorithmContract {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void resetGivesOneClientItsFullAllowanceAndLeavesEverythingElse(Algorithm algorithm) {
 		LimitDefinition limit = limit(algorithm, 3, 1000);
 		// the same name in another shape (as another plan gives it): a state of its own
@@ -510,7 +510,7 @@ abstract class AlgorithmContract {
 	 * limit applies from the next decision (docs/ALGORITHMS.md, "Changing a limit").
 	 */
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, names = "TOKEN_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "CONCURRENCY" }, mode = EnumSource.Mode.EXCLUDE)
 	void aLowerLimitAppliesToTheStateAsItStands(Algorithm algorithm) {
 		LimitDefinition five = limit(algorithm, 5, 60_000);
 		for (int i = 0; i < 3; i++) {

@@ -101,7 +101,7 @@ class ClusterTest {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void clientsOnEveryNodeAreEachLimitedExactly(Algorithm algorithm) {
 		LimitDefinition limit = LimitDefinition.of("spread", algorithm, 3, Duration.ofSeconds(10));
 		List<String> clients = IntStream.range(0, 24).mapToObj((i) -> "client-" + algorithm + "-" + i).toList();

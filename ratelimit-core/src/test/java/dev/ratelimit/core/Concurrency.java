@@ -50,7 +50,7 @@ abstract class Concurrency {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void admittedUnitsEqualTheLimitExactly(Algorithm algorithm) throws Exception {
 		LimitDefinition limit = LimitDefinition.of("concurrent", algorithm, 137, Duration.ofSeconds(1));
 		RateLimiter limiter = newLimiter("concurrency-" + algorithm + ":");

@@ -150,6 +150,7 @@ final class ExactModel {
 			case SLIDING_LOG -> new SlidingLog(limit.limit(), limit.windowMs());
 			case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounter(limit.limit(), limit.windowMs());
 			case TOKEN_BUCKET -> new TokenBucket(limit.limit(), limit.windowMs(), limit.capacity());
+			case CONCURRENCY -> throw new IllegalArgumentException("the exact model is of the rate limits; concurrency has ConcurrencyLimitContract");
 		};
 	}
 

@@ -226,7 +226,7 @@ class InMemoryRateLimiterTest {
 	 * moves within a phase, so its count would depend on timing.)
 	 */
 	@ParameterizedTest
-	@EnumSource(value = Algorithm.class, names = "TOKEN_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "CONCURRENCY" }, mode = EnumSource.Mode.EXCLUDE)
 	void clientsSweptWhileOthersDecideStayExact(Algorithm algorithm) throws Exception {
 		int threads = 8;
 		int oldClients = 64;

@@ -111,7 +111,7 @@ final class Playground {
 		String client = "playground:" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
 		List<LimitDefinition> definitions = new ArrayList<>();
 		List<LimitRequest> requests = new ArrayList<>();
-		for (Algorithm algorithm : Algorithm.values()) {
+		for (Algorithm algorithm : Algorithm.rates()) {
 			long own = (algorithm == Algorithm.TOKEN_BUCKET) ? capacity : limit;
 			LimitDefinition definition = new LimitDefinition("playground-" + code(algorithm), algorithm, limit, window,
 					own);

@@ -20,7 +20,7 @@ if algorithm == nil then
 end
 local decide = algorithm()
 local allowed, remaining, retry_after, reset_after, more_after, at = decide(KEYS[1], request_time(ARGV[1]),
-  tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
+  tonumber(ARGV[3]), tonumber(ARGV[4]), capacity_or_lease(ARGV[2], ARGV[5]), tonumber(ARGV[6]))
 local flag = 0
 if allowed then
   flag = 1

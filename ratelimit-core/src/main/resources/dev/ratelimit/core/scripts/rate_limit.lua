@@ -7,8 +7,9 @@
 --          Cluster node holds them all.
 -- ARGV[1]  now in ms since the epoch, or -1 to use the Redis server's clock (TIME, truncated to ms)
 -- ARGV[2 + 6 * (i - 1) ...]  six values for limit i:
---          algorithm ("fw" fixed window, "sl" sliding log, "swc" sliding window counter, "tb" token bucket),
---          limit (units per window), window (ms), capacity (token bucket; ignored otherwise), cost (units),
+--          algorithm ("fw" fixed window, "sl" sliding log, "swc" sliding window counter, "tb" token bucket,
+--          "cc" concurrency), limit (units per window; leases at once), window (ms; the lease time), capacity
+--          (token bucket; the lease id for concurrency; ignored otherwise), cost (units),
 --          shadow ("1" shadow, "0" enforced)
 -- Reply    an array of 6 integers per limit, in KEYS order:
 --          allowed (1 or 0: this limit's own verdict; the request is admitted only if all are 1), remaining (cost-1 requests still admissible at once),
@@ -33,7 +34,8 @@ if #KEYS == 1 then
     return unknown(ARGV[2])
   end
   local decide, commit = algorithm()
-  local limit, window, capacity, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+  local limit, window, capacity, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), capacity_or_lease(ARGV[2], ARGV[5]),
+    tonumber(ARGV[6])
   local allowed, remaining, retry_after, reset_after, more_after, at, s1, s2, s3, s4 =
     decide(KEYS[1], now, limit, window, capacity, cost)
   if not allowed then
@@ -54,8 +56,8 @@ for i = 1, #KEYS do
   end
   local decide, commit = algorithm()
   commits[i] = commit
-  local decision = { decide(KEYS[i], now, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]),
-    tonumber(ARGV[at + 4])) }
+  local decision = { decide(KEYS[i], now, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]),
+    capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 4])) }
   decisions[i] = decision
   if ARGV[at + 5] ~= '1' and not decision[1] then
     all_allowed = false
@@ -71,7 +73,7 @@ for i, decision in ipairs(decisions) do
     if all_allowed then
       local at = 2 + 6 * (i - 1)
       remaining, reset_after, more_after = commits[i](KEYS[i], now, tonumber(ARGV[at + 1]),
-        tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]), decision[7], decision[8], decision[9],
+        tonumber(ARGV[at + 2]), capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 4]), decision[7], decision[8], decision[9],
         decision[10])
     end
   end

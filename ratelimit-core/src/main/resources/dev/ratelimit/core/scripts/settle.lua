@@ -6,7 +6,8 @@
 --
 -- KEYS[i]  state key of limit i (as in rate_limit.lua; all share the client's hash tag)
 -- ARGV[1]  now in ms since the epoch, or -1 to use the Redis server's clock
--- ARGV[2 + 7 * (i - 1) ...]  seven values for limit i: algorithm, limit, window (ms), capacity, the reserved cost,
+-- ARGV[2 + 7 * (i - 1) ...]  seven values for limit i: algorithm, limit, window (ms), capacity (the lease id for
+--          concurrency, whose settlement of an actual cost 0 gives the lease back), the reserved cost,
 --          the actual cost (units, >= 0), and the time in ms the reservation was decided at (rate_limit.lua's sixth
 --          value)
 -- Reply    6 integers per limit, as rate_limit.lua's: 1, remaining, 0, reset-after ms, more-after ms of the state
@@ -25,7 +26,7 @@ for i = 1, #KEYS do
   end
   local _, _, settle = algorithm()
   local remaining, reset_after, more_after, settled_at = settle(KEYS[i], now, tonumber(ARGV[at + 1]),
-    tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 5]) - tonumber(ARGV[at + 4]),
+    tonumber(ARGV[at + 2]), capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 5]) - tonumber(ARGV[at + 4]),
     tonumber(ARGV[at + 6]))
   reply[#reply + 1] = 1
   reply[#reply + 1] = nonneg(remaining)

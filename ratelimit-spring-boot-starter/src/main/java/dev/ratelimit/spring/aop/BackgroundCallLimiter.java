@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 
 import dev.ratelimit.spring.enforce.BackgroundCall;
 import dev.ratelimit.spring.enforce.PermitWaiter;
+import dev.ratelimit.spring.enforce.Reservation;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -56,8 +57,10 @@ public final class BackgroundCallLimiter implements CallLimiter {
 		if (type.kind() == ReturnType.Kind.STAGE) {
 			// async: the decision completes on the Redis client's I/O thread, which must never run (or wait in) the
 			// method; the common pool runs it, as CompletableFuture's own async methods do
-			return waits.enforceAsync(new BackgroundCall(), limits, context, maxWait)
-				.thenComposeAsync((admitted) -> proceedToStage(invocation));
+			Reservation held = new Reservation();
+			return waits.enforceAsync(new BackgroundCall(), limits, context, maxWait, held)
+				.thenComposeAsync((admitted) -> proceedToStage(invocation))
+				.whenComplete((value, failure) -> waits.enforcer().release(held));
 		}
 		if ((REACTOR && Schedulers.isInNonBlockingThread()) || (NETTY && Netty.inEventLoop())) {
 			throw new IllegalStateException("@RateLimited " + method.getDeclaringClass().getSimpleName() + "."
@@ -69,8 +72,9 @@ public final class BackgroundCallLimiter implements CallLimiter {
 			return ChargeByOutcome.invoke(waits,
 					new LimitedCall(invocation, method, new BackgroundCall(), limits, context), maxWait);
 		}
-		waits.enforce(new BackgroundCall(), limits, context, maxWait);
-		return invocation.proceed();
+		Reservation held = new Reservation();
+		waits.enforce(new BackgroundCall(), limits, context, maxWait, held);
+		return CallEnd.proceed(invocation, waits.enforcer(), held);
 	}
 
 	@SuppressWarnings("unchecked")
@@ -113,9 +117,10 @@ public final class BackgroundCallLimiter implements CallLimiter {
 					.fromPublisher(Mono.defer(() -> reactive.invokeChargedByOutcome(call, maxWait)));
 			}
 			// a call of its own for each subscription: a publisher subscribed again is decided again
-			Mono<Void> decision = Mono
-				.defer(() -> reactive.enforce(new BackgroundCall(), limits, context, maxWait));
-			return type.adapter().fromPublisher(ReactorCallAdapter.after(decision, invocation, type));
+			return type.adapter()
+				.fromPublisher(ReactorCallAdapter.after(
+						(held) -> reactive.enforce(new BackgroundCall(), limits, context, maxWait, held),
+						waits.enforcer()::release, invocation, type));
 		}
 
 	}

@@ -78,7 +78,7 @@ public final class ChargeByOutcome {
 					waits.enforcer().reserveAndWait(attempt, reserved, call.context(), reservation);
 				}
 				if (!before.isEmpty()) {
-					waits.enforcer().enforceAndWait(attempt, before, call.context());
+					waits.enforcer().enforceAndWait(attempt, before, call.context(), reservation);
 				}
 			}
 			catch (RuntimeException ex) {

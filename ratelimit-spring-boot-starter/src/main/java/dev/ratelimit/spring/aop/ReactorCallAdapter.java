@@ -1,7 +1,9 @@
 package dev.ratelimit.spring.aop;
 
+import java.util.function.Consumer;
 import java.util.function.Function;
 
+import dev.ratelimit.spring.enforce.Reservation;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -29,10 +31,27 @@ public final class ReactorCallAdapter {
 		return type.adapter().fromPublisher(deferred);
 	}
 
-	/** {@code decision}, then, once it is empty, the method's publisher; the decision's error otherwise. */
-	public static Publisher<Object> after(Mono<Void> decision, MethodInvocation invocation, ReturnType type) {
-		return (type.kind() == ReturnType.Kind.MULTI) ? decision.thenMany(Flux.defer(() -> proceed(invocation, type)))
-				: decision.then(Mono.defer(() -> Mono.from(proceed(invocation, type))));
+	/**
+	 * For each subscription, {@code decision} with a reservation of its own, then, once it is empty, the method's
+	 * publisher; the decision's error otherwise. The leases the decision took are given back ({@code release}) when
+	 * the publisher ends: it completes, fails, or its subscriber cancels (the client went away).
+	 */
+	public static Publisher<Object> after(Function<Reservation, Mono<Void>> decision, Consumer<Reservation> release,
+			MethodInvocation invocation, ReturnType type) {
+		if (type.kind() == ReturnType.Kind.MULTI) {
+			return Flux.defer(() -> {
+				Reservation held = new Reservation();
+				return decision.apply(held)
+					.thenMany(Flux.defer(() -> proceed(invocation, type)))
+					.doFinally((signal) -> release.accept(held));
+			});
+		}
+		return Mono.defer(() -> {
+			Reservation held = new Reservation();
+			return decision.apply(held)
+				.then(Mono.defer(() -> Mono.from(proceed(invocation, type))))
+				.doFinally((signal) -> release.accept(held));
+		});
 	}
 
 	/** The method's publisher, from its type's adapter; empty when it returns null, its error when it throws. */

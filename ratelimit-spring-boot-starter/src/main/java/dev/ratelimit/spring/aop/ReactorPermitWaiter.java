@@ -44,11 +44,12 @@ public final class ReactorPermitWaiter {
 	}
 
 	/**
+	 * @param held where the leases of concurrency limits are kept, for the caller to give back when the call ends
 	 * @return empty when the call may go ahead, or the error {@link PermitWaiter#enforce} would throw
 	 */
 	public Mono<Void> enforce(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
-			Duration maxWait) {
-		return untilAdmitted(request, maxWait, (attempt) -> decided(attempt, limits, context));
+			Duration maxWait, Reservation held) {
+		return untilAdmitted(request, maxWait, (attempt) -> decided(attempt, limits, context, held));
 	}
 
 	/**
@@ -70,7 +71,7 @@ public final class ReactorPermitWaiter {
 			.subscribeOn(Schedulers.boundedElastic())
 			.flatMap((read) -> reserved(attempt, reserved, call.context(), reservation).thenReturn(read))
 			.flatMap((read) -> before.isEmpty() ? Mono.just(read)
-					: decided(attempt, before, call.context()).thenReturn(read))
+					: decided(attempt, before, call.context(), reservation).thenReturn(read))
 			// not admitted: what was reserved is given back, off the event loop, before the next attempt or the 429
 			.onErrorResume((ex) -> Mono.fromRunnable(() -> charger.release(attempt, reservation))
 				.subscribeOn(Schedulers.boundedElastic())
@@ -127,9 +128,12 @@ public final class ReactorPermitWaiter {
 		});
 	}
 
-	private Mono<Void> decided(LimitedRequest attempt, List<ConfiguredLimit> limits, EvaluationContext context) {
+	private Mono<Void> decided(LimitedRequest attempt, List<ConfiguredLimit> limits, EvaluationContext context,
+			Reservation held) {
 		return Mono.defer(() -> {
-			CompletableFuture<Void> decision = this.waits.enforcer().enforce(attempt, limits, context).toCompletableFuture();
+			CompletableFuture<Void> decision = this.waits.enforcer()
+				.enforce(attempt, limits, context, held)
+				.toCompletableFuture();
 			Mono<Void> decided = Mono.fromFuture(decision, true);
 			return decision.isDone() ? decided : decided.publishOn(this.continuation.get());
 		});

@@ -48,12 +48,14 @@ public final class DecisionApplier {
 	/**
 	 * The limits of one client key that Redis did not decide, before the request runs, as their failure policy says:
 	 * the local decision's fields added to {@code applied}.
+	 * @param lease the lease id of the request's concurrency limits, or {@code null}
 	 * @return the local decision, or {@code null} when none is fail-local
 	 * @throws RateLimitException the 503 of a fail-closed limit, or the 429 when the local decision denies
 	 */
 	@Nullable RateLimitDecision decideLocally(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
-			List<LimitDecision> applied) {
-		RateLimitDecision local = this.failurePolicies.apply(request, clientKey, limits, FailurePolicyHandler.Moment.DECISION);
+			List<LimitDecision> applied, @Nullable String lease) {
+		RateLimitDecision local = this.failurePolicies.apply(request, clientKey, limits,
+				FailurePolicyHandler.Moment.DECISION, lease);
 		if (local != null) {
 			applyLocal(request, local, applied);
 		}
@@ -67,7 +69,7 @@ public final class DecisionApplier {
 	 */
 	@Nullable RateLimitDecision notDecided(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
 			FailurePolicyHandler.Moment moment) {
-		return this.failurePolicies.apply(request, clientKey, limits, moment);
+		return this.failurePolicies.apply(request, clientKey, limits, moment, null);
 	}
 
 	/** A decision that nothing was asked for: the denial of a client this instance has just seen denied. */
@@ -106,7 +108,8 @@ public final class DecisionApplier {
 		return decision.decisions().stream().filter((limit) -> !limit.request().shadow()).toList();
 	}
 
-	private void applyLocal(LimitedRequest request, RateLimitDecision decision, List<LimitDecision> applied) {
+	private void applyLocal(LimitedRequest request, RateLimitDecision decided, List<LimitDecision> applied) {
+		RateLimitDecision decision = ConcurrencyHint.announced(decided);
 		applied.addAll(enforced(decision));
 		this.shadowDenials.record(decision);
 		if (!decision.allowed()) {

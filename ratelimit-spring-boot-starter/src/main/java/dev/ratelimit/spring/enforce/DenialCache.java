@@ -69,7 +69,7 @@ public final class DenialCache {
 	 * @param sentAt {@link #now()} before the call that decided it was sent
 	 */
 	void remember(String clientKey, List<LimitRequest> limits, RateLimitDecision decision, long sentAt) {
-		if (!this.enabled || decision.allowed() || decision.never()) {
+		if (!this.enabled || decision.allowed() || decision.never() || anyConcurrency(limits)) {
 			return;
 		}
 		// Until the first denying limit would admit: from then on, a field of the remembered decision would be wrong
@@ -82,6 +82,16 @@ public final class DenialCache {
 			.orElseThrow();
 		long until = sentAt + Math.min(this.maxAgeNanos, wait * 1_000_000);
 		this.clients.get(clientKey).put(identity(limits), new Denial(decision, sentAt, until));
+	}
+
+	/** A concurrency limit's denial is never remembered: a lease can come back at any moment. */
+	private static boolean anyConcurrency(List<LimitRequest> limits) {
+		for (LimitRequest limit : limits) {
+			if (!limit.definition().algorithm().rate()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

@@ -53,12 +53,12 @@ final class FailurePolicyHandler {
 	/**
 	 * The limits of one client key that Redis did not decide, as their policies say.
 	 * @return the decision of the fail-local limits on this instance (at {@link Moment#ADMISSION}, their states read
-	 * without consuming), or {@code null} when none is fail-local
+	 * without consuming), or {@code null} when none is fail-local; its concurrency limits take {@code lease}
 	 * @throws dev.ratelimit.spring.RateLimitException the 503 when a fail-closed limit that is not in shadow mode is
 	 * among them before the call
 	 */
 	@Nullable RateLimitDecision apply(LimitedRequest request, String clientKey, List<ConfiguredLimit> limits,
-			Moment moment) {
+			Moment moment, @Nullable String lease) {
 		if (moment.beforeTheCall()) {
 			// A shadow limit never refuses a request, not even when Redis fails.
 			if (limits.stream()
@@ -74,7 +74,7 @@ final class FailurePolicyHandler {
 		if (moment == Moment.ADMISSION) {
 			return peek(clientKey, limits);
 		}
-		RateLimitDecision local = this.fallback.decide(clientKey, limits);
+		RateLimitDecision local = this.fallback.decide(clientKey, limits, lease);
 		if (local != null) {
 			this.events.decidedLocally(local);
 		}

@@ -83,10 +83,12 @@ public final class LocalFallback {
 
 	/**
 	 * The local decision of the fail-local limits among {@code limits}, or {@code null} when there are none. Limits
-	 * with one name are one budget here too: the request takes the sum of their costs.
+	 * with one name are one budget here too: the request takes the sum of their costs. Concurrency limits take
+	 * {@code lease}, given back here when the call ends.
 	 */
-	@Nullable RateLimitDecision decide(String clientKey, List<ConfiguredLimit> limits) {
-		List<LimitRequest> shares = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::localShare);
+	@Nullable RateLimitDecision decide(String clientKey, List<ConfiguredLimit> limits, @Nullable String lease) {
+		List<LimitRequest> shares = Leases.withLease(ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::localShare),
+				lease);
 		return shares.isEmpty() ? null : this.local.tryAcquire(clientKey, shares);
 	}
 

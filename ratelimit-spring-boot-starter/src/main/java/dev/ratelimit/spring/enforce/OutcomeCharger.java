@@ -83,9 +83,12 @@ public final class OutcomeCharger {
 	 * charged into debt or given back as docs/ALGORITHMS.md ("Settling a reservation") says. Never an error: it waits
 	 * for Redis at most what admission left of the request's deadline, and a settlement Redis does not answer in
 	 * time, or a cost out of range, leaves the reservation as it was (a Redis failure is counted and logged as any).
-	 * Units this instance's memory reserved while Redis failed are settled there. Blocks the calling thread.
+	 * Units this instance's memory reserved while Redis failed are settled there. The call has ended: the leases of
+	 * its concurrency limits are given back too, without waiting ({@link RateLimitEnforcer#release}). Blocks the
+	 * calling thread for the settlements.
 	 */
 	public void settle(LimitedRequest request, Reservation reservation, ToLongFunction<ConfiguredLimit> actual) {
+		this.redis.release(reservation);
 		long deadline = this.redis.chargeDeadline(request);
 		for (Reservation.Held held : reservation.held()) {
 			List<Settlement> settlements = settlements(held, actual);
@@ -114,8 +117,8 @@ public final class OutcomeCharger {
 	private static List<Settlement> settlements(Reservation.Held held, ToLongFunction<ConfiguredLimit> actual) {
 		List<Settlement> settlements = new ArrayList<>();
 		for (LimitDecision reserved : held.decision().decisions()) {
-			// a shadow limit that denied took nothing
-			if (!reserved.allowed() || reserved.decidedAtMs() < 0) {
+			// a shadow limit that denied took nothing; a lease is given back by the release
+			if (!reserved.allowed() || reserved.decidedAtMs() < 0 || reserved.request().lease() != null) {
 				continue;
 			}
 			// limits of one name are one budget: its real cost is theirs together

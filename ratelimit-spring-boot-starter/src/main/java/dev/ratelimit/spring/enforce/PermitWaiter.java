@@ -54,17 +54,19 @@ public final class PermitWaiter {
 	 * @throws dev.ratelimit.spring.RateLimitException as {@link RateLimitEnforcer#enforceAndWait} throws it, the
 	 * 429 once waiting would pass {@code maxWait} (or when the thread is interrupted while it waits, its interrupt
 	 * flag set again)
+	 * @param held where the leases of concurrency limits are kept, for the caller to give back when the call ends
+	 * ({@link RateLimitEnforcer#release})
 	 */
 	public void enforce(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
-			Duration maxWait) {
-		enforce(request, (attempt) -> this.enforcer.enforceAndWait(attempt, limits, context), maxWait);
+			Duration maxWait, Reservation held) {
+		enforce(request, (attempt) -> this.enforcer.enforceAndWait(attempt, limits, context, held), maxWait);
 	}
 
 	/**
 	 * {@code decision} made on this thread until it admits, sleeping between attempts.
 	 * @param decision one attempt: returns when admitted, throws {@link RateLimitExceededException} when denied
 	 * @throws dev.ratelimit.spring.RateLimitException as {@link #enforce(LimitedRequest, List, EvaluationContext,
-	 * Duration)} throws it
+	 * Duration, Reservation)} throws it
 	 */
 	public void enforce(LimitedRequest request, Consumer<LimitedRequest> decision, Duration maxWait) {
 		PermitWait wait = PermitWait.of(request, maxWait);
@@ -93,17 +95,18 @@ public final class PermitWaiter {
 
 	/**
 	 * Decides without blocking a thread: a wait is a delay of {@link CompletableFuture#delayedExecutor}.
+	 * @param held as {@link #enforce(LimitedRequest, List, EvaluationContext, Duration, Reservation)}'s
 	 * @return a stage that completes when the call may go ahead, or exceptionally as {@link #enforce} throws
 	 */
 	public CompletableFuture<Void> enforceAsync(LimitedRequest request, List<ConfiguredLimit> limits,
-			EvaluationContext context, Duration maxWait) {
+			EvaluationContext context, Duration maxWait, Reservation held) {
 		PermitWait wait = PermitWait.of(request, maxWait);
-		return attempt(wait, wait.firstAttempt(), limits, context);
+		return attempt(wait, wait.firstAttempt(), limits, context, held);
 	}
 
 	private CompletableFuture<Void> attempt(PermitWait wait, LimitedRequest attempt, List<ConfiguredLimit> limits,
-			EvaluationContext context) {
-		return this.enforcer.enforce(attempt, limits, context).toCompletableFuture().handle((admitted, failure) -> {
+			EvaluationContext context, Reservation held) {
+		return this.enforcer.enforce(attempt, limits, context, held).toCompletableFuture().handle((admitted, failure) -> {
 			if (failure == null) {
 				return CompletableFuture.<Void>completedFuture(null);
 			}
@@ -114,7 +117,7 @@ public final class PermitWaiter {
 			return CompletableFuture
 				.runAsync(() -> {
 				}, CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS))
-				.thenCompose((waited) -> attempt(wait, wait.nextAttempt(), limits, context));
+				.thenCompose((waited) -> attempt(wait, wait.nextAttempt(), limits, context, held));
 		}).thenCompose((next) -> next);
 	}
 

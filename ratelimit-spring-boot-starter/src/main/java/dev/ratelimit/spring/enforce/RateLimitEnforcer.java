@@ -81,24 +81,35 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * Decides the request and, when it goes ahead, adds the rate-limit fields to its response. Never blocks.
+	 * Decides the request and, when it goes ahead, adds the rate-limit fields to its response. Never blocks. The
+	 * leases its concurrency limits take are kept in {@code held}, which the caller gives back when the call ends
+	 * ({@link #release}); a request that does not go ahead has given back what it took by the time the stage fails.
 	 * @return a stage that completes when the request may go ahead, or completes exceptionally with a
 	 * {@link RateLimitException} when it is denied (429), Redis fails a fail-closed limit (503), or a key is missing
 	 * and rejected (400)
 	 */
 	public CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
-			EvaluationContext context) {
-		return enforce(request, configured, context, Runnable::run, null);
+			EvaluationContext context, Reservation held) {
+		return enforce(request, configured, context, Runnable::run, held, false);
+	}
+
+	/**
+	 * Gives back the leases {@code held} holds, once its call has ended. Never blocks and never waits for the
+	 * response: the release is sent and left to complete with its own {@code ratelimit.redis.timeout}; a lease that
+	 * Redis does not take back expires after its lease time.
+	 */
+	public void release(Reservation held) {
+		this.redis.release(held);
 	}
 
 	/**
 	 * {@link #enforce}, keeping in {@code reservation} what the limits took, to be settled after the call
 	 * ({@link OutcomeCharger#settle}); when a later client key denies, what earlier ones took is still held, for the
-	 * caller to {@link OutcomeCharger#release}.
+	 * caller to {@link OutcomeCharger#release} (leases excepted: those are given back at once, as by {@link #enforce}).
 	 */
 	public CompletionStage<Void> reserve(LimitedRequest request, List<ConfiguredLimit> configured,
 			EvaluationContext context, Reservation reservation) {
-		return enforce(request, configured, context, Runnable::run, reservation);
+		return enforce(request, configured, context, Runnable::run, reservation, true);
 	}
 
 	/**
@@ -108,7 +119,7 @@ public final class RateLimitEnforcer {
 	public void reserveAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
 			Reservation reservation) {
 		WaitingThread waiting = new WaitingThread();
-		await(waiting, enforce(request, limits, context, waiting, reservation).toCompletableFuture());
+		await(waiting, enforce(request, limits, context, waiting, reservation, true).toCompletableFuture());
 	}
 
 	/**
@@ -116,7 +127,7 @@ public final class RateLimitEnforcer {
 	 * by {@code continuation}.
 	 */
 	private CompletionStage<Void> enforce(LimitedRequest request, List<ConfiguredLimit> configured,
-			EvaluationContext context, Executor continuation, @Nullable Reservation reservation) {
+			EvaluationContext context, Executor continuation, Reservation reservation, boolean reserveUnits) {
 		Map<String, List<ConfiguredLimit>> byKey;
 		try {
 			byKey = this.clientKeys.groupByKey(PlanSelector.forRequest(configured, context), request, context, false);
@@ -125,21 +136,32 @@ public final class RateLimitEnforcer {
 			return CompletableFuture.failedFuture(ex);
 		}
 		Sequence decided = new Sequence(request, this.redis.deadline(request), new ArrayList<>(), continuation,
-				reservation);
+				reservation, reserveUnits, Leases.idFor(configured), new ArrayList<>());
 		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			sequence = sequence.thenCompose((previous) -> decide(decided, group.getKey(), group.getValue()));
 		}
-		return sequence.thenRun(() -> this.answers.addFields(request, decided.applied()));
+		CompletableFuture<Void> answered = sequence.thenRun(() -> this.answers.addFields(request, decided.applied()));
+		if (decided.lease() == null) {
+			return answered;
+		}
+		// A request that does not go ahead gives back the leases it took at earlier client keys, at once.
+		return answered.whenComplete((admitted, failure) -> {
+			if (failure != null) {
+				decided.giveBack(this.redis);
+			}
+		});
 	}
 
 	/**
-	 * {@link #enforce} for a thread that may wait (Spring MVC's): returns when the request may go ahead.
+	 * {@link #enforce} for a thread that may wait (Spring MVC's): returns when the request may go ahead, its leases in
+	 * {@code held}.
 	 * @throws RateLimitException as {@link #enforce} completes
 	 */
-	public void enforceAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context) {
+	public void enforceAndWait(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
+			Reservation held) {
 		WaitingThread waiting = new WaitingThread();
-		await(waiting, enforce(request, limits, context, waiting, null).toCompletableFuture());
+		await(waiting, enforce(request, limits, context, waiting, held, false).toCompletableFuture());
 	}
 
 	private static void await(WaitingThread waiting, CompletableFuture<Void> decision) {
@@ -161,7 +183,8 @@ public final class RateLimitEnforcer {
 	/** The limits of one client key: their decision added to the sequence's, or their failure policy. */
 	private CompletableFuture<Void> decide(Sequence sequence, String clientKey, List<ConfiguredLimit> limits) {
 		LimitedRequest request = sequence.request();
-		List<LimitRequest> requests = ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::request);
+		List<LimitRequest> requests = Leases.withLease(ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::request),
+				sequence.lease());
 		RateLimitDecision remembered = this.denials.recall(clientKey, requests);
 		if (remembered != null) {
 			this.answers.deniedFromMemory();
@@ -169,23 +192,25 @@ public final class RateLimitEnforcer {
 		}
 		if (this.redis.spared(limits)) {
 			return runNow(() -> sequence.holdLocal(clientKey, limits,
-					this.answers.decideLocally(request, clientKey, limits, sequence.applied())));
+					this.answers.decideLocally(request, clientKey, limits, sequence.applied(), sequence.lease())));
 		}
 		long sentAt = this.denials.now();
 		return this.redis.decide(clientKey, requests, sequence.deadline()).handleAsync((decision, failure) -> {
 			if (failure != null) {
 				this.redis.failed(failure);
+				// the acquire may have run in Redis all the same: its lease is given back with the others
+				sequence.holdLease(Leases.of(clientKey, requests, false));
 				sequence.holdLocal(clientKey, limits,
-						this.answers.decideLocally(request, clientKey, limits, sequence.applied()));
+						this.answers.decideLocally(request, clientKey, limits, sequence.applied(), sequence.lease()));
 				return null;
 			}
 			this.redis.answered();
 			if (decision.allowed()) {
 				this.denials.forget(clientKey);
-				Reservation reservation = sequence.reservation();
-				if (reservation != null) {
-					reservation.hold(clientKey, limits, decision, false);
+				if (sequence.reserveUnits()) {
+					sequence.reservation().hold(clientKey, limits, decision, false);
 				}
+				sequence.holdLease(Leases.taken(clientKey, decision, false));
 			}
 			else {
 				this.denials.remember(clientKey, requests, decision, sentAt);
@@ -205,16 +230,45 @@ public final class RateLimitEnforcer {
 	 * @param deadline the request's deadline ({@link System#nanoTime()})
 	 * @param applied the decisions whose fields the response carries, so far
 	 * @param continuation runs what follows Redis' answer
-	 * @param reservation where what the limits take is kept, or {@code null} when it is not settled later
+	 * @param reservation where what the call holds until it ends is kept: the leases it takes, and with
+	 * {@code reserveUnits} the units its limits take, to be settled after the call
+	 * @param lease the lease id of the request's concurrency limits, or {@code null} when it has none
+	 * @param leases the leases this sequence took (or may have), given back when a later key does not admit
 	 */
 	private record Sequence(LimitedRequest request, long deadline, List<LimitDecision> applied, Executor continuation,
-			@Nullable Reservation reservation) {
+			Reservation reservation, boolean reserveUnits, @Nullable String lease, List<Reservation.Lease> leases) {
 
-		/** A local decision (fail-local), held when the sequence reserves. */
+		/** A local decision (fail-local), held when the sequence reserves; its leases always. */
 		void holdLocal(String clientKey, List<ConfiguredLimit> limits, @Nullable RateLimitDecision local) {
-			if (this.reservation != null && local != null) {
+			if (local == null) {
+				return;
+			}
+			if (this.reserveUnits) {
 				this.reservation.hold(clientKey, limits, local, true);
 			}
+			holdLease(Leases.taken(clientKey, local, true));
+		}
+
+		/** Keeps a lease taken for this request, in the call's reservation until the call ends. */
+		void holdLease(Reservation.@Nullable Lease lease) {
+			if (lease == null) {
+				return;
+			}
+			synchronized (this.leases) {
+				this.leases.add(lease);
+			}
+			this.reservation.holdLease(lease);
+		}
+
+		/** The request does not go ahead: the leases it took are given back now. */
+		void giveBack(RedisCaller redis) {
+			List<Reservation.Lease> taken;
+			synchronized (this.leases) {
+				taken = List.copyOf(this.leases);
+				this.leases.clear();
+			}
+			this.reservation.forget(taken);
+			taken.forEach(redis::release);
 		}
 
 	}

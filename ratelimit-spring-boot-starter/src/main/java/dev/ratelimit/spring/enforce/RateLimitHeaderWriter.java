@@ -29,7 +29,9 @@ import org.springframework.http.HttpHeaders;
  *
  * <p>
  * {@code Retry-After} (RFC 9110 §10.2.3) is delay-seconds: {@code ceil(retryAfterMs / 1000)}, at least 1, so a client
- * that waits that long is admitted if nothing else arrived.
+ * that waits that long is admitted if nothing else arrived; for a concurrency limit, a hint ({@link ConcurrencyHint}).
+ * A concurrency limit's items have {@code qu="concurrent-requests"} and neither {@code w} nor {@code t}
+ * (docs/HTTP.md, "Concurrency limits").
  *
  * <p>
  * Internal to the starter: the Actuator endpoint shows a client's state as these fields would.
@@ -94,7 +96,10 @@ public final class RateLimitHeaderWriter {
 	private void single(HttpHeaders headers, LimitDecision decision) {
 		headers.set(prefix() + "RateLimit-Limit", Long.toString(decision.request().definition().limit()));
 		headers.set(prefix() + "RateLimit-Remaining", Long.toString(decision.remaining()));
-		headers.set(prefix() + "RateLimit-Reset", Long.toString(resetSeconds(decision)));
+		// a concurrency limit has no time at which its allowance is known to be back
+		if (decision.request().definition().algorithm().rate()) {
+			headers.set(prefix() + "RateLimit-Reset", Long.toString(resetSeconds(decision)));
+		}
 	}
 
 	private String prefix() {
@@ -124,14 +129,26 @@ public final class RateLimitHeaderWriter {
 		return items.toString();
 	}
 
-	/** The decision's list item of {@code RateLimit-Policy}: {@code "name";q=<limit>;w=<window s>}. */
+	/**
+	 * The decision's list item of {@code RateLimit-Policy}: {@code "name";q=<limit>;w=<window s>}; for a concurrency
+	 * limit {@code "name";q=<requests in flight>;qu="concurrent-requests"}, without a window.
+	 */
 	public static String policyItem(LimitDecision decision) {
 		LimitDefinition limit = decision.request().definition();
+		if (!limit.algorithm().rate()) {
+			return quoted(limit.name()) + ";q=" + limit.limit() + ";qu=\"concurrent-requests\"";
+		}
 		return quoted(limit.name()) + ";q=" + limit.limit() + ";w=" + Math.max(1, ceilSeconds(limit.windowMs()));
 	}
 
-	/** The decision's list item of {@code RateLimit}: {@code "name";r=<remaining>;t=<s>}. */
+	/**
+	 * The decision's list item of {@code RateLimit}: {@code "name";r=<remaining>;t=<s>}; for a concurrency limit
+	 * {@code "name";r=<requests that may still start>}, without {@code t}: no time is known within which it stays put.
+	 */
 	public static String stateItem(LimitDecision decision) {
+		if (!decision.request().definition().algorithm().rate()) {
+			return quoted(decision.request().name()) + ";r=" + decision.remaining();
+		}
 		long t = denying(decision) ? retryAfterSeconds(decision.retryAfterMs().getAsLong())
 				: ceilSeconds(decision.moreAfterMs());
 		return quoted(decision.request().name()) + ";r=" + decision.remaining() + ";t=" + t;

@@ -46,7 +46,11 @@ public final class RateLimitResponder {
 		LimitDecision governing = denied.mostRestrictive();
 		List<String> violated = denied.violated().stream().map((decision) -> decision.request().name()).toList();
 		OptionalLong retryAfterMs = governing.retryAfterMs();
-		String detail = retryAfterMs.isEmpty()
+		String detail = !governing.request().definition().algorithm().rate()
+				? "Concurrency limit '" + governing.request().name() + "' exceeded: "
+						+ governing.request().definition().limit() + " requests of this client are in flight; retry when"
+						+ " one ends"
+				: retryAfterMs.isEmpty()
 				? "Rate limit '" + governing.request().name() + "' can never admit this request: its cost "
 						+ governing.request().cost() + " exceeds what the limit allows (" + bound(governing) + ")"
 				: "Rate limit '" + governing.request().name() + "' exceeded: retry in "

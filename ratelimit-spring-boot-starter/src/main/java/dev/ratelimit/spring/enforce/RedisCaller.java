@@ -100,6 +100,35 @@ public final class RedisCaller {
 		return await(bounded(() -> this.limiter.settleAsync(clientKey, settlements), deadline));
 	}
 
+	/** Gives back every lease {@code held} holds, without waiting ({@link #release(Reservation.Lease)}). */
+	void release(Reservation held) {
+		for (Reservation.Lease lease : held.takeLeases()) {
+			release(lease);
+		}
+	}
+
+	/**
+	 * Gives back {@code lease} without waiting: in this instance's memory, or sent to Redis with a timeout of its own
+	 * ({@code ratelimit.redis.timeout}, not a request's deadline). A failure is counted and logged as any; the lease
+	 * then expires after its lease time.
+	 */
+	void release(Reservation.Lease lease) {
+		List<Settlement> settlements = Leases.giveBack(lease);
+		if (lease.local()) {
+			this.fallback.settle(lease.clientKey(), settlements);
+			return;
+		}
+		bounded(() -> this.limiter.settleAsync(lease.clientKey(), settlements), System.nanoTime() + this.timeoutNanos)
+			.whenComplete((released, failure) -> {
+				if (failure != null) {
+					failed(failure);
+				}
+				else {
+					answered();
+				}
+			});
+	}
+
 	/** Settles what this instance's memory reserved while Redis failed. */
 	void settleLocally(String clientKey, List<Settlement> settlements) {
 		this.fallback.settle(clientKey, settlements);

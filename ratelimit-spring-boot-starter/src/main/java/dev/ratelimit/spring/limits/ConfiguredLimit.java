@@ -152,6 +152,14 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 		return this.handling.charge();
 	}
 
+	/**
+	 * Whether this is a concurrency limit ({@code algorithm: concurrency}): a call holds a lease of it until the call
+	 * ends, rather than taking units of a rate.
+	 */
+	public boolean concurrency() {
+		return !request().definition().algorithm().rate();
+	}
+
 	/** Whether this limit is in shadow mode: decided and counted, never refusing. */
 	public boolean shadow() {
 		return request().shadow();
@@ -241,7 +249,9 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 		for (ConfiguredLimit limit : limits) {
 			LimitRequest budget = request.apply(limit);
 			if (budget != null) {
-				byName.merge(limit.name(), budget, (first, second) -> first.withCost(first.cost() + second.cost()));
+				// a call takes one lease of a concurrency limit however many of its limits name it
+				byName.merge(limit.name(), budget, (first, second) -> first.definition().algorithm().rate()
+						? first.withCost(first.cost() + second.cost()) : first);
 			}
 		}
 		return List.copyOf(byName.values());

@@ -35,6 +35,12 @@ import static dev.ratelimit.spring.limits.AnnotationValueParser.parseWindow;
  */
 public final class LimitResolver {
 
+	/**
+	 * The lease time of a concurrency limit that sets no window: how long a lease outlives a holder that stopped
+	 * renewing it (an instance killed mid-call).
+	 */
+	public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
+
 	private final LimitSettings.Defaults defaults;
 
 	private final Environment environment;
@@ -123,7 +129,8 @@ public final class LimitResolver {
 		try {
 			String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name()) : defaultName;
 			LimitShape shape = overridden(name, shape(annotation));
-			long cost = (annotation.cost() != RateLimited.UNSET) ? annotation.cost() : this.defaults.getCost();
+			long cost = (annotation.cost() != RateLimited.UNSET) ? annotation.cost()
+					: concurrencyCost(shape, this.defaults.getCost());
 			FailurePolicy failurePolicy = overridden(name, StringUtils.hasText(annotation.failurePolicy())
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy());
 			LimitMode mode = overridden(name, StringUtils.hasText(annotation.mode()) ? parseMode(resolve(annotation.mode()))
@@ -138,13 +145,13 @@ public final class LimitResolver {
 						+ " chargeWhen, chargeOnStatus): it reserves the cost and gives it back when the outcome does"
 						+ " not charge");
 			}
-			return planned(new ConfiguredLimit(
+			return planned(requireChargedBeforeTheCall(new ConfiguredLimit(
 					new ConfiguredLimit.Budget(request, this.shares.of(request, failurePolicy), null),
 					new ConfiguredLimit.ClientKey(key, LimitExpressionParser.readsArguments(key)),
 					new ConfiguredLimit.Origin(source, StringUtils.hasText(annotation.name())),
 					new ConfiguredLimit.Handling(failurePolicy, maxWait, charge, annotation.reserve(),
 							this.expressions.settleCost(annotation, variables), null),
-					ConfiguredLimit.Planning.NONE));
+					ConfiguredLimit.Planning.NONE)));
 		}
 		catch (IllegalArgumentException | ParseException ex) {
 			throw new IllegalStateException("Invalid " + source + ": " + ex.getMessage(), ex);
@@ -152,13 +159,41 @@ public final class LimitResolver {
 	}
 
 	private LimitShape shape(RateLimited annotation) {
-		return new LimitShape(
-				StringUtils.hasText(annotation.algorithm()) ? parseAlgorithm(resolve(annotation.algorithm()))
-						: this.defaults.getAlgorithm(),
+		Algorithm algorithm = StringUtils.hasText(annotation.algorithm())
+				? parseAlgorithm(resolve(annotation.algorithm())) : this.defaults.getAlgorithm();
+		return new LimitShape(algorithm,
 				(annotation.limit() != RateLimited.UNSET) ? annotation.limit() : this.defaults.getLimit(),
 				StringUtils.hasText(annotation.window()) ? parseWindow(resolve(annotation.window()))
-						: this.defaults.getWindow(),
+						: defaultWindow(algorithm),
 				(annotation.capacity() != RateLimited.UNSET) ? Long.valueOf(annotation.capacity()) : null);
+	}
+
+	/**
+	 * The window of a limit that sets none: the default window, or for a concurrency limit, whose window is its
+	 * lease time, {@link #DEFAULT_LEASE_TIME}.
+	 */
+	private Duration defaultWindow(Algorithm algorithm) {
+		return algorithm.rate() ? this.defaults.getWindow() : DEFAULT_LEASE_TIME;
+	}
+
+	/** A concurrency limit's call takes one lease, whatever {@code ratelimit.defaults.cost} says. */
+	private static long concurrencyCost(LimitShape shape, long defaultCost) {
+		return shape.algorithm().rate() ? defaultCost : 1;
+	}
+
+	/**
+	 * A concurrency limit's lease is given back when the call ends, whatever its outcome: charging by outcome, reserving
+	 * and settling a cost mean nothing for it.
+	 * @throws IllegalArgumentException when the limit is a concurrency limit charged by outcome
+	 */
+	private static ConfiguredLimit requireChargedBeforeTheCall(ConfiguredLimit limit) {
+		if (limit.concurrency() && (limit.chargedByOutcome() || limit.reserved())) {
+			throw new InvalidLimitException("algorithm", "concurrency limit '" + limit.name()
+					+ "' holds a lease while a call runs and gives it back when the call ends, whatever its outcome; it"
+					+ " cannot be charged by outcome (chargeOn, chargeWhen, chargeOnStatus, charge-on-status, reserve,"
+					+ " settleCost, settle-cost-header): use a rate limit for that");
+		}
+		return limit;
 	}
 
 	/**
@@ -175,8 +210,13 @@ public final class LimitResolver {
 		Expression key = ruleKey(rule, property);
 		try {
 			LimitMode mode = overridden(name, (rule.getMode() != null) ? rule.getMode() : this.defaults.getMode());
-			LimitRequest request = definition(name, overridden(name, LimitShape.of(this.defaults).with(rule)),
-					(rule.getCost() != null) ? rule.getCost() : this.defaults.getCost())
+			LimitShape shape = LimitShape.of(this.defaults).with(rule);
+			if (!shape.algorithm().rate() && rule.getWindow() == null) {
+				shape = shape.withWindow(DEFAULT_LEASE_TIME);
+			}
+			shape = overridden(name, shape);
+			LimitRequest request = definition(name, shape,
+					(rule.getCost() != null) ? rule.getCost() : concurrencyCost(shape, this.defaults.getCost()))
 				.withShadow(mode == LimitMode.SHADOW);
 			FailurePolicy failurePolicy = overridden(name, (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
 					: this.defaults.getFailurePolicy());
@@ -188,12 +228,12 @@ public final class LimitResolver {
 				throw new InvalidConfigurationPropertyValueException(property + ".failure-policy", failurePolicy,
 						ex.getMessage());
 			}
-			return planned(new ConfiguredLimit(new ConfiguredLimit.Budget(request, localShare, null),
-					new ConfiguredLimit.ClientKey(key, false),
+			return planned(requireChargedBeforeTheCall(new ConfiguredLimit(
+					new ConfiguredLimit.Budget(request, localShare, null), new ConfiguredLimit.ClientKey(key, false),
 					new ConfiguredLimit.Origin(property, StringUtils.hasText(rule.getName())),
 					new ConfiguredLimit.Handling(failurePolicy, null, ruleCharge(rule, property), rule.isReserve(),
 							null, settleCostHeader(rule, property)),
-					ConfiguredLimit.Planning.NONE));
+					ConfiguredLimit.Planning.NONE)));
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);

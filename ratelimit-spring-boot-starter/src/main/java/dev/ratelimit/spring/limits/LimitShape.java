@@ -21,6 +21,11 @@ record LimitShape(Algorithm algorithm, long limit, Duration window, @Nullable Lo
 				defaults.getCapacity());
 	}
 
+	/** This shape with another window. */
+	LimitShape withWindow(Duration window) {
+		return new LimitShape(this.algorithm, this.limit, window, this.capacity);
+	}
+
 	/**
 	 * This shape with what {@code shape} sets: its algorithm, limit and window where set; its capacity always (a
 	 * capacity belongs to the bucket that sets it, so a plan that leaves it unset gets the default, not the limit's).

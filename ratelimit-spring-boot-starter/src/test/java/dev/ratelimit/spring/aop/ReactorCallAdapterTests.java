@@ -23,7 +23,7 @@ class ReactorCallAdapterTests {
 		Calls calls = new Calls(Flux.just("a", "b"));
 		ReturnType type = ReturnType.of(Flow.Publisher.class);
 		Object limited = type.adapter()
-			.fromPublisher(ReactorCallAdapter.after(Mono.defer(Mono::empty), calls, type));
+			.fromPublisher(ReactorCallAdapter.after((held) -> Mono.defer(Mono::empty), (held) -> { }, calls, type));
 		assertThat(limited).isInstanceOf(Flow.Publisher.class);
 		assertThat(calls.made.get()).as("not before a subscription").isZero();
 		Flux<Object> subscribed = JdkFlowAdapter.flowPublisherToFlux((Flow.Publisher<Object>) limited);
@@ -36,8 +36,8 @@ class ReactorCallAdapterTests {
 	void aDeniedCallNeverRunsTheMethodAndSignalsTheDenial() {
 		Calls calls = new Calls(Mono.just("a"));
 		ReturnType type = ReturnType.of(Mono.class);
-		Mono<Object> limited = Mono.from(ReactorCallAdapter.after(Mono.error(new IllegalStateException("denied")), calls,
-				type));
+		Mono<Object> limited = Mono.from(ReactorCallAdapter.after((held) -> Mono.error(new IllegalStateException("denied")),
+				(held) -> { }, calls, type));
 		assertThatIllegalStateException().isThrownBy(limited::block).withMessage("denied");
 		assertThat(calls.made.get()).isZero();
 	}

@@ -90,7 +90,7 @@ class ClusterAutoConfigurationIntegrationTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Algorithm.class)
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
 	void limitOfThreeAdmitsExactlyThreeForClientsOnEveryNode(Algorithm algorithm) {
 		LimitDefinition limit = LimitDefinition.of("three", algorithm, 3, Duration.ofSeconds(10));
 		List<String> clients = clients("client-" + algorithm, 24);

@@ -39,7 +39,7 @@ class FailurePolicyHandlerTests {
 				limit("local", FailurePolicy.FAIL_LOCAL, false));
 		for (Moment moment : List.of(Moment.DECISION, Moment.ADMISSION)) {
 			assertThatExceptionOfType(RateLimitUnavailableException.class)
-				.isThrownBy(() -> this.policies.apply(this.request, "client", limits, moment));
+				.isThrownBy(() -> this.policies.apply(this.request, "client", limits, moment, null));
 		}
 		assertThat(count("closed", "fail-closed")).isEqualTo(2);
 		assertThat(count("local", "local-allowed")).isZero();
@@ -48,7 +48,7 @@ class FailurePolicyHandlerTests {
 	@Test
 	void aShadowLimitNeverRefusesNotEvenFailClosed() {
 		assertThat(this.policies.apply(this.request, "client", List.of(limit("dry-run", FailurePolicy.FAIL_CLOSED, true)),
-				Moment.DECISION))
+				Moment.DECISION, null))
 			.isNull();
 		assertThat(count("dry-run", "fail-open")).isEqualTo(1);
 		assertThat(count("dry-run", "fail-closed")).isZero();
@@ -58,9 +58,9 @@ class FailurePolicyHandlerTests {
 	void failLocalLimitsAreDecidedOnThisInstanceAndFailOpenOnesSkipped() {
 		List<ConfiguredLimit> limits = List.of(limit("local", FailurePolicy.FAIL_LOCAL, false),
 				limit("open", FailurePolicy.FAIL_OPEN, false));
-		RateLimitDecision first = this.policies.apply(this.request, "client", limits, Moment.DECISION);
-		RateLimitDecision second = this.policies.apply(this.request, "client", limits, Moment.DECISION);
-		RateLimitDecision third = this.policies.apply(this.request, "client", limits, Moment.DECISION);
+		RateLimitDecision first = this.policies.apply(this.request, "client", limits, Moment.DECISION, null);
+		RateLimitDecision second = this.policies.apply(this.request, "client", limits, Moment.DECISION, null);
+		RateLimitDecision third = this.policies.apply(this.request, "client", limits, Moment.DECISION, null);
 		assertThat(first.decisions()).extracting((decision) -> decision.request().name()).containsExactly("local");
 		assertThat(List.of(first.allowed(), second.allowed(), third.allowed())).containsExactly(true, true, false);
 		assertThat(count("local", "local-allowed")).isEqualTo(2);
@@ -72,7 +72,7 @@ class FailurePolicyHandlerTests {
 	void theAdmissionReadsTheLocalStateWithoutConsumingIt() {
 		List<ConfiguredLimit> limits = List.of(limit("local", FailurePolicy.FAIL_LOCAL, false));
 		for (int i = 0; i < 3; i++) {
-			RateLimitDecision read = this.policies.apply(this.request, "client", limits, Moment.ADMISSION);
+			RateLimitDecision read = this.policies.apply(this.request, "client", limits, Moment.ADMISSION, null);
 			assertThat(read.allowed()).isTrue();
 			assertThat(read.decisions().get(0).remaining()).isEqualTo(2);
 		}
@@ -83,7 +83,7 @@ class FailurePolicyHandlerTests {
 	void theChargeAfterTheCallNeverRefusesAndCountsNothingAsOpen() {
 		List<ConfiguredLimit> limits = List.of(limit("closed", FailurePolicy.FAIL_CLOSED, false),
 				limit("open", FailurePolicy.FAIL_OPEN, false), limit("local", FailurePolicy.FAIL_LOCAL, false));
-		RateLimitDecision charged = this.policies.apply(this.request, "client", limits, Moment.CHARGE);
+		RateLimitDecision charged = this.policies.apply(this.request, "client", limits, Moment.CHARGE, null);
 		assertThat(charged.decisions()).extracting((decision) -> decision.request().name()).containsExactly("local");
 		assertThat(count("closed", "fail-closed")).isZero();
 		assertThat(count("open", "fail-open")).isZero();
@@ -93,7 +93,7 @@ class FailurePolicyHandlerTests {
 	@Test
 	void limitsWithoutAFailLocalOneLeaveNoLocalDecision() {
 		assertThat(this.policies.apply(this.request, "client", List.of(limit("open", FailurePolicy.FAIL_OPEN, false)),
-				Moment.DECISION))
+				Moment.DECISION, null))
 			.isNull();
 	}
 

@@ -51,14 +51,14 @@ class RateLimitEnforcerTests {
 		List<ConfiguredLimit> limits = List.of(limit("api", 2, null, FailurePolicy.FAIL_OPEN));
 
 		TestRequest first = new TestRequest();
-		enforcer.enforceAndWait(first, limits, this.context);
+		enforcer.enforceAndWait(first, limits, this.context, new Reservation());
 		TestRequest second = new TestRequest();
-		enforcer.enforceAndWait(second, limits, this.context);
+		enforcer.enforceAndWait(second, limits, this.context, new Reservation());
 
 		assertThat(first.headers.get("RateLimit")).containsExactly("\"api\";r=1;t=1800");
 		assertThat(second.headers.get("RateLimit")).containsExactly("\"api\";r=0;t=1800");
 		assertThatExceptionOfType(RateLimitExceededException.class)
-			.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context))
+			.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context, new Reservation()))
 			.satisfies((denied) -> assertThat(denied.getStatusCode().value()).isEqualTo(429));
 	}
 
@@ -66,10 +66,10 @@ class RateLimitEnforcerTests {
 	void aDenialIsRememberedAndAnsweredWithoutAskingTheStore() {
 		RateLimitEnforcer enforcer = enforcer(this.limiter);
 		List<ConfiguredLimit> limits = List.of(limit("api", 1, null, FailurePolicy.FAIL_OPEN));
-		enforcer.enforceAndWait(new TestRequest(), limits, this.context);
+		enforcer.enforceAndWait(new TestRequest(), limits, this.context, new Reservation());
 		for (int i = 0; i < 3; i++) {
 			assertThatExceptionOfType(RateLimitExceededException.class)
-				.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context));
+				.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context, new Reservation()));
 		}
 		assertThat(this.limiter.decisions).as("one admission, one denial; the other denials from memory").hasValue(2);
 	}
@@ -82,9 +82,9 @@ class RateLimitEnforcerTests {
 		ConfiguredLimit later = limit("later", 10, "'third'", FailurePolicy.FAIL_OPEN);
 		List<ConfiguredLimit> limits = List.of(byIp, byUser, later);
 
-		enforcer.enforceAndWait(new TestRequest(), limits, this.context);
+		enforcer.enforceAndWait(new TestRequest(), limits, this.context, new Reservation());
 		assertThatExceptionOfType(RateLimitExceededException.class)
-			.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context));
+			.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context, new Reservation()));
 
 		assertThat(this.limiter.peek("ip:192.0.2.1", byIp.request()).remaining())
 			.as("the earlier key keeps its consumption").isEqualTo(8);
@@ -98,12 +98,12 @@ class RateLimitEnforcerTests {
 			RateLimitEnforcer enforcer = enforcer(new RedisRateLimiter(new JedisScriptExecutor(closed), "rl:"));
 
 			TestRequest open = new TestRequest();
-			enforcer.enforceAndWait(open, List.of(limit("open", 1, null, FailurePolicy.FAIL_OPEN)), this.context);
+			enforcer.enforceAndWait(open, List.of(limit("open", 1, null, FailurePolicy.FAIL_OPEN)), this.context, new Reservation());
 			assertThat(open.headers).isEmpty();
 
 			assertThatExceptionOfType(RateLimitUnavailableException.class)
 				.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(),
-						List.of(limit("closed", 1, null, FailurePolicy.FAIL_CLOSED)), this.context))
+						List.of(limit("closed", 1, null, FailurePolicy.FAIL_CLOSED)), this.context, new Reservation()))
 				.satisfies((unavailable) -> assertThat(unavailable.getStatusCode().value()).isEqualTo(503));
 		}
 	}

@@ -258,6 +258,45 @@ class LimitResolverTests {
 		assertThat(resolverError().getName()).isEqualTo("ratelimit.defaults.max-wait");
 	}
 
+	@Test
+	void aConcurrencyLimitTakesOneLeaseForThirtySecondsUnlessItsWindowSaysOtherwise() throws Exception {
+		this.properties.getDefaults().setCost(3);
+		this.properties.getDefaults().setWindow(Duration.ofSeconds(1));
+		ConfiguredLimit annotated = fromAnnotation("exports");
+		assertThat(annotated.concurrency()).isTrue();
+		assertThat(annotated.request().cost()).as("the default cost is a rate's").isEqualTo(1);
+		assertThat(annotated.request().definition().window()).isEqualTo(Duration.ofSeconds(30));
+		Rule rule = rule("/exports/**");
+		rule.setAlgorithm(Algorithm.CONCURRENCY);
+		rule.setLimit(2L);
+		assertThat(resolver().fromRule(rule, "ratelimit.filter.rules[0]").request().definition().window())
+			.isEqualTo(Duration.ofSeconds(30));
+		rule.setWindow(Duration.ofMinutes(5));
+		ConfiguredLimit ruled = resolver().fromRule(rule, "ratelimit.filter.rules[0]");
+		assertThat(ruled.request().definition().window()).isEqualTo(Duration.ofMinutes(5));
+		assertThat(ruled.request().cost()).isEqualTo(1);
+	}
+
+	@Test
+	void aConcurrencyLimitChargedByOutcomeOrOfAnotherCostIsRejectedNamingItsSource() {
+		Rule byStatus = rule("/exports/**");
+		byStatus.setAlgorithm(Algorithm.CONCURRENCY);
+		byStatus.setChargeOnStatus(List.of(500));
+		InvalidConfigurationPropertyValueException statusError = ruleError(byStatus);
+		assertThat(statusError.getName()).isEqualTo("ratelimit.filter.rules[0].algorithm");
+		assertThat(statusError.getMessage()).contains("concurrency limit '/exports/**'")
+			.contains("cannot be charged by outcome");
+		Rule costly = rule("/exports/**");
+		costly.setAlgorithm(Algorithm.CONCURRENCY);
+		costly.setCost(2L);
+		InvalidConfigurationPropertyValueException costError = ruleError(costly);
+		assertThat(costError.getName()).isEqualTo("ratelimit.filter.rules[0].cost");
+		assertThat(costError.getMessage()).contains("must be 1 (a call takes one lease), but was 2");
+		assertThatIllegalStateException().isThrownBy(() -> fromAnnotation("exportsByOutcome"))
+			.withMessageContaining("Api.exportsByOutcome")
+			.withMessageContaining("cannot be charged by outcome");
+	}
+
 	private LimitResolver resolver() {
 		return new LimitResolver(this.properties, 1, this.environment, this.beanFactory);
 	}
@@ -333,6 +372,14 @@ class LimitResolverTests {
 
 		@RateLimited(algorithm = "leaky-bucket")
 		void unknownAlgorithm() {
+		}
+
+		@RateLimited(name = "exports", algorithm = "concurrency", limit = 2)
+		void exports() {
+		}
+
+		@RateLimited(name = "exports", algorithm = "concurrency", limit = 2, chargeOnStatus = 500)
+		void exportsByOutcome() {
 		}
 
 		@RateLimited(maxWait = "-1s")

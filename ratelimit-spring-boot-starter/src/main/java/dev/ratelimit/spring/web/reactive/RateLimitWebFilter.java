@@ -6,6 +6,7 @@ import java.util.List;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.enforce.RequestConfiguration;
+import dev.ratelimit.spring.enforce.Reservation;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import reactor.core.publisher.Mono;
 
@@ -62,20 +63,25 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 		List<ConfiguredLimit> matched = RequestConfiguration.of(new ExchangeLimitedRequest(exchange), this.configurations)
 			.rules()
 			.matching(request.getMethod().name(), request.getPath().pathWithinApplication());
-		return this.handlerLimits.decideOnArrival(exchange)
-			.flatMap((handlerLimits) -> admitted(exchange, matched, handlerLimits))
-			.flatMap((admitted) -> admitted ? chain.filter(exchange) : Mono.<Void>empty())
-			.contextWrite((context) -> context.put(ReactiveCallLimiter.EXCHANGE, exchange));
+		return Mono.defer(() -> {
+			// the leases of the request's concurrency limits, given back when its response ends: completed, failed,
+			// or cancelled because the client went away
+			Reservation held = new Reservation();
+			return this.handlerLimits.decideOnArrival(exchange)
+				.flatMap((handlerLimits) -> admitted(exchange, matched, handlerLimits, held))
+				.flatMap((admitted) -> admitted ? chain.filter(exchange) : Mono.<Void>empty())
+				.doFinally((signal) -> this.decisions.release(held));
+		}).contextWrite((context) -> context.put(ReactiveCallLimiter.EXCHANGE, exchange));
 	}
 
 	private Mono<Boolean> admitted(ServerWebExchange exchange, List<ConfiguredLimit> rules,
-			List<ConfiguredLimit> handlerLimits) {
+			List<ConfiguredLimit> handlerLimits, Reservation held) {
 		if (rules.isEmpty() && handlerLimits.isEmpty()) {
 			return Mono.just(true);
 		}
 		List<ConfiguredLimit> limits = new ArrayList<>(rules);
 		limits.addAll(handlerLimits);
-		return this.decisions.decide(new ExchangeLimitedRequest(exchange), limits)
+		return this.decisions.decide(new ExchangeLimitedRequest(exchange), limits, held)
 			.thenReturn(true)
 			.onErrorResume(RateLimitException.class, (ex) -> {
 				ReactiveHandlerLimitLookup.addCorsFields(exchange);

@@ -10,6 +10,7 @@ import dev.ratelimit.spring.aop.ChargeByOutcome;
 import dev.ratelimit.spring.aop.ReactorCallAdapter;
 import dev.ratelimit.spring.aop.ReturnType;
 import dev.ratelimit.spring.enforce.PermitWaiter;
+import dev.ratelimit.spring.enforce.Reservation;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import org.aopalliance.intercept.MethodInvocation;
@@ -63,7 +64,8 @@ public final class ReactiveCallLimiter implements CallLimiter {
 					// one value only: checkChargedByOutcome stops startup for others
 					return chargedByOutcome(exchange, invocation, method, limits);
 				}
-				return ReactorCallAdapter.after(decide(exchange, invocation, method, limits), invocation, type);
+				return ReactorCallAdapter.after((held) -> decide(exchange, invocation, method, limits, held),
+						this.decisions.getObject()::release, invocation, type);
 			});
 		}
 		if (calledByWebFlux()) {
@@ -99,13 +101,13 @@ public final class ReactiveCallLimiter implements CallLimiter {
 	}
 
 	private Mono<Void> decide(ServerWebExchange exchange, MethodInvocation invocation, Method method,
-			List<ConfiguredLimit> limits) {
+			List<ConfiguredLimit> limits, Reservation held) {
 		ExchangeLimitedRequest request = new ExchangeLimitedRequest(exchange);
 		List<ConfiguredLimit> left = ArrivalLimitSplitter.leftForTheCall(request, method, limits);
 		if (left.isEmpty()) {
 			return Mono.empty();
 		}
-		return this.decisions.getObject().decide(request, left, method, invocation.getArguments());
+		return this.decisions.getObject().decide(request, left, method, invocation.getArguments(), held);
 	}
 
 	/** A {@code Mono} method with limits charged by outcome, within a request. */

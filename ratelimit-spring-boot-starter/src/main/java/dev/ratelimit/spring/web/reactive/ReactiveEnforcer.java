@@ -9,6 +9,7 @@ import dev.ratelimit.spring.aop.LimitedCall;
 import dev.ratelimit.spring.aop.ReactorPermitWaiter;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.enforce.Reservation;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -37,26 +38,31 @@ public final class ReactiveEnforcer {
 	}
 
 	/**
-	 * Decides the request's filter rules and handler limits.
+	 * Decides the request's filter rules and handler limits, keeping the leases they take in {@code held}.
 	 * @return empty when the request goes ahead, or a {@link dev.ratelimit.spring.RateLimitException}
 	 */
-	Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits) {
+	Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits, Reservation held) {
 		return decide(request, limits, (principal) -> this.enforcer.clientKeys()
-			.context(request.exchange().getRequest(), principal, request.exchange()));
+			.context(request.exchange().getRequest(), principal, request.exchange()), held);
 	}
 
 	/** Decides a call of an annotated method, with its arguments. */
 	Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits, Method method,
-			@Nullable Object[] arguments) {
+			@Nullable Object[] arguments, Reservation held) {
 		return decide(request, limits, (principal) -> this.enforcer.clientKeys()
-			.context(request.exchange().getRequest(), principal, request.exchange(), method, arguments));
+			.context(request.exchange().getRequest(), principal, request.exchange(), method, arguments), held);
 	}
 
 	private Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
-			java.util.function.Function<@Nullable Principal, EvaluationContext> context) {
+			java.util.function.Function<@Nullable Principal, EvaluationContext> context, Reservation held) {
 		// waits for a permit only where every limit is an annotation's that sets maxWait
 		return principal(request, limits).flatMap((principal) -> reactive(request).enforce(request, limits,
-				context.apply(principal.orElse(null)), this.waits.maxWait(limits, true)));
+				context.apply(principal.orElse(null)), this.waits.maxWait(limits, true), held));
+	}
+
+	/** Gives back the leases {@code held} holds, once its request or call has ended; never blocks. */
+	void release(Reservation held) {
+		this.enforcer.release(held);
 	}
 
 	/** A {@code Mono} method's call with limits charged by outcome ({@link ReactorPermitWaiter}). */

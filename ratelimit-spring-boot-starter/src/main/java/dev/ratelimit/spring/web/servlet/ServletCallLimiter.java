@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.List;
 
 import dev.ratelimit.spring.aop.BackgroundCallLimiter;
+import dev.ratelimit.spring.aop.CallEnd;
 import dev.ratelimit.spring.aop.CallLimiter;
 import dev.ratelimit.spring.aop.ChargeByOutcome;
 import dev.ratelimit.spring.aop.LimitedCall;
@@ -12,16 +13,20 @@ import dev.ratelimit.spring.aop.ReturnType;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.enforce.Reservation;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.web.ArrivalLimitSplitter;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
+import org.springframework.web.bind.annotation.RequestMapping;
 
 /**
  * Limited calls on Spring MVC: those made while the thread handles a request are decided before the method runs,
@@ -61,9 +66,55 @@ public final class ServletCallLimiter implements CallLimiter {
 			return ChargeByOutcome.invoke(waits, new LimitedCall(invocation, method, request, left, context),
 					waits.maxWait(left, true));
 		}
-		waits.enforce(request, left, context, waits.maxWait(left, true));
-		return invocation.proceed();
+		Reservation held = new Reservation();
+		waits.enforce(request, left, context, waits.maxWait(left, true), held);
+		return CallEnd.proceed(invocation, enforcer, held);
 	}
+
+	/**
+	 * A handler's concurrency limit whose key reads its arguments is decided when the handler is called, and its lease
+	 * given back when the call ends; a handler whose response goes on after it returns (asynchronous, streaming)
+	 * would give it back too early.
+	 */
+	@Override
+	public void check(String name, Method method, List<ConfiguredLimit> limits) {
+		if (!AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class) || !respondsAfterReturning(method)) {
+			return;
+		}
+		for (ConfiguredLimit limit : limits) {
+			if (limit.concurrency() && limit.readsArguments() && limit.key() != null) {
+				throw new IllegalStateException("@RateLimited on " + name + " is concurrency limit '" + limit.name()
+						+ "' with the key '" + limit.key().getExpressionString() + "', which reads the method's"
+						+ " arguments, so its lease is taken when the method is called and given back when it returns;"
+						+ " this method returns " + method.getReturnType().getSimpleName() + ", whose response goes on"
+						+ " after that: key the limit on #request, #principal or a bean, so that the request holds the"
+						+ " lease until its response ends");
+			}
+		}
+	}
+
+	/** Whether Spring MVC answers a handler returning this type after the handler returned. */
+	private static boolean respondsAfterReturning(Method method) {
+		Class<?> type = method.getReturnType();
+		if (ReturnType.of(type).reactive() || ReturnType.of(type).kind() == ReturnType.Kind.STAGE) {
+			return true;
+		}
+		for (String async : ASYNC_RESULTS) {
+			if (ClassUtils.isPresent(async, ServletCallLimiter.class.getClassLoader())
+					&& ClassUtils.resolveClassName(async, ServletCallLimiter.class.getClassLoader())
+						.isAssignableFrom(type)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** Spring MVC's asynchronous and streaming return values. */
+	private static final List<String> ASYNC_RESULTS = List.of(
+			"org.springframework.web.context.request.async.DeferredResult", "java.util.concurrent.Callable",
+			"org.springframework.web.context.request.async.WebAsyncTask",
+			"org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter",
+			"org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody");
 
 	/** On Spring MVC, the outcome of a call is its returned value: not a publisher's. */
 	@Override

@@ -1,0 +1,393 @@
+package dev.ratelimit.spring.enforce;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.spring.test.NoBlocking;
+import dev.ratelimit.spring.test.app.XClient;
+import dev.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import redis.clients.jedis.JedisPooled;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.async.DeferredResult;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Concurrency limits ({@code algorithm: concurrency}) over two application instances on one Redis, on each web stack:
+ * never more than the limit of one client's calls in flight, as the called code itself counts them; the 429's fields;
+ * and the lease given back on every way a request ends (returned, thrown, an asynchronous or streaming response
+ * completed, the client gone). A handler holds its call until the test opens its gate, so nothing depends on timing;
+ * a lease given back is seen in Redis, where the client's lease set disappears with its last lease.
+ */
+@ExtendWith(NoBlocking.class)
+class ConcurrencyLimitIntegrationTests {
+
+	private static final int LIMIT = 5;
+
+	private static final int REQUESTS = 200;
+
+	private static final JedisPooled redis = new JedisPooled(TestRedis.shared().host(), TestRedis.shared().port());
+
+	private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	@AfterEach
+	void openEveryGate() {
+		Gates.openAll();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void concurrentRequestsOverTwoInstancesNeverRunMoreThanTheLimit(String webApplicationType) throws Exception {
+		String prefix = "concurrency-" + webApplicationType + "-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext first = start(webApplicationType, prefix);
+				ConfigurableApplicationContext second = start(webApplicationType, prefix)) {
+			List<Integer> ports = List.of(port(first), port(second));
+			for (String path : List.of("/rule-held", "/annotated-held")) {
+				String client = UUID.randomUUID().toString();
+				Gate gate = Gates.of(client);
+				List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+				for (int i = 0; i < REQUESTS; i++) {
+					responses.add(send(ports.get(i % 2), path, client));
+				}
+				// every request is either running (holding the gate) or answered 429: nothing releases before the gate
+				// opens, so exactly the first LIMIT to arrive hold the leases
+				waitUntil(() -> gate.entered.get() + answered(responses, 429) == REQUESTS, path + " settled");
+				assertThat(gate.entered.get()).as(webApplicationType + " " + path + " running").isEqualTo(LIMIT);
+				HttpResponse<String> denied = responses.stream()
+					.filter(CompletableFuture::isDone)
+					.map(CompletableFuture::join)
+					.filter((response) -> response.statusCode() == 429)
+					.findFirst()
+					.orElseThrow();
+				String name = path.substring(1);
+				assertThat(denied.headers().allValues("RateLimit-Policy"))
+					.containsExactly("\"" + name + "\";q=" + LIMIT + ";qu=\"concurrent-requests\"");
+				assertThat(denied.headers().allValues("RateLimit")).containsExactly("\"" + name + "\";r=0");
+				assertThat(denied.headers().allValues("Retry-After")).containsExactly("1");
+				assertThat(denied.body()).contains("Concurrency limit '" + name + "' exceeded: " + LIMIT
+						+ " requests of this client are in flight; retry when one ends");
+
+				gate.open();
+				List<Integer> statuses = new ArrayList<>();
+				for (CompletableFuture<HttpResponse<String>> response : responses) {
+					statuses.add(response.get(60, TimeUnit.SECONDS).statusCode());
+				}
+				assertThat(statuses).filteredOn((status) -> status == 200).hasSize(LIMIT);
+				assertThat(gate.mostAtOnce.get()).as("most in flight at once").isEqualTo(LIMIT);
+				waitUntilNoLeases(prefix);
+			}
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void aRequestGivesItsLeaseBackHoweverItEnds(String webApplicationType) throws Exception {
+		String prefix = "concurrency-ends-" + webApplicationType + "-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext context = start(webApplicationType, prefix)) {
+			int port = port(context);
+			String client = UUID.randomUUID().toString();
+			assertThat(send(port, "/annotated-fails", client).get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
+			waitUntilNoLeases(prefix);
+
+			// an asynchronous response (DeferredResult, Flux) holds its lease until it completes, not until the
+			// handler returns
+			Gate gate = Gates.of(client);
+			CompletableFuture<HttpResponse<String>> pending = send(port, "/one-async", client);
+			waitUntil(() -> gate.entered.get() == 1, "the asynchronous handler called");
+			assertThat(send(port, "/one-async", client).get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(429);
+			assertThat(leases(prefix)).isEqualTo(1);
+			gate.open();
+			assertThat(pending.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			waitUntilNoLeases(prefix);
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void aClientThatGoesAwayGivesItsLeaseBack(String webApplicationType) throws Exception {
+		String prefix = "concurrency-abort-" + webApplicationType + "-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext context = start(webApplicationType, prefix)) {
+			int port = port(context);
+			String client = UUID.randomUUID().toString();
+			Gate gate = Gates.of(client);
+			try (Socket socket = new Socket("127.0.0.1", port)) {
+				OutputStream out = socket.getOutputStream();
+				out.write(("GET /one-streaming HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Client: " + client + "\r\n\r\n")
+					.getBytes(StandardCharsets.US_ASCII));
+				out.flush();
+				InputStream in = socket.getInputStream();
+				// the response has started streaming: the lease is held
+				assertThat(in.read()).isNotNegative();
+				assertThat(leases(prefix)).isEqualTo(1);
+			}
+			// the gate stays shut: only the client's going away ends the response
+			waitUntilNoLeases(prefix);
+			assertThat(gate.open).isFalse();
+		}
+	}
+
+	private CompletableFuture<HttpResponse<String>> send(int port, String path, String client) {
+		URI uri = URI.create("http://127.0.0.1:" + port + path);
+		return this.http.sendAsync(
+				HttpRequest.newBuilder(uri).header("X-Client", client).timeout(Duration.ofSeconds(60)).build(),
+				HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static long answered(List<CompletableFuture<HttpResponse<String>>> responses, int status) {
+		return responses.stream()
+			.filter((response) -> response.isDone() && !response.isCompletedExceptionally())
+			.filter((response) -> response.join().statusCode() == status)
+			.count();
+	}
+
+	/** The leases held under {@code prefix}, in every lease set (one per client and limit). */
+	private static long leases(String prefix) {
+		return redis.keys(prefix + "*").stream().mapToLong(redis::zcard).sum();
+	}
+
+	/** Waits for a release sent after the response, at most 30 s (a loaded machine). */
+	private static void waitUntilNoLeases(String prefix) throws InterruptedException {
+		waitUntil(() -> redis.keys(prefix + "*").isEmpty(), "every lease given back under " + prefix);
+	}
+
+	private static void waitUntil(BooleanSupplier condition, String what) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (!condition.getAsBoolean()) {
+			assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
+			Thread.sleep(10);
+		}
+	}
+
+	private static ConfigurableApplicationContext start(String webApplicationType, String prefix) {
+		return new SpringApplicationBuilder(ConcurrencyApplication.class).run("--server.port=0",
+				"--server.address=127.0.0.1", "--spring.main.web-application-type=" + webApplicationType,
+				"--spring.data.redis.url=" + TestRedis.shared().url(), "--ratelimit.key-prefix=" + prefix,
+				// exactness must not depend on a short timeout: a loaded machine would turn it into fail-open
+				"--ratelimit.redis.timeout=30s", "--ratelimit.filter.rules[0].name=rule-held",
+				"--ratelimit.filter.rules[0].paths=/rule-held", "--ratelimit.filter.rules[0].algorithm=concurrency",
+				"--ratelimit.filter.rules[0].limit=" + LIMIT, "--ratelimit.filter.rules[0].key=@xClient.of(#request)");
+	}
+
+	private static int port(ConfigurableApplicationContext context) {
+		return ((WebServerApplicationContext) context).getWebServer().getPort();
+	}
+
+	/** What the handlers of one client hold: a gate the test opens, and their count in flight. */
+	static final class Gate {
+
+		final CompletableFuture<String> opened = new CompletableFuture<>();
+
+		final AtomicInteger entered = new AtomicInteger();
+
+		final AtomicInteger inFlight = new AtomicInteger();
+
+		final AtomicInteger mostAtOnce = new AtomicInteger();
+
+		volatile boolean open;
+
+		void enter() {
+			this.entered.incrementAndGet();
+			int now = this.inFlight.incrementAndGet();
+			this.mostAtOnce.accumulateAndGet(now, Math::max);
+		}
+
+		void leave() {
+			this.inFlight.decrementAndGet();
+		}
+
+		void open() {
+			this.open = true;
+			this.opened.complete("done");
+		}
+
+	}
+
+	/** The gates by client: the handlers of both instances, in this JVM, count together. */
+	static final class Gates {
+
+		private static final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+
+		static Gate of(String client) {
+			return gates.computeIfAbsent(client, (key) -> new Gate());
+		}
+
+		static void openAll() {
+			gates.values().forEach(Gate::open);
+			gates.clear();
+		}
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import({ ServletHandlers.class, ReactiveHandlers.class })
+	static class ConcurrencyApplication {
+
+		@Bean
+		XClient xClient() {
+			return new XClient();
+		}
+
+		/** Reactor Netty resources of its own: closing one instance must not stop the other's event loops. */
+		@Bean
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+		ReactorResourceFactory reactorResourceFactory() {
+			ReactorResourceFactory factory = new ReactorResourceFactory();
+			factory.setUseGlobalResources(false);
+			return factory;
+		}
+
+	}
+
+	@RestController
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	static class ServletHandlers {
+
+		@GetMapping("/rule-held")
+		String rule(jakarta.servlet.http.HttpServletRequest request) throws Exception {
+			return held(request.getHeader("X-Client"));
+		}
+
+		@RateLimited(name = "annotated-held", algorithm = "concurrency", limit = LIMIT, key = "@xClient.of(#request)")
+		@GetMapping("/annotated-held")
+		String annotated(jakarta.servlet.http.HttpServletRequest request) throws Exception {
+			return held(request.getHeader("X-Client"));
+		}
+
+		@RateLimited(name = "annotated-fails", algorithm = "concurrency", limit = 1, key = "@xClient.of(#request)")
+		@GetMapping("/annotated-fails")
+		String fails() {
+			throw new IllegalStateException("the handler failed");
+		}
+
+		@RateLimited(name = "one-async", algorithm = "concurrency", limit = 1, key = "@xClient.of(#request)")
+		@GetMapping("/one-async")
+		DeferredResult<String> async(jakarta.servlet.http.HttpServletRequest request) {
+			Gate gate = Gates.of(request.getHeader("X-Client"));
+			DeferredResult<String> result = new DeferredResult<>(60_000L);
+			gate.enter();
+			gate.opened.thenAccept((value) -> {
+				gate.leave();
+				result.setResult(value);
+			});
+			return result;
+		}
+
+		@RateLimited(name = "one-streaming", algorithm = "concurrency", limit = 1, key = "@xClient.of(#request)")
+		@GetMapping("/one-streaming")
+		org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody streaming(
+				jakarta.servlet.http.HttpServletRequest request) {
+			Gate gate = Gates.of(request.getHeader("X-Client"));
+			byte[] chunk = "line\n".repeat(4096).getBytes(StandardCharsets.US_ASCII);
+			return (out) -> {
+				// 20 KB at a time, more than the container buffers, until the client goes away (the write fails) or the
+				// gate opens
+				while (!gate.open) {
+					out.write(chunk);
+					out.flush();
+					try {
+						gate.opened.get(20, TimeUnit.MILLISECONDS);
+					}
+					catch (java.util.concurrent.TimeoutException ex) {
+						// next line
+					}
+					catch (Exception ex) {
+						throw new IOException(ex);
+					}
+				}
+			};
+		}
+
+		private static String held(String client) throws Exception {
+			Gate gate = Gates.of(client);
+			gate.enter();
+			try {
+				return gate.opened.get(60, TimeUnit.SECONDS);
+			}
+			finally {
+				gate.leave();
+			}
+		}
+
+	}
+
+	@RestController
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	static class ReactiveHandlers {
+
+		@GetMapping("/rule-held")
+		Mono<String> rule(org.springframework.http.server.reactive.ServerHttpRequest request) {
+			return held(request.getHeaders().getFirst("X-Client"));
+		}
+
+		@RateLimited(name = "annotated-held", algorithm = "concurrency", limit = LIMIT, key = "@xClient.of(#request)")
+		@GetMapping("/annotated-held")
+		Mono<String> annotated(org.springframework.http.server.reactive.ServerHttpRequest request) {
+			return held(request.getHeaders().getFirst("X-Client"));
+		}
+
+		@RateLimited(name = "annotated-fails", algorithm = "concurrency", limit = 1, key = "@xClient.of(#request)")
+		@GetMapping("/annotated-fails")
+		Mono<String> fails() {
+			return Mono.error(new IllegalStateException("the handler failed"));
+		}
+
+		@RateLimited(name = "one-async", algorithm = "concurrency", limit = 1, key = "@xClient.of(#request)")
+		@GetMapping("/one-async")
+		Flux<String> async(org.springframework.http.server.reactive.ServerHttpRequest request) {
+			return held(request.getHeaders().getFirst("X-Client")).flux();
+		}
+
+		@RateLimited(name = "one-streaming", algorithm = "concurrency", limit = 1, key = "@xClient.of(#request)")
+		@GetMapping("/one-streaming")
+		Flux<String> streaming(org.springframework.http.server.reactive.ServerHttpRequest request) {
+			Gate gate = Gates.of(request.getHeaders().getFirst("X-Client"));
+			return Flux.interval(Duration.ofMillis(20)).map((tick) -> "line\n").takeUntilOther(Mono.fromFuture(gate.opened));
+		}
+
+		private static Mono<String> held(String client) {
+			Gate gate = Gates.of(client);
+			return Mono.defer(() -> {
+				gate.enter();
+				return Mono.fromFuture(gate.opened, true);
+			}).doFinally((signal) -> gate.leave());
+		}
+
+	}
+
+}
