@@ -164,6 +164,11 @@ final class SampleProcess implements AutoCloseable {
 		}
 	}
 
+	/** Kills the process at once (SIGKILL), as a crash would: nothing of it runs after. */
+	void kill() throws InterruptedException {
+		this.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+	}
+
 	/** Ends the process (SIGTERM, then SIGKILL) and every process it started. */
 	@Override
 	public void close() {

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
@@ -211,6 +212,73 @@ class TwoInstancesIT {
 		assertThat(JsonPath.<String>read(body, "$.detail")).contains("'api-budget'", "retry in " + retryAfter + " s");
 		assertThat(JsonPath.<String>read(body, "$.instance")).isEqualTo("/api/reports/weekly");
 		assertThat(JsonPath.<List<String>>read(body, "$['violated-policies']")).containsExactly("api-budget");
+	}
+
+	@Test
+	void exportsOfOneKeyRunTwoAtATimeOnBothInstancesTogether() throws Exception {
+		String apiKey = "key-" + UUID.randomUUID();
+		CompletableFuture<HttpResponse<String>> first = Http.getAsync(a, "/api/exports/first?seconds=3", apiKey);
+		CompletableFuture<HttpResponse<String>> second = Http.getAsync(b, "/api/exports/second?seconds=3", apiKey);
+		// both running (the endpoint reads the leases without taking one): a third, on either instance, is refused
+		awaitExportsFree(a, apiKey, 0);
+		HttpResponse<String> third = Http.get(a, "/api/exports/third", apiKey);
+		assertThat(third.statusCode()).isEqualTo(429);
+		assertThat(third.headers().allValues("Retry-After")).containsExactly("1");
+		assertThat(third.headers().firstValue("RateLimit-Policy").orElseThrow())
+			.contains("\"exports\";q=2;qu=\"concurrent-requests\"");
+		assertThat(third.headers().firstValue("RateLimit").orElseThrow()).contains("\"exports\";r=0");
+		assertThat(JsonPath.<String>read(third.body(), "$.detail"))
+			.isEqualTo("Concurrency limit 'exports' exceeded: 2 requests of this client are in flight; retry when one ends");
+		assertThat(Http.get(b, "/api/exports/third", apiKey).statusCode()).isEqualTo(429);
+		// another key has exports of its own
+		assertThat(Http.get(b, "/api/exports/other?seconds=1", "key-" + UUID.randomUUID()).statusCode()).isEqualTo(200);
+
+		assertThat(first.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		assertThat(first.get().body()).startsWith("first,1\n").endsWith("first,30\n");
+		assertThat(second.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		awaitExportsFree(b, apiKey, 2);
+		assertThat(Http.get(b, "/api/exports/third?seconds=1", apiKey).statusCode()).isEqualTo(200);
+	}
+
+	/**
+	 * An instance killed mid-export (SIGKILL: nothing gives its lease back) holds its lease no longer than its lease
+	 * time (3 s here) after its last renewal; the time is the behaviour, with a margin for a busy machine.
+	 */
+	@Test
+	void aKilledInstancesExportLeaseExpiresAfterItsLeaseTime() throws Exception {
+		String apiKey = "key-" + UUID.randomUUID();
+		try (SampleProcess doomed = SampleProcess.webWith("instance-killed", "--spring.data.redis.url=" + redis.url(),
+				"--ratelimit.redis.timeout=10s", "--sample.exports.lease-time=3s")) {
+			doomed.awaitReady();
+			Http.getAsync(doomed, "/api/exports/doomed?seconds=600", apiKey);
+			awaitExportsFree(a, apiKey, 1);
+			doomed.kill();
+		}
+		long killedAt = System.nanoTime();
+		// an export of 30 s takes the other lease, and holds it past the end of this test
+		Http.getAsync(a, "/api/exports/running?seconds=30", apiKey);
+		awaitExportsFree(a, apiKey, 0);
+		// the dead instance's lease is swept once it expires, one lease time at most after its last renewal: long
+		// before the running export ends
+		awaitExportsFree(b, apiKey, 1);
+		assertThat(System.nanoTime() - killedAt).as("time to expire the killed instance's lease")
+			.isLessThan(TimeUnit.SECONDS.toNanos(3 + 12));
+	}
+
+	/** Waits, at most 30 s, until the endpoint of {@code instance} reads {@code free} exports left for the key. */
+	private static void awaitExportsFree(SampleProcess instance, String apiKey, int free) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		String path = "/actuator/ratelimits/exports?client=key:" + apiKey;
+		while (true) {
+			HttpResponse<String> state = Http.get(instance, path, null);
+			List<Integer> remaining = JsonPath.read(state.body(), "$.states[*].remaining");
+			if (remaining.equals(List.of(free))) {
+				return;
+			}
+			assertThat(System.nanoTime()).as("waiting for %d exports free, reading %s", free, state.body())
+				.isLessThan(deadline);
+			Thread.sleep(20);
+		}
 	}
 
 	@Test

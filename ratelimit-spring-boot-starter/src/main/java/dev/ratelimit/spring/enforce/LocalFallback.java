@@ -92,6 +92,11 @@ public final class LocalFallback {
 		return shares.isEmpty() ? null : this.local.tryAcquire(clientKey, shares);
 	}
 
+	/** Renews leases taken in this instance's memory while Redis failed: the same acquire again. */
+	RateLimitDecision renew(String clientKey, List<LimitRequest> leases) {
+		return this.local.tryAcquire(clientKey, leases);
+	}
+
 	/**
 	 * The local state of a fail-local limit, read without consuming (admission of a call charged by outcome), or
 	 * {@code null} for a limit of another policy.

@@ -192,16 +192,19 @@ public final class RateLimitEnforcer {
 		}
 		if (this.redis.spared(limits)) {
 			return runNow(() -> sequence.holdLocal(clientKey, limits,
-					this.answers.decideLocally(request, clientKey, limits, sequence.applied(), sequence.lease())));
+					this.answers.decideLocally(request, clientKey, limits, sequence.applied(), sequence.lease()),
+					this.redis));
 		}
 		long sentAt = this.denials.now();
 		return this.redis.decide(clientKey, requests, sequence.deadline()).handleAsync((decision, failure) -> {
 			if (failure != null) {
 				this.redis.failed(failure);
-				// the acquire may have run in Redis all the same: its lease is given back with the others
-				sequence.holdLease(Leases.of(clientKey, requests, false));
+				// the acquire may have run in Redis all the same: its lease is given back with the others (and not
+				// renewed: the call may not hold it)
+				sequence.holdLease(Leases.of(clientKey, requests, false), null);
 				sequence.holdLocal(clientKey, limits,
-						this.answers.decideLocally(request, clientKey, limits, sequence.applied(), sequence.lease()));
+						this.answers.decideLocally(request, clientKey, limits, sequence.applied(), sequence.lease()),
+						this.redis);
 				return null;
 			}
 			this.redis.answered();
@@ -210,7 +213,7 @@ public final class RateLimitEnforcer {
 				if (sequence.reserveUnits()) {
 					sequence.reservation().hold(clientKey, limits, decision, false);
 				}
-				sequence.holdLease(Leases.taken(clientKey, decision, false));
+				sequence.holdLease(Leases.taken(clientKey, decision, false), this.redis);
 			}
 			else {
 				this.denials.remember(clientKey, requests, decision, sentAt);
@@ -238,19 +241,24 @@ public final class RateLimitEnforcer {
 	private record Sequence(LimitedRequest request, long deadline, List<LimitDecision> applied, Executor continuation,
 			Reservation reservation, boolean reserveUnits, @Nullable String lease, List<Reservation.Lease> leases) {
 
-		/** A local decision (fail-local), held when the sequence reserves; its leases always. */
-		void holdLocal(String clientKey, List<ConfiguredLimit> limits, @Nullable RateLimitDecision local) {
+		/** A local decision (fail-local), held when the sequence reserves; its leases always, renewed. */
+		void holdLocal(String clientKey, List<ConfiguredLimit> limits, @Nullable RateLimitDecision local,
+				RedisCaller redis) {
 			if (local == null) {
 				return;
 			}
 			if (this.reserveUnits) {
 				this.reservation.hold(clientKey, limits, local, true);
 			}
-			holdLease(Leases.taken(clientKey, local, true));
+			holdLease(Leases.taken(clientKey, local, true), redis);
 		}
 
-		/** Keeps a lease taken for this request, in the call's reservation until the call ends. */
-		void holdLease(Reservation.@Nullable Lease lease) {
+		/**
+		 * Keeps a lease of this request, in the call's reservation until the call ends.
+		 * @param renewals where a lease the call holds is renewed while it runs; {@code null} for one it may hold
+		 * (an acquire not answered), which is only given back
+		 */
+		void holdLease(Reservation.@Nullable Lease lease, @Nullable RedisCaller renewals) {
 			if (lease == null) {
 				return;
 			}
@@ -258,6 +266,9 @@ public final class RateLimitEnforcer {
 				this.leases.add(lease);
 			}
 			this.reservation.holdLease(lease);
+			if (renewals != null) {
+				renewals.renewing(lease);
+			}
 		}
 
 		/** The request does not go ahead: the leases it took are given back now. */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.spring.limits.LimitConfiguration;
@@ -13,6 +14,7 @@ import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.commons.logging.Log;
@@ -35,7 +37,11 @@ import org.apache.commons.logging.LogFactory;
  * well.</li>
  * <li>{@code ratelimit.configuration.changes}, a counter of the changes of the limits at runtime (tags {@code source}:
  * {@code endpoint}, {@code store}, {@code environment}; {@code outcome}: {@code applied}, {@code refused}); the meters
- * of limits a change adds are created with it, those of limits it removes are removed.</li>
+ * of limits a change adds are created with it, those of limits it removes are removed;</li>
+ * <li>{@code ratelimit.leases.held}, a gauge of the leases of concurrency limits this instance holds for calls still
+ * running (each renewed until its call ends);</li>
+ * <li>{@code ratelimit.leases.lost}, a counter per limit of the leases this instance's running calls lost (expired
+ * before a renewal, or released by an operator, with the limit full); created on the first loss.</li>
  * </ul>
  */
 public class RateLimitEventRecorder implements LimitConfigurations.Listener {
@@ -103,6 +109,20 @@ public class RateLimitEventRecorder implements LimitConfigurations.Listener {
 	/** A change of the limits refused: counted (the reason is logged where the change came from). */
 	@Override
 	public void refused(String source, RuntimeException reason) {
+	}
+
+	/** The leases this instance holds for calls still running, read when a gauge asks. */
+	void leases(IntSupplier held) {
+	}
+
+	/**
+	 * A call running on this instance lost its lease of these concurrency limits (it expired before a renewal, or an
+	 * operator released it) and could not take another: it runs on without one. Logged, every time: it should be rare.
+	 */
+	void leaseLost(List<String> limits) {
+		logger.warn("A call running on this instance lost its lease of concurrency limit " + limits
+				+ " (it expired before it was renewed, or an operator released it) and the limit is full: the call runs"
+				+ " on without one");
 	}
 
 	/** Redis answered after failing: fail-local limits are decided by Redis again. */
@@ -221,6 +241,26 @@ public class RateLimitEventRecorder implements LimitConfigurations.Listener {
 				.tag("source", source)
 				.tag("outcome", outcome)
 				.register(this.registry);
+		}
+
+		@Override
+		void leases(IntSupplier held) {
+			Gauge.builder("ratelimit.leases.held", held, IntSupplier::getAsInt)
+				.description("Leases of concurrency limits this instance holds for calls still running")
+				.strongReference(true)
+				.register(this.registry);
+		}
+
+		@Override
+		void leaseLost(List<String> limits) {
+			super.leaseLost(limits);
+			for (String limit : limits) {
+				Counter.builder("ratelimit.leases.lost")
+					.description("Leases that calls running on this instance lost before they ended")
+					.tag("limit", limit)
+					.register(this.registry)
+					.increment();
+			}
 		}
 
 		@Override

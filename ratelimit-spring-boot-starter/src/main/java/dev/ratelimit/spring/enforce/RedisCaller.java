@@ -41,6 +41,8 @@ public final class RedisCaller {
 
 	private final LocalFallback fallback;
 
+	private final LeaseRenewals renewals = new LeaseRenewals(this::renew, this::giveBack);
+
 	/**
 	 * @param limiter the limiter, Redis or in memory
 	 * @param timeout {@code ratelimit.redis.timeout}: one request's time in the limiter, positive
@@ -55,6 +57,7 @@ public final class RedisCaller {
 		this.timeouts = timeouts;
 		this.events = events;
 		this.fallback = fallback;
+		events.leases(this.renewals::held);
 	}
 
 	/** The request's deadline ({@link System#nanoTime()}), set by its first decision. */
@@ -107,12 +110,22 @@ public final class RedisCaller {
 		}
 	}
 
+	/** A lease taken for a call that runs on: renewed until the call gives it back ({@link LeaseRenewals}). */
+	void renewing(Reservation.Lease lease) {
+		this.renewals.hold(lease);
+	}
+
 	/**
-	 * Gives back {@code lease} without waiting: in this instance's memory, or sent to Redis with a timeout of its own
-	 * ({@code ratelimit.redis.timeout}, not a request's deadline). A failure is counted and logged as any; the lease
-	 * then expires after its lease time.
+	 * Gives back {@code lease} without waiting, and no longer renews it: in this instance's memory, or sent to Redis
+	 * with a timeout of its own ({@code ratelimit.redis.timeout}, not a request's deadline). A failure is counted and
+	 * logged as any; the lease then expires after its lease time.
 	 */
 	void release(Reservation.Lease lease) {
+		this.renewals.release(lease);
+	}
+
+	/** {@link #release(Reservation.Lease)}, sent. */
+	private void giveBack(Reservation.Lease lease) {
 		List<Settlement> settlements = Leases.giveBack(lease);
 		if (lease.local()) {
 			this.fallback.settle(lease.clientKey(), settlements);
@@ -127,6 +140,37 @@ public final class RedisCaller {
 					answered();
 				}
 			});
+	}
+
+	/**
+	 * Renews {@code lease}: the same acquire again, with its own timeout. Completes with whether the call still holds
+	 * it; a lease lost (expired before it was renewed, or released by an operator) is taken again when the limit has
+	 * room, else the call runs on without one, which is logged. A failure of Redis completes with true: the next
+	 * renewal tries again.
+	 */
+	private CompletionStage<Boolean> renew(Reservation.Lease lease) {
+		if (lease.local()) {
+			return CompletableFuture.completedFuture(held(this.fallback.renew(lease.clientKey(), lease.leases())));
+		}
+		return bounded(() -> this.limiter.tryAcquireAsync(lease.clientKey(), lease.leases()),
+				System.nanoTime() + this.timeoutNanos)
+			.handle((decision, failure) -> {
+				if (failure != null) {
+					failed(failure);
+					return true;
+				}
+				answered();
+				return held(decision);
+			});
+	}
+
+	private boolean held(RateLimitDecision renewal) {
+		if (renewal.allowed() && renewal.shadowDenied().isEmpty()) {
+			return true;
+		}
+		this.events.leaseLost(
+				renewal.decisions().stream().filter((limit) -> !limit.allowed()).map((limit) -> limit.request().name()).toList());
+		return false;
 	}
 
 	/** Settles what this instance's memory reserved while Redis failed. */

@@ -23,6 +23,7 @@ import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.test.NoBlocking;
 import dev.ratelimit.spring.test.app.XClient;
 import dev.ratelimit.test.TestRedis;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,9 +51,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Concurrency limits ({@code algorithm: concurrency}) over two application instances on one Redis, on each web stack:
  * never more than the limit of one client's calls in flight, as the called code itself counts them; the 429's fields;
- * and the lease given back on every way a request ends (returned, thrown, an asynchronous or streaming response
- * completed, the client gone). A handler holds its call until the test opens its gate, so nothing depends on timing;
- * a lease given back is seen in Redis, where the client's lease set disappears with its last lease.
+ * the lease given back on every way a request ends (returned, thrown, an asynchronous or streaming response
+ * completed, the client gone); and a call longer than its lease time keeping its lease. A handler holds its call
+ * until the test opens its gate, so nothing but the renewal depends on timing; a lease given back is seen in Redis,
+ * where the client's lease set disappears with its last lease.
  */
 @ExtendWith(NoBlocking.class)
 class ConcurrencyLimitIntegrationTests {
@@ -133,6 +135,67 @@ class ConcurrencyLimitIntegrationTests {
 			assertThat(leases(prefix)).isEqualTo(1);
 			gate.open();
 			assertThat(pending.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			waitUntilNoLeases(prefix);
+		}
+	}
+
+	/**
+	 * A call that runs for more than two lease times (3 s) keeps its lease: renewed every second, with two seconds of
+	 * margin for a busy machine. The time is the behaviour here: the lease expires on Redis' own clock.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void aCallLongerThanItsLeaseTimeKeepsItsLease(String webApplicationType) throws Exception {
+		String prefix = "concurrency-renewed-" + webApplicationType + "-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext context = start(webApplicationType, prefix)) {
+			int port = port(context);
+			String client = UUID.randomUUID().toString();
+			Gate gate = Gates.of(client);
+			CompletableFuture<HttpResponse<String>> running = send(port, "/short-lease", client);
+			waitUntil(() -> gate.entered.get() == 1, "the call running");
+			long started = System.nanoTime();
+			while (System.nanoTime() - started < TimeUnit.SECONDS.toNanos(7)) {
+				Thread.sleep(500);
+				assertThat(leases(prefix)).as("leases after %d ms", (System.nanoTime() - started) / 1_000_000)
+					.isEqualTo(1);
+			}
+			assertThat(send(port, "/short-lease", client).get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(429);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get("ratelimit.leases.held").gauge().value()).isEqualTo(1);
+			gate.open();
+			assertThat(running.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			waitUntilNoLeases(prefix);
+			waitUntil(() -> meters.get("ratelimit.leases.held").gauge().value() == 0, "no lease held");
+		}
+	}
+
+	/**
+	 * A running call whose lease is gone (an operator deleted the client's leases) while another call took the only
+	 * one left: its next renewal finds the limit full, counts the loss and stops renewing; the other call's lease is
+	 * left alone.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void aRunningCallThatLostItsLeaseIsCounted(String webApplicationType) throws Exception {
+		String prefix = "concurrency-lost-" + webApplicationType + "-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext context = start(webApplicationType, prefix)) {
+			int port = port(context);
+			String client = UUID.randomUUID().toString();
+			Gate gate = Gates.of(client);
+			CompletableFuture<HttpResponse<String>> first = send(port, "/short-lease", client);
+			waitUntil(() -> gate.entered.get() == 1, "the first call running");
+			redis.keys(prefix + "*").forEach(redis::del);
+			CompletableFuture<HttpResponse<String>> second = send(port, "/short-lease", client);
+			waitUntil(() -> gate.entered.get() == 2, "the second call running");
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			waitUntil(() -> meters.find("ratelimit.leases.lost").tag("limit", "short-lease").counter() != null
+					&& meters.get("ratelimit.leases.lost").tag("limit", "short-lease").counter().count() == 1,
+					"the first call's loss counted");
+			assertThat(meters.get("ratelimit.leases.held").gauge().value()).isEqualTo(1);
+			assertThat(leases(prefix)).isEqualTo(1);
+			gate.open();
+			assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			assertThat(second.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
 			waitUntilNoLeases(prefix);
 		}
 	}
@@ -289,6 +352,13 @@ class ConcurrencyLimitIntegrationTests {
 			return held(request.getHeader("X-Client"));
 		}
 
+		@RateLimited(name = "short-lease", algorithm = "concurrency", limit = 1, window = "3s",
+				key = "@xClient.of(#request)")
+		@GetMapping("/short-lease")
+		String shortLease(jakarta.servlet.http.HttpServletRequest request) throws Exception {
+			return held(request.getHeader("X-Client"));
+		}
+
 		@RateLimited(name = "annotated-fails", algorithm = "concurrency", limit = 1, key = "@xClient.of(#request)")
 		@GetMapping("/annotated-fails")
 		String fails() {
@@ -358,6 +428,13 @@ class ConcurrencyLimitIntegrationTests {
 		@RateLimited(name = "annotated-held", algorithm = "concurrency", limit = LIMIT, key = "@xClient.of(#request)")
 		@GetMapping("/annotated-held")
 		Mono<String> annotated(org.springframework.http.server.reactive.ServerHttpRequest request) {
+			return held(request.getHeaders().getFirst("X-Client"));
+		}
+
+		@RateLimited(name = "short-lease", algorithm = "concurrency", limit = 1, window = "3s",
+				key = "@xClient.of(#request)")
+		@GetMapping("/short-lease")
+		Mono<String> shortLease(org.springframework.http.server.reactive.ServerHttpRequest request) {
 			return held(request.getHeaders().getFirst("X-Client"));
 		}
 
