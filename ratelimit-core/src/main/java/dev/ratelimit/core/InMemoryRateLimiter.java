@@ -88,6 +88,13 @@ public final class InMemoryRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public List<HeldLease> leases(String clientId, LimitDefinition limit) {
+		Requests.checkLeases(clientId, limit);
+		long now = (this.time != null) ? Requests.timeOf(this.time) : this.store.clock.millis();
+		return this.store.read(clientId, limit, (state) -> ((MemoryConcurrency) state).leases(now)).orElse(List.of());
+	}
+
+	@Override
 	public int reset(String clientId, List<LimitDefinition> limits) {
 		Requests.checkReset(clientId, limits);
 		return this.store.reset(clientId, limits);

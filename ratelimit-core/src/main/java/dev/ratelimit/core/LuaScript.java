@@ -31,6 +31,8 @@ public record LuaScript(String source, String sha1) {
 
 	private static final LuaScript RESET = load(new String[0], "reset.lua");
 
+	private static final LuaScript LEASES = load(new String[] { "common.lua" }, "leases.lua");
+
 	/**
 	 * @throws IllegalArgumentException if {@code sha1} is not the SHA-1 of {@code source}: EVALSHA would run another
 	 * script, or none
@@ -79,6 +81,14 @@ public record LuaScript(String source, String sha1) {
 	 */
 	public static LuaScript settle() {
 		return SETTLE;
+	}
+
+	/**
+	 * The script that lists the leases held of one client's concurrency limit: {@code common.lua} joined with
+	 * {@code leases.lua}, which documents its KEYS, ARGV and reply.
+	 */
+	public static LuaScript leases() {
+		return LEASES;
 	}
 
 	/** The script that deletes one client's state of some limits: {@code reset.lua}. */

@@ -2,6 +2,7 @@ package dev.ratelimit.core;
 
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -60,6 +61,16 @@ final class MemoryConcurrency extends MemoryState {
 		}
 		sweep(now);
 		return allowance(reservation.definition().limit() - this.expiries.size(), reset(now), more(now));
+	}
+
+	/** leases.lua: the leases live at {@code now}, soonest expiry first; nothing is removed. */
+	List<HeldLease> leases(long now) {
+		return this.expiries.entrySet()
+			.stream()
+			.filter((lease) -> lease.getValue() > now)
+			.sorted(Map.Entry.<String, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+			.map((lease) -> new HeldLease(lease.getKey(), lease.getValue() - now))
+			.toList();
 	}
 
 	/** ZREMRANGEBYSCORE -inf now; an emptied set is deleted by Redis, key and TTL. */

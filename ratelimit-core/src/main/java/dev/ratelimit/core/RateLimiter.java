@@ -125,6 +125,22 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Lists the leases held of one client's concurrency limit ({@link Algorithm#CONCURRENCY}), soonest expiry first,
+	 * without writing anything: for operators, who see which calls hold them (a lease id tells its caller) and can give
+	 * one back ({@link #settle} of an actual cost 0 with its id). Leases expired at this limiter's time are left out.
+	 * @param clientId as in {@link #tryAcquire(String, List)}
+	 * @param limit a concurrency limit
+	 * @return the leases held; empty when none
+	 * @throws IllegalArgumentException if {@code limit} is not a concurrency limit, or as {@link #tryAcquire(String,
+	 * List)} for this limiter's clock
+	 * @throws UnsupportedOperationException by default: a limiter that cannot list its leases
+	 * @throws RuntimeException from the underlying client when the store cannot be reached in time
+	 */
+	default List<HeldLease> leases(String clientId, LimitDefinition limit) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot list a client's leases");
+	}
+
+	/**
 	 * A limiter on the same store and state that decides at {@code clock}'s time (read once per call, in ms) rather
 	 * than the store's: for tests, simulations and replays at explicit times. State still expires on the store's own
 	 * clock (a Redis key's TTL runs on the server's), counted from each write with the relative TTL computed from the

@@ -1,5 +1,6 @@
 package dev.ratelimit.core;
 
+import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -123,6 +124,27 @@ public final class RedisRateLimiter implements RateLimiter {
 			throw new IllegalStateException("reset script replied " + reply);
 		}
 		return reply.get(0).intValue();
+	}
+
+	@Override
+	public List<HeldLease> leases(String clientId, LimitDefinition limit) {
+		Requests.checkLeases(clientId, limit);
+		String time = (this.clock != null) ? Long.toString(Requests.timeOf(this.clock)) : SERVER_TIME_ARG;
+		List<Long> reply = this.executor.execute(LuaScript.leases(), List.of(this.keys.key(clientId, limit)),
+				List.of(time));
+		List<HeldLease> leases = new ArrayList<>();
+		int at = 0;
+		while (at < reply.size()) {
+			long expiresAfter = reply.get(at);
+			int length = reply.get(at + 1).intValue();
+			byte[] id = new byte[length];
+			for (int i = 0; i < length; i++) {
+				id[i] = reply.get(at + 2 + i).byteValue();
+			}
+			leases.add(new HeldLease(new String(id, StandardCharsets.US_ASCII), expiresAfter));
+			at += 2 + length;
+		}
+		return leases;
 	}
 
 	/** The script's KEYS and ARGV (see rate_limit.lua). */

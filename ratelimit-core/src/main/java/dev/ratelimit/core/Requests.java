@@ -76,6 +76,18 @@ final class Requests {
 	}
 
 	/**
+	 * For {@link RateLimiter#leases}.
+	 * @throws IllegalArgumentException if {@code limit} is not a concurrency limit
+	 */
+	static void checkLeases(String clientId, LimitDefinition limit) {
+		Objects.requireNonNull(clientId, "clientId must not be null");
+		if (limit.algorithm().rate()) {
+			throw new IllegalArgumentException("rate limit '" + limit.name() + "' (" + limit.algorithm()
+					+ ") holds no leases; only a concurrency limit does");
+		}
+	}
+
+	/**
 	 * The time of {@code clock} in ms.
 	 * @throws IllegalArgumentException if it is negative or not below 2^52 (exact in Lua)
 	 */

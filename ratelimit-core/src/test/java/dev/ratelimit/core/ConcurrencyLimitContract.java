@@ -204,6 +204,26 @@ abstract class ConcurrencyLimitContract {
 	}
 
 	@Test
+	void leasesListsTheHoldersSoonestExpiryFirstWithoutTakingOrSweeping() {
+		acquire("client", EXPORTS, "lease-b", T0 + 1000);
+		acquire("client", EXPORTS, "lease-a", T0);
+		assertThat(at(this.limiter, T0 + 2000).leases("client", EXPORTS))
+			.containsExactly(new HeldLease("lease-a", 8000), new HeldLease("lease-b", 9000));
+		// "lease-a" has expired at T0 + 10 s: left out, and still counted by nothing
+		assertThat(at(this.limiter, T0 + 10_000).leases("client", EXPORTS))
+			.containsExactly(new HeldLease("lease-b", 1000));
+		assertThat(at(this.limiter, T0).leases("nobody", EXPORTS)).isEmpty();
+		// an operator gives one back by its id
+		at(this.limiter, T0 + 3000).settle("client",
+				List.of(new Settlement(EXPORTS.request().withLease("lease-b"), 0, 0)));
+		assertThat(at(this.limiter, T0 + 3000).leases("client", EXPORTS))
+			.containsExactly(new HeldLease("lease-a", 7000));
+		LimitDefinition rate = LimitDefinition.of("rate", Algorithm.TOKEN_BUCKET, 2, Duration.ofSeconds(1));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.limiter.leases("client", rate))
+			.withMessageContaining("holds no leases");
+	}
+
+	@Test
 	void resetGivesEveryLeaseBack() {
 		acquire("client", EXPORTS, "a", T0);
 		acquire("client", EXPORTS, "b", T0);

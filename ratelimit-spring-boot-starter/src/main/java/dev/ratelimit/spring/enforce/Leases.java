@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.enforce;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,14 +21,27 @@ final class Leases {
 	private Leases() {
 	}
 
-	/** A new lease id when {@code limits} has a concurrency limit, else {@code null} (no id made per request). */
-	static @Nullable String idFor(List<ConfiguredLimit> limits) {
+	/**
+	 * A new lease id when {@code limits} has a concurrency limit, else {@code null} (no id made per request):
+	 * {@code <holder>/<random>}, so that an operator listing the leases sees which instance holds each.
+	 * @param holder this instance ({@link #holder()})
+	 */
+	static @Nullable String idFor(List<ConfiguredLimit> limits, String holder) {
 		for (ConfiguredLimit limit : limits) {
 			if (limit.concurrency() || anyInPlans(limit)) {
-				return LimitRequest.newLeaseId();
+				return holder + "/" + LimitRequest.newLeaseId();
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * This instance as its lease ids name it: {@code <pid>@<host>} as the JVM names itself, in the characters a lease
+	 * id may hold, at most 60 of them. Read once, at startup: the JVM may look its host name up.
+	 */
+	static String holder() {
+		String name = ManagementFactory.getRuntimeMXBean().getName().replaceAll("[^A-Za-z0-9._@-]", "-");
+		return name.isEmpty() ? "instance" : name.substring(0, Math.min(60, name.length()));
 	}
 
 	/** A plan may make a limit a concurrency limit. */

@@ -56,6 +56,9 @@ public final class RateLimitEnforcer {
 
 	private final OutcomeCharger byOutcome;
 
+	/** This instance as its lease ids name it ({@link Leases#holder()}). */
+	private final String holder = Leases.holder();
+
 	/**
 	 * @param redis the calls to Redis, each bounded by its request's deadline
 	 * @param answers what the decisions make of the request
@@ -136,7 +139,7 @@ public final class RateLimitEnforcer {
 			return CompletableFuture.failedFuture(ex);
 		}
 		Sequence decided = new Sequence(request, this.redis.deadline(request), new ArrayList<>(), continuation,
-				reservation, reserveUnits, Leases.idFor(configured), new ArrayList<>());
+				reservation, reserveUnits, Leases.idFor(configured, this.holder), new ArrayList<>());
 		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			sequence = sequence.thenCompose((previous) -> decide(decided, group.getKey(), group.getValue()));

@@ -22,9 +22,11 @@ import java.util.function.BooleanSupplier;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.test.NoBlocking;
 import dev.ratelimit.spring.test.app.XClient;
+import com.jayway.jsonpath.JsonPath;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -200,6 +202,98 @@ class ConcurrencyLimitIntegrationTests {
 		}
 	}
 
+	/**
+	 * Ghost leases: acquires that time out on the application's side while Redis is frozen still run once it thaws
+	 * (the limiter's connection had sent them), taking leases for calls that failed open and ended long ago. The
+	 * release each call sent after its acquire, by its own lease id, gives them back: once Redis has caught up, the
+	 * limit admits its full number of calls at once.
+	 */
+	@Test
+	void leasesTakenByAcquiresThatTimedOutAreGivenBack() throws Exception {
+		String prefix = "concurrency-ghosts-" + UUID.randomUUID() + ":";
+		try (TestRedis frozen = TestRedis.start();
+				ConfigurableApplicationContext context = new SpringApplicationBuilder(ConcurrencyApplication.class).run(
+						"--server.port=0", "--server.address=127.0.0.1", "--spring.main.web-application-type=servlet",
+						"--spring.data.redis.url=" + frozen.url(), "--ratelimit.key-prefix=" + prefix,
+						"--ratelimit.redis.timeout=300ms")) {
+			JedisPooled frozenRedis = new JedisPooled(frozen.host(), frozen.port());
+			int port = port(context);
+			String client = UUID.randomUUID().toString();
+			assertThat(send(port, "/ghost-quick", client).get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			frozen.pause();
+			List<CompletableFuture<HttpResponse<String>>> failedOpen = new ArrayList<>();
+			try {
+				for (int i = 0; i < 10; i++) {
+					failedOpen.add(send(port, "/ghost-quick", client));
+				}
+				for (CompletableFuture<HttpResponse<String>> response : failedOpen) {
+					// fail-open: each ran without a lease, once its acquire timed out
+					assertThat(response.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+				}
+			}
+			finally {
+				frozen.resume();
+			}
+			// the queued acquires ran, then the releases sent after them
+			waitUntil(() -> frozenRedis.keys(prefix + "*").isEmpty(), "the ghost leases given back");
+			Gate gate = Gates.of(client);
+			List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				held.add(send(port, "/ghost-held", client));
+			}
+			waitUntil(() -> gate.entered.get() == 3, "three calls running at once");
+			assertThat(send(port, "/ghost-held", client).get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(429);
+			gate.open();
+			for (CompletableFuture<HttpResponse<String>> response : held) {
+				assertThat(response.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			}
+			frozenRedis.close();
+		}
+	}
+
+	/** The endpoint lists who holds a client's leases, and gives one back by its id, leaving the others. */
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void anOperatorListsTheHoldersOfAClientsLeasesAndGivesOneBack(String webApplicationType) throws Exception {
+		String prefix = "concurrency-endpoint-" + webApplicationType + "-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext context = start(webApplicationType, prefix)) {
+			int port = port(context);
+			String client = UUID.randomUUID().toString();
+			Gate gate = Gates.of(client);
+			List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+			for (int i = 0; i < LIMIT; i++) {
+				held.add(send(port, "/annotated-held", client));
+			}
+			waitUntil(() -> gate.entered.get() == LIMIT, "every call running");
+			String state = this.http.send(HttpRequest.newBuilder(
+					URI.create("http://127.0.0.1:" + port + "/actuator/ratelimits/annotated-held?client=key:" + client))
+				.build(), HttpResponse.BodyHandlers.ofString()).body();
+			List<String> leases = JsonPath.read(state, "$.states[0].leases[*].lease");
+			List<String> holders = JsonPath.read(state, "$.states[0].leases[*].holder");
+			List<Integer> expiries = JsonPath.read(state, "$.states[0].leases[*].expiresAfterMs");
+			assertThat(leases).hasSize(LIMIT).doesNotHaveDuplicates();
+			String instance = java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
+			assertThat(holders).containsOnly(instance.replaceAll("[^A-Za-z0-9._@-]", "-"));
+			assertThat(expiries).allSatisfy((ms) -> assertThat(ms).isBetween(1, 30_000));
+			assertThat(JsonPath.<Integer>read(state, "$.states[0].remaining")).isZero();
+			assertThat(send(port, "/annotated-held", client).get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(429);
+
+			String released = this.http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+					+ "/actuator/ratelimits/annotated-held?client=key:" + client + "&lease=" + leases.get(0)))
+				.DELETE()
+				.build(), HttpResponse.BodyHandlers.ofString()).body();
+			assertThat(JsonPath.<Boolean>read(released, "$.released")).isTrue();
+			assertThat(leases(prefix)).isEqualTo(LIMIT - 1);
+			held.add(send(port, "/annotated-held", client));
+			waitUntil(() -> gate.entered.get() == LIMIT + 1, "the call the released lease let in");
+			gate.open();
+			for (CompletableFuture<HttpResponse<String>> response : held) {
+				assertThat(response.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			}
+			waitUntilNoLeases(prefix);
+		}
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "servlet", "reactive" })
 	void aClientThatGoesAwayGivesItsLeaseBack(String webApplicationType) throws Exception {
@@ -263,7 +357,8 @@ class ConcurrencyLimitIntegrationTests {
 				// exactness must not depend on a short timeout: a loaded machine would turn it into fail-open
 				"--ratelimit.redis.timeout=30s", "--ratelimit.filter.rules[0].name=rule-held",
 				"--ratelimit.filter.rules[0].paths=/rule-held", "--ratelimit.filter.rules[0].algorithm=concurrency",
-				"--ratelimit.filter.rules[0].limit=" + LIMIT, "--ratelimit.filter.rules[0].key=@xClient.of(#request)");
+				"--ratelimit.filter.rules[0].limit=" + LIMIT, "--ratelimit.filter.rules[0].key=@xClient.of(#request)",
+				"--management.endpoints.web.exposure.include=ratelimits");
 	}
 
 	private static int port(ConfigurableApplicationContext context) {
@@ -356,6 +451,18 @@ class ConcurrencyLimitIntegrationTests {
 				key = "@xClient.of(#request)")
 		@GetMapping("/short-lease")
 		String shortLease(jakarta.servlet.http.HttpServletRequest request) throws Exception {
+			return held(request.getHeader("X-Client"));
+		}
+
+		@RateLimited(name = "ghost", algorithm = "concurrency", limit = 3, key = "@xClient.of(#request)")
+		@GetMapping("/ghost-quick")
+		String ghostQuick() {
+			return "quick";
+		}
+
+		@RateLimited(name = "ghost", algorithm = "concurrency", limit = 3, key = "@xClient.of(#request)")
+		@GetMapping("/ghost-held")
+		String ghostHeld(jakarta.servlet.http.HttpServletRequest request) throws Exception {
 			return held(request.getHeader("X-Client"));
 		}
 

@@ -6,10 +6,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiFunction;
 
+import dev.ratelimit.core.HeldLease;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.core.Settlement;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
 import dev.ratelimit.spring.enforce.DenialCache;
@@ -47,7 +49,8 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * <li>{@code DELETE /actuator/ratelimits/{name}?client=key:k-42}: deletes the client's state of the limit, every shape
  * at once ({@link RateLimiter#reset}); the client has its full allowance again. The denials this instance
  * remembers of the client are forgotten at once; other instances forget theirs within
- * {@code ratelimit.denials.max-age}.</li>
+ * {@code ratelimit.denials.max-age}. For a concurrency limit, the state lists the leases held and their holders, and
+ * {@code &lease=<id>} gives back that one lease only.</li>
  * <li>{@code POST /actuator/ratelimits/{name}} with a JSON body ({@code {"limit": 200}}, {@code {"plan": "pro",
  * "limit": 200}}, {@code {"undo": true}}): overrides the limit's shape, mode or failure policy, or a plan's shape of
  * it, on every instance ({@link #override}).</li>
@@ -240,11 +243,21 @@ public class RateLimitsEndpoint {
 					shape.shadow() ? null : RateLimitHeaderWriter.stateItem(peeked)));
 		}
 		return new State(plan, term(definition.algorithm()), definition.limit(), definition.window().toString(),
-				definition.capacity(), peeked.remaining(), peeked.resetAfterMs(), peeked.moreAfterMs(), requests);
+				definition.capacity(), peeked.remaining(), peeked.resetAfterMs(), peeked.moreAfterMs(), requests,
+				definition.algorithm().rate() ? null
+						: this.limiter.leases(key, definition).stream().map(LeaseHolder::of).toList());
 	}
 
+	/**
+	 * Deletes the client's state of the limit; with {@code lease}, gives back that one lease of a concurrency limit
+	 * (a call whose holder is gone, say) and leaves the others.
+	 */
 	@DeleteOperation
-	public WebEndpointResponse<Object> reset(@Selector(match = Match.ALL_REMAINING) String[] name, String client) {
+	public WebEndpointResponse<Object> reset(@Selector(match = Match.ALL_REMAINING) String[] name, String client,
+			@Nullable String lease) {
+		if (lease != null) {
+			return release(name, client, lease);
+		}
 		return forClient(name, client, (limit, key) -> {
 			// This instance's remembered denials of the client end now, even if the reset fails (it may still reach
 			// Redis); other instances' within ratelimit.denials.max-age.
@@ -257,6 +270,36 @@ public class RateLimitsEndpoint {
 			}
 			catch (RuntimeException ex) {
 				return storeFailed("reset", limit, ex);
+			}
+		});
+	}
+
+	/** Gives back one lease of the client's concurrency limit, in every shape of the limit. */
+	private WebEndpointResponse<Object> release(String[] name, String client, String lease) {
+		return forClient(name, client, (limit, key) -> {
+			List<LimitDefinition> shapes = lookup().shapesOf(limit)
+				.keySet()
+				.stream()
+				.filter((shape) -> !shape.algorithm().rate())
+				.toList();
+			if (shapes.isEmpty()) {
+				return badRequest("lease applies to a concurrency limit; rate limit '" + limit + "' holds no leases");
+			}
+			try {
+				boolean held = false;
+				for (LimitDefinition shape : shapes) {
+					held |= this.limiter.leases(key, shape).stream().anyMatch((holder) -> holder.id().equals(lease));
+					this.limiter.settle(key, List.of(new Settlement(shape.request().withLease(lease), 0, 0)));
+				}
+				logger.info("A lease of concurrency limit '" + limit + "' given back through the ratelimits endpoint"
+						+ (held ? "" : " (it was not held)"));
+				return new WebEndpointResponse<>(new Released(limit, key, lease, held));
+			}
+			catch (IllegalArgumentException ex) {
+				return badRequest(ex.getMessage());
+			}
+			catch (RuntimeException ex) {
+				return storeFailed("release a lease of", limit, ex);
 			}
 		});
 	}
@@ -363,9 +406,34 @@ public class RateLimitsEndpoint {
 	 * @param resetAfterMs ms until the full allowance is back, with no other traffic
 	 * @param moreAfterMs ms until {@code remaining} grows, 0 when the allowance is full
 	 * @param requests what a request of each cost that the limit's sources configure would get now
+	 * @param leases for a concurrency limit, the leases held, soonest expiry first; {@code null} for a rate limit
 	 */
 	public record State(@Nullable String plan, String algorithm, long limit, String window, long capacity, long remaining,
-			long resetAfterMs, long moreAfterMs, List<Request> requests) {
+			long resetAfterMs, long moreAfterMs, List<Request> requests, @Nullable List<LeaseHolder> leases) {
+	}
+
+	/**
+	 * A lease held of a concurrency limit.
+	 * @param lease its id, which {@code DELETE ...?client=...&lease=<id>} gives back
+	 * @param holder the instance whose call holds it ({@code <pid>@<host>}), as its id tells; {@code null} for a lease
+	 * made by another caller
+	 * @param expiresAfterMs ms until it expires unless its holder renews it (every third of the lease time while its
+	 * call runs)
+	 */
+	public record LeaseHolder(String lease, @Nullable String holder, long expiresAfterMs) {
+
+		static LeaseHolder of(HeldLease held) {
+			int slash = held.id().lastIndexOf('/');
+			return new LeaseHolder(held.id(), (slash > 0) ? held.id().substring(0, slash) : null, held.expiresAfterMs());
+		}
+
+	}
+
+	/**
+	 * What {@code DELETE /actuator/ratelimits/{name}?client=...&lease=<id>} answers.
+	 * @param released whether the lease was held when it was given back
+	 */
+	public record Released(String name, String client, String lease, boolean released) {
 	}
 
 	/**
