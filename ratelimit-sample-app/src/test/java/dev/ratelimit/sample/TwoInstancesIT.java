@@ -228,7 +228,7 @@ class TwoInstancesIT {
 			.contains("\"exports\";q=2;qu=\"concurrent-requests\"");
 		assertThat(third.headers().firstValue("RateLimit").orElseThrow()).contains("\"exports\";r=0");
 		assertThat(JsonPath.<String>read(third.body(), "$.detail"))
-			.isEqualTo("Concurrency limit 'exports' exceeded: 2 requests of this client are in flight; retry when one ends");
+			.isEqualTo("Concurrency limit 'exports' exceeded: at most 2 requests of this client in flight at once; retry when one ends");
 		assertThat(Http.get(b, "/api/exports/third", apiKey).statusCode()).isEqualTo(429);
 		// another key has exports of its own
 		assertThat(Http.get(b, "/api/exports/other?seconds=1", "key-" + UUID.randomUUID()).statusCode()).isEqualTo(200);

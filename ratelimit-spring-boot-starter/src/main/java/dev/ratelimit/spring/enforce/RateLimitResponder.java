@@ -47,9 +47,9 @@ public final class RateLimitResponder {
 		List<String> violated = denied.violated().stream().map((decision) -> decision.request().name()).toList();
 		OptionalLong retryAfterMs = governing.retryAfterMs();
 		String detail = !governing.request().definition().algorithm().rate()
-				? "Concurrency limit '" + governing.request().name() + "' exceeded: "
-						+ governing.request().definition().limit() + " requests of this client are in flight; retry when"
-						+ " one ends"
+				? "Concurrency limit '" + governing.request().name() + "' exceeded: at most "
+						+ governing.request().definition().limit() + " requests of this client in flight at once; retry"
+						+ " when one ends"
 				: retryAfterMs.isEmpty()
 				? "Rate limit '" + governing.request().name() + "' can never admit this request: its cost "
 						+ governing.request().cost() + " exceeds what the limit allows (" + bound(governing) + ")"

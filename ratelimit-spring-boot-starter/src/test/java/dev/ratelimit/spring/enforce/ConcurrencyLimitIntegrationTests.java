@@ -103,8 +103,8 @@ class ConcurrencyLimitIntegrationTests {
 					.containsExactly("\"" + name + "\";q=" + LIMIT + ";qu=\"concurrent-requests\"");
 				assertThat(denied.headers().allValues("RateLimit")).containsExactly("\"" + name + "\";r=0");
 				assertThat(denied.headers().allValues("Retry-After")).containsExactly("1");
-				assertThat(denied.body()).contains("Concurrency limit '" + name + "' exceeded: " + LIMIT
-						+ " requests of this client are in flight; retry when one ends");
+				assertThat(denied.body()).contains("Concurrency limit '" + name + "' exceeded: at most " + LIMIT
+						+ " requests of this client in flight at once; retry when one ends");
 
 				gate.open();
 				List<Integer> statuses = new ArrayList<>();

@@ -20,8 +20,10 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.http.HttpEntity;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -93,9 +95,14 @@ public final class ServletCallLimiter implements CallLimiter {
 		}
 	}
 
-	/** Whether Spring MVC answers a handler returning this type after the handler returned. */
+	/**
+	 * Whether Spring MVC answers a handler returning this type after the handler returned: an asynchronous or
+	 * streaming value, also as the body of a {@code ResponseEntity} ({@code HttpEntity}).
+	 */
 	private static boolean respondsAfterReturning(Method method) {
-		Class<?> type = method.getReturnType();
+		ResolvableType returned = ResolvableType.forMethodReturnType(method);
+		Class<?> type = HttpEntity.class.isAssignableFrom(returned.toClass())
+				? returned.as(HttpEntity.class).getGeneric(0).toClass() : returned.toClass();
 		if (ReturnType.of(type).reactive() || ReturnType.of(type).kind() == ReturnType.Kind.STAGE) {
 			return true;
 		}
