@@ -49,6 +49,19 @@ public record Settlement(LimitRequest reservation, long reservedAtMs, long actua
 		return new Settlement(reservation.request(), reservation.decidedAtMs(), actualCost);
 	}
 
+	/**
+	 * The settlement that gives back a concurrency limit's lease: an actual cost of 0, by the request that took it. Its
+	 * lease id is all it needs, so a caller that never saw its acquire answered (it timed out) can send it too.
+	 * @param lease the request with the lease id ({@link LimitRequest#withLease})
+	 * @throws IllegalArgumentException if {@code lease} has no lease id
+	 */
+	public static Settlement release(LimitRequest lease) {
+		if (lease.lease() == null) {
+			throw new IllegalArgumentException("limit '" + lease.name() + "' holds no lease to give back");
+		}
+		return new Settlement(lease, 0, 0);
+	}
+
 	/** Units charged (above 0) or given back (below 0). */
 	public long delta() {
 		return this.actualCost - this.reservation.cost();

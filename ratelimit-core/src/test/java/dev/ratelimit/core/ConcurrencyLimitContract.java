@@ -215,7 +215,7 @@ abstract class ConcurrencyLimitContract {
 		assertThat(at(this.limiter, T0).leases("nobody", EXPORTS)).isEmpty();
 		// an operator gives one back by its id
 		at(this.limiter, T0 + 3000).settle("client",
-				List.of(new Settlement(EXPORTS.request().withLease("lease-b"), 0, 0)));
+				List.of(Settlement.release(EXPORTS.request().withLease("lease-b"))));
 		assertThat(at(this.limiter, T0 + 3000).leases("client", EXPORTS))
 			.containsExactly(new HeldLease("lease-a", 7000));
 		LimitDefinition rate = LimitDefinition.of("rate", Algorithm.TOKEN_BUCKET, 2, Duration.ofSeconds(1));
@@ -250,6 +250,8 @@ abstract class ConcurrencyLimitContract {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.limiter.tryAcquire("client", EXPORTS.request()))
 			.withMessageContaining("needs the call's lease id");
 		assertThatIllegalArgumentException().isThrownBy(() -> EXPORTS.request().withLease("with space"));
+		assertThatIllegalArgumentException().isThrownBy(() -> Settlement.release(EXPORTS.request()))
+			.withMessageContaining("holds no lease to give back");
 		LimitDefinition rate = LimitDefinition.of("rate", Algorithm.TOKEN_BUCKET, 2, Duration.ofSeconds(1));
 		assertThat(rate.request().withLease("a")).isEqualTo(rate.request());
 		assertThat(LimitRequest.newLeaseId()).hasSize(22).isNotEqualTo(LimitRequest.newLeaseId());

@@ -88,7 +88,7 @@ final class Leases {
 
 	/** The settlements that give {@code lease}'s leases back: an actual cost of 0. */
 	static List<Settlement> giveBack(Reservation.Lease lease) {
-		return lease.leases().stream().map((request) -> new Settlement(request, 0, 0)).toList();
+		return lease.leases().stream().map(Settlement::release).toList();
 	}
 
 }

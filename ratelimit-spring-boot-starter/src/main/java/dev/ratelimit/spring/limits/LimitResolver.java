@@ -211,8 +211,8 @@ public final class LimitResolver {
 		try {
 			LimitMode mode = overridden(name, (rule.getMode() != null) ? rule.getMode() : this.defaults.getMode());
 			LimitShape shape = LimitShape.of(this.defaults).with(rule);
-			if (!shape.algorithm().rate() && rule.getWindow() == null) {
-				shape = shape.withWindow(DEFAULT_LEASE_TIME);
+			if (rule.getWindow() == null) {
+				shape = shape.withWindow(defaultWindow(shape.algorithm()));
 			}
 			shape = overridden(name, shape);
 			LimitRequest request = definition(name, shape,

@@ -289,7 +289,7 @@ public class RateLimitsEndpoint {
 				boolean held = false;
 				for (LimitDefinition shape : shapes) {
 					held |= this.limiter.leases(key, shape).stream().anyMatch((holder) -> holder.id().equals(lease));
-					this.limiter.settle(key, List.of(new Settlement(shape.request().withLease(lease), 0, 0)));
+					this.limiter.settle(key, List.of(Settlement.release(shape.request().withLease(lease))));
 				}
 				logger.info("A lease of concurrency limit '" + limit + "' given back through the ratelimits endpoint"
 						+ (held ? "" : " (it was not held)"));
