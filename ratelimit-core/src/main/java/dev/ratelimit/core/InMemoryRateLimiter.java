@@ -100,6 +100,15 @@ public final class InMemoryRateLimiter implements RateLimiter {
 		return this.store.reset(clientId, limits);
 	}
 
+	/**
+	 * The announcements of this limiter's releases of full concurrency limits, made in this JVM as the release runs
+	 * (on the releasing thread), to the one listener of the store that this limiter shares with those made by
+	 * {@link #withClock}.
+	 */
+	public LeaseReleases releases() {
+		return this.store.releases;
+	}
+
 	/** How many clients have state in memory, expired or not yet swept; for tests. */
 	int storedClients() {
 		return this.store.size();

@@ -95,7 +95,7 @@ final class MemoryClient {
 	 * @param now the settlement's time in ms
 	 * @param clockNow the store's clock in ms, from which relative TTLs count
 	 */
-	RateLimitDecision settle(long now, long clockNow, List<Settlement> settlements) {
+	RateLimitDecision settle(long now, long clockNow, List<Settlement> settlements, MemoryLeaseReleases releases) {
 		List<LimitDecision> decisions = new ArrayList<>(settlements.size());
 		for (Settlement settlement : settlements) {
 			LimitDefinition limit = settlement.reservation().definition();
@@ -107,7 +107,8 @@ final class MemoryClient {
 			MemoryState used = (state != null) ? state : MemoryState.create(limit.algorithm());
 			long at = used.decisionTime(now, limit);
 			LimitDecision.Allowance after = (used instanceof MemoryConcurrency leases)
-					? leases.release(now, settlement.reservation(), settlement.delta())
+					? leases.release(now, settlement.reservation(), settlement.delta(),
+							() -> releases.announce(this.id, limit))
 					: used.settle(now, clockNow, limit, settlement.delta(), settlement.reservedAtMs());
 			if (used.stored && state == null) {
 				this.identities.add(limit);

@@ -54,10 +54,17 @@ final class MemoryConcurrency extends MemoryState {
 		throw new UnsupportedOperationException("a concurrency limit is settled by release");
 	}
 
-	/** concurrency.lua's settle: a negative {@code delta} gives {@code lease} back (ZREM); the TTL is kept. */
-	LimitDecision.Allowance release(long now, LimitRequest reservation, long delta) {
+	/**
+	 * concurrency.lua's settle: a negative {@code delta} gives {@code lease} back (ZREM), and {@code announce} runs
+	 * when the limit was full (PUBLISH); the TTL is kept.
+	 */
+	LimitDecision.Allowance release(long now, LimitRequest reservation, long delta, Runnable announce) {
 		if (delta < 0 && reservation.lease() != null) {
-			this.expiries.remove(reservation.lease());
+			sweep(now);
+			boolean full = this.expiries.size() >= reservation.definition().limit();
+			if (this.expiries.remove(reservation.lease()) != null && full) {
+				announce.run();
+			}
 		}
 		sweep(now);
 		return allowance(reservation.definition().limit() - this.expiries.size(), reset(now), more(now));

@@ -52,6 +52,9 @@ final class MemoryStore {
 	/** When, on the clock, the next batch of the sweep is due: expired clients go even when no new one arrives. */
 	private volatile long nextBatchAt = Long.MIN_VALUE;
 
+	/** The announcements of releases (concurrency.lua's PUBLISH). */
+	final MemoryLeaseReleases releases = new MemoryLeaseReleases();
+
 	MemoryStore(InstantSource clock) {
 		this.clock = clock;
 	}
@@ -76,7 +79,8 @@ final class MemoryStore {
 
 	/** settle.lua at {@code time} in ms, or when empty at the store's clock, as {@link #decide} decides. */
 	RateLimitDecision settle(String clientId, List<Settlement> settlements, OptionalLong time) {
-		return write(clientId, (client, clockNow) -> client.settle(now(time, clockNow), clockNow, settlements));
+		return write(clientId,
+				(client, clockNow) -> client.settle(now(time, clockNow), clockNow, settlements, this.releases));
 	}
 
 	/** A call that may write {@code clientId}'s states, in its monitor, with the store's clock read there. */

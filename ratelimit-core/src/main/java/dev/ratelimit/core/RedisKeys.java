@@ -54,6 +54,21 @@ final class RedisKeys {
 				+ window(limit.windowMs());
 	}
 
+	/**
+	 * The pattern ({@code PSUBSCRIBE}) of every concurrency limit's key, which is also the channel its releases are
+	 * announced on (concurrency.lua): {@code <prefix>{*}:*:cc}, the prefix's own glob characters escaped.
+	 */
+	String leasePattern() {
+		StringBuilder pattern = new StringBuilder();
+		for (char c : this.prefix.toCharArray()) {
+			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+				pattern.append('\\');
+			}
+			pattern.append(c);
+		}
+		return pattern.append("{*}:*:").append(Algorithm.CONCURRENCY.code()).toString();
+	}
+
 	static String clientTag(String clientId) {
 		byte[] digest = sha256().digest(clientId.getBytes(StandardCharsets.UTF_8));
 		return "{" + BASE64URL.encodeToString(Arrays.copyOf(digest, TAG_BYTES)) + "}";

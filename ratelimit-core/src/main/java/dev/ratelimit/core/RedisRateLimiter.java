@@ -69,6 +69,16 @@ public final class RedisRateLimiter implements RateLimiter {
 		return new RedisRateLimiter(this.executor, this.keys, Objects.requireNonNull(clock, "clock must not be null"));
 	}
 
+	/**
+	 * The announcements of this limiter's releases of full concurrency limits, received through {@code subscriber}
+	 * (a connection of its own, never this limiter's executor, whose calls a subscription would stall). The caller
+	 * closes it, which closes the subscriber.
+	 * @param subscriber a subscription to the same Redis (or Cluster) as this limiter's executor
+	 */
+	public LeaseReleases releases(ChannelSubscriber subscriber) {
+		return new RedisLeaseReleases(this.keys, Objects.requireNonNull(subscriber, "subscriber must not be null"));
+	}
+
 	@Override
 	public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
 		Requests.check(clientId, limits);

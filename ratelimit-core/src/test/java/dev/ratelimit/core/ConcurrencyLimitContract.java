@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +34,9 @@ abstract class ConcurrencyLimitContract {
 
 	/** The state's remaining time to live in ms as the backend counts it, or -2 when there is none. */
 	abstract long ttlMs(String client, LimitDefinition limit);
+
+	/** The announcements of {@link #limiter}'s releases; closed by the test. */
+	abstract LeaseReleases releases();
 
 	@BeforeEach
 	void newLimiterForTheTest() {
@@ -293,6 +299,61 @@ abstract class ConcurrencyLimitContract {
 				assertThat(decision.retryAfterMs()).as("acquire %d", i).hasValue(earliest - now);
 			}
 		}
+	}
+
+	@Test
+	void aReleaseByAFullLimitIsAnnouncedOnTheLimitsChannelAndNoOtherIs() throws Exception {
+		Announcements announced = new Announcements();
+		try (LeaseReleases releases = releases()) {
+			releases.listen(announced).get(10, TimeUnit.SECONDS);
+			assertThat(announced.subscriptions).hasValue(1);
+			LimitDecision a = acquire("client", EXPORTS, "a", T0);
+			LimitDecision b = acquire("client", EXPORTS, "b", T0 + 1);
+			release("client", a, T0 + 2);
+			// one lease of two held, then none: nobody can be waiting
+			release("client", b, T0 + 3);
+			release("client", b, T0 + 4);
+			// full again, and one lease expired by the time the other is given back: the limit was not full then
+			LimitDecision c = acquire("client", EXPORTS, "c", T0 + 5);
+			acquire("client", EXPORTS, "d", T0 + 6);
+			release("client", c, T0 + 10_006);
+			// another client's release of a full limit, announced after the first
+			LimitDecision e = acquire("other", EXPORTS, "e", T0);
+			acquire("other", EXPORTS, "f", T0);
+			release("other", e, T0 + 1);
+
+			assertThat(announced.next()).isEqualTo(releases.channel("client", EXPORTS));
+			assertThat(announced.next()).isEqualTo(releases.channel("other", EXPORTS));
+			assertThat(releases.channel("client", EXPORTS)).isNotEqualTo(releases.channel("other", EXPORTS));
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> releases.channel("client", LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(1))));
+		}
+	}
+
+	/** What a listener was told: the channels in order, and how many subscriptions were made. */
+	static final class Announcements implements LeaseReleases.Listener {
+
+		final BlockingQueue<String> channels = new LinkedBlockingQueue<>();
+
+		final java.util.concurrent.atomic.AtomicInteger subscriptions = new java.util.concurrent.atomic.AtomicInteger();
+
+		@Override
+		public void released(String channel) {
+			this.channels.add(channel);
+		}
+
+		@Override
+		public void subscribed() {
+			this.subscriptions.incrementAndGet();
+		}
+
+		/** The next channel announced, waiting up to 10 s for it (pub/sub delivers after the release returns). */
+		String next() throws InterruptedException {
+			String channel = this.channels.poll(10, TimeUnit.SECONDS);
+			assertThat(channel).as("an announcement within 10 s").isNotNull();
+			return channel;
+		}
+
 	}
 
 	LimitDecision acquire(String client, LimitDefinition limit, String lease, long now) {

@@ -19,6 +19,11 @@ class InMemoryConcurrencyLimitTest extends ConcurrencyLimitContract {
 	}
 
 	@Override
+	LeaseReleases releases() {
+		return this.memory.releases();
+	}
+
+	@Override
 	long ttlMs(String client, LimitDefinition limit) {
 		return this.memory.deadline(client, limit).map((deadline) -> deadline - T0).orElse(-2L);
 	}

@@ -5,7 +5,8 @@
 -- Every call first sweeps the leases expired at `now` (score <= now): a holder that died gives its lease back so.
 -- Admit iff the call's lease is already held (the same acquire sent again, or a renewal, which re-scores it) or
 -- fewer than `limit` leases are held; the commit adds or re-scores the lease. A settlement with a negative delta
--- gives the lease back (ZREM); nothing else is ever charged. The set's TTL is its latest expiry plus TTL_MARGIN_MS,
+-- gives the lease back (ZREM) and, when the limit was full, announces it (PUBLISH on the key's name); nothing else
+-- is ever charged. The set's TTL is its latest expiry plus TTL_MARGIN_MS,
 -- set with every write; an emptied set is deleted by Redis, key and TTL.
 -- The fourth value of the limit is the lease id (rate_limit.lua passes it as sent; empty when a peek names none),
 -- and the cost is always 1.
@@ -67,7 +68,13 @@ local function concurrency()
 
   local function settle(key, now, limit, window, lease, delta, reserved_at)
     if delta < 0 and lease ~= nil and lease ~= '' then
-      redis.call('ZREM', key, lease)
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now))
+      local full = redis.call('ZCARD', key) >= limit
+      -- A lease given back by a full limit may admit a caller that was denied and waits: the release is announced
+      -- on the key's name as a channel (PUBLISH; the waiters' instances subscribe by pattern, docs/ALGORITHMS.md).
+      if redis.call('ZREM', key, lease) == 1 and full then
+        redis.call('PUBLISH', key, lease)
+      end
     end
     local count, earliest, latest = held(key, now)
     local remaining, reset_after, more_after = fields(count, limit, earliest, latest, now)

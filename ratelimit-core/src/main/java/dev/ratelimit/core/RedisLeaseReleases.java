@@ -1,0 +1,62 @@
+package dev.ratelimit.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link LeaseReleases} on Redis pub/sub: concurrency.lua publishes a release of a full limit on the limit's key
+ * name, and one pattern subscription per listener ({@code PSUBSCRIBE <prefix>{*}:*:cc}) receives them all. One
+ * subscription rather than one per waited-for key: nothing to subscribe or unsubscribe as callers come and go, and no
+ * gap between a denial and a subscription made after it; the price is that every listening instance receives every
+ * announced release of the fleet (docs/ALGORITHMS.md, "Waiting for a lease").
+ */
+final class RedisLeaseReleases implements LeaseReleases {
+
+	private final RedisKeys keys;
+
+	private final String pattern;
+
+	private final ChannelSubscriber subscriber;
+
+	private final AtomicReference<@Nullable CompletableFuture<Void>> listening = new AtomicReference<>();
+
+	RedisLeaseReleases(RedisKeys keys, ChannelSubscriber subscriber) {
+		this.keys = keys;
+		this.pattern = keys.leasePattern();
+		this.subscriber = subscriber;
+	}
+
+	@Override
+	public String channel(String clientId, LimitDefinition limit) {
+		if (limit.algorithm().rate()) {
+			throw new IllegalArgumentException("limit '" + limit.name() + "' is a rate limit: it holds no leases");
+		}
+		return this.keys.key(clientId, limit);
+	}
+
+	@Override
+	public CompletableFuture<Void> listen(Listener listener) {
+		CompletableFuture<Void> started = new CompletableFuture<>();
+		CompletableFuture<Void> first = this.listening.compareAndExchange(null, started);
+		if (first != null) {
+			return first;
+		}
+		this.subscriber.subscribe(this.pattern, listener).whenComplete((subscribed, failure) -> {
+			if (failure != null) {
+				started.completeExceptionally(failure);
+			}
+			else {
+				started.complete(null);
+			}
+		});
+		return started;
+	}
+
+	@Override
+	public void close() {
+		this.subscriber.close();
+	}
+
+}
