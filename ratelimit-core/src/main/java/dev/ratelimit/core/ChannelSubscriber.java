@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
 public interface ChannelSubscriber extends AutoCloseable {
 
 	/**
-	 * Subscribes to {@code pattern}, once.
+	 * Subscribes to {@code pattern}, once; called again after its stage failed, it tries again (or, where it keeps
+	 * trying by itself, returns the stage of its next attempt).
 	 * @param pattern a glob-style pattern, as {@code PSUBSCRIBE} takes it
 	 * @param listener told the channel of every message ({@link LeaseReleases.Listener#released}) and every
 	 * subscription made ({@link LeaseReleases.Listener#subscribed}), on the client's thread

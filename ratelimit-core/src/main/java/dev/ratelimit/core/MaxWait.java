@@ -31,6 +31,11 @@ public final class MaxWait {
 		return new MaxWait(System.nanoTime() + maxWait.toNanos());
 	}
 
+	/** How long is left of the max wait, in ns: 0 or less once it has passed. */
+	public long remainingNanos() {
+		return this.deadline - System.nanoTime();
+	}
+
 	/**
 	 * How long to wait, in ns, before deciding again after a denial.
 	 * @param retryAfterMs the denial's retry-after in ms; empty when it can never be admitted

@@ -1,7 +1,6 @@
 package dev.ratelimit.core;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +19,8 @@ final class RedisLeaseReleases implements LeaseReleases {
 
 	private final ChannelSubscriber subscriber;
 
-	private final AtomicReference<@Nullable CompletableFuture<Void>> listening = new AtomicReference<>();
+	/** The stage of the last subscription asked for; guarded by this. */
+	private @Nullable CompletableFuture<Void> listening;
 
 	RedisLeaseReleases(RedisKeys keys, ChannelSubscriber subscriber) {
 		this.keys = keys;
@@ -36,21 +36,15 @@ final class RedisLeaseReleases implements LeaseReleases {
 		return this.keys.key(clientId, limit);
 	}
 
+	/** Subscribes once; again only after a subscription that could not be made. */
 	@Override
-	public CompletableFuture<Void> listen(Listener listener) {
-		CompletableFuture<Void> started = new CompletableFuture<>();
-		CompletableFuture<Void> first = this.listening.compareAndExchange(null, started);
-		if (first != null) {
-			return first;
+	public synchronized CompletableFuture<Void> listen(Listener listener) {
+		CompletableFuture<Void> previous = this.listening;
+		if (previous != null && !previous.isCompletedExceptionally()) {
+			return previous;
 		}
-		this.subscriber.subscribe(this.pattern, listener).whenComplete((subscribed, failure) -> {
-			if (failure != null) {
-				started.completeExceptionally(failure);
-			}
-			else {
-				started.complete(null);
-			}
-		});
+		CompletableFuture<Void> started = this.subscriber.subscribe(this.pattern, listener);
+		this.listening = started;
 		return started;
 	}
 

@@ -40,7 +40,7 @@ class RedisConcurrencyLimitTest extends ConcurrencyLimitContract {
 	LeaseReleases releases() {
 		TestRedis redis = TestRedis.shared();
 		return ((RedisRateLimiter) this.limiter)
-			.releases(new JedisChannelSubscriber(new JedisPooled(redis.host(), redis.port())));
+			.releases(new JedisChannelSubscriber(() -> new JedisPooled(redis.host(), redis.port())));
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.ratelimit.core.redis;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import dev.ratelimit.core.ChannelSubscriber;
 import dev.ratelimit.core.LeaseReleases;
@@ -14,38 +15,47 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * A {@link ChannelSubscriber} on Jedis: {@code PSUBSCRIBE} blocks a connection and a thread, so it runs on a daemon
  * thread of its own, with a client of its own (a subscription held on the limiter's pool would take one of its
- * connections for good). A subscription lost with its connection is made again after {@value #RETRY_MS} ms.
+ * connections for good). A subscription that could not be made, or was lost with its connection, is made again after
+ * {@value #RETRY_MS} ms, until {@link #close}.
  */
 public final class JedisChannelSubscriber implements ChannelSubscriber {
 
 	static final long RETRY_MS = 500;
 
-	private final UnifiedJedis jedis;
+	private final Supplier<UnifiedJedis> client;
 
 	private final AtomicReference<@Nullable Thread> thread = new AtomicReference<>();
 
+	private final AtomicReference<@Nullable UnifiedJedis> jedis = new AtomicReference<>();
+
 	private final AtomicReference<@Nullable JedisPubSub> current = new AtomicReference<>();
+
+	/** Completes at the next subscription made; failed and replaced by each attempt that fails. Guarded by this. */
+	private CompletableFuture<Void> next = new CompletableFuture<>();
 
 	private volatile boolean closed;
 
-	/** A subscriber on {@code jedis}, which it closes with itself; for subscriptions alone. */
-	public JedisChannelSubscriber(UnifiedJedis jedis) {
-		this.jedis = jedis;
+	/**
+	 * Creates nothing yet: {@link #subscribe} does.
+	 * @param client makes the client to subscribe with, once (a {@code JedisCluster} connects as it is made); closed
+	 * by {@link #close}
+	 */
+	public JedisChannelSubscriber(Supplier<UnifiedJedis> client) {
+		this.client = client;
 	}
 
 	@Override
 	public CompletableFuture<Void> subscribe(String pattern, LeaseReleases.Listener listener) {
-		CompletableFuture<Void> first = new CompletableFuture<>();
-		Thread subscribing = new Thread(() -> run(pattern, listener, first), "ratelimit-lease-releases");
+		CompletableFuture<Void> attempt = next();
+		Thread subscribing = new Thread(() -> run(pattern, listener), "ratelimit-lease-releases");
 		subscribing.setDaemon(true);
-		if (!this.thread.compareAndSet(null, subscribing)) {
-			return CompletableFuture.failedFuture(new IllegalStateException("subscribed already"));
+		if (this.thread.compareAndSet(null, subscribing)) {
+			subscribing.start();
 		}
-		subscribing.start();
-		return first;
+		return attempt;
 	}
 
-	private void run(String pattern, LeaseReleases.Listener listener, CompletableFuture<Void> first) {
+	private void run(String pattern, LeaseReleases.Listener listener) {
 		while (!this.closed) {
 			JedisPubSub pubSub = new JedisPubSub() {
 
@@ -57,17 +67,17 @@ public final class JedisChannelSubscriber implements ChannelSubscriber {
 				@Override
 				public void onPSubscribe(String subscribed, int count) {
 					listener.subscribed();
-					first.complete(null);
+					next().complete(null);
 				}
 
 			};
 			this.current.set(pubSub);
 			try {
-				// returns when unsubscribed (close), throws when the connection is lost
-				this.jedis.psubscribe(pubSub, pattern);
+				// returns when unsubscribed (close), throws when the connection is lost or cannot be made
+				jedis().psubscribe(pubSub, pattern);
 			}
-			catch (JedisException ex) {
-				first.completeExceptionally(ex);
+			catch (RuntimeException ex) {
+				failed(ex);
 			}
 			if (!this.closed) {
 				try {
@@ -78,6 +88,26 @@ public final class JedisChannelSubscriber implements ChannelSubscriber {
 				}
 			}
 		}
+	}
+
+	private synchronized CompletableFuture<Void> next() {
+		return this.next;
+	}
+
+	/** The attempt under way failed (or a subscription was lost): the next one gets a stage of its own. */
+	private synchronized void failed(RuntimeException ex) {
+		this.next.completeExceptionally(ex);
+		this.next = new CompletableFuture<>();
+	}
+
+	private UnifiedJedis jedis() {
+		UnifiedJedis made = this.jedis.get();
+		if (made != null) {
+			return made;
+		}
+		UnifiedJedis created = this.client.get();
+		this.jedis.set(created);
+		return created;
 	}
 
 	@Override
@@ -96,7 +126,10 @@ public final class JedisChannelSubscriber implements ChannelSubscriber {
 		if (subscribing != null) {
 			subscribing.interrupt();
 		}
-		this.jedis.close();
+		UnifiedJedis made = this.jedis.getAndSet(null);
+		if (made != null) {
+			made.close();
+		}
 	}
 
 }

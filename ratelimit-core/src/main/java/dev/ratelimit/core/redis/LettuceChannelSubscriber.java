@@ -27,7 +27,7 @@ public final class LettuceChannelSubscriber implements ChannelSubscriber {
 	/**
 	 * Opens nothing yet: {@link #subscribe} does.
 	 * @param connector opens the pub/sub connection (with the {@code UTF-8} string codec) of a client that
-	 * reconnects by itself
+	 * reconnects by itself; asked again by a {@link #subscribe} after one it could not open
 	 * @param onClose releases the client after {@link #close} has closed the connection
 	 */
 	public LettuceChannelSubscriber(
@@ -39,8 +39,12 @@ public final class LettuceChannelSubscriber implements ChannelSubscriber {
 
 	@Override
 	public CompletableFuture<Void> subscribe(String pattern, LeaseReleases.Listener listener) {
+		CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> previous = this.connection.get();
+		if (previous != null && !previous.isCompletedExceptionally()) {
+			return CompletableFuture.failedFuture(new IllegalStateException("subscribed already"));
+		}
 		CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> opened = this.connector.get();
-		if (!this.connection.compareAndSet(null, opened)) {
+		if (!this.connection.compareAndSet(previous, opened)) {
 			opened.thenAccept(StatefulRedisPubSubConnection::closeAsync);
 			return CompletableFuture.failedFuture(new IllegalStateException("subscribed already"));
 		}

@@ -87,7 +87,7 @@ public final class ChargeByOutcome {
 				throw ex;
 			}
 			charger.admitted(attempt);
-		}, maxWait);
+		}, maxWait, reservation);
 		Object result = null;
 		Throwable thrown = null;
 		try {

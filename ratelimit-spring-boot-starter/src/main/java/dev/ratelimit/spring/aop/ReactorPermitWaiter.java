@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationContext;
 
 /**
- * {@link PermitWaiter} for methods whose {@link ReturnType} is reactive: a wait is a {@link Mono#delay}, so no
+ * {@link PermitWaiter} for methods whose {@link ReturnType} is reactive: a wait is a {@code Mono} of its pause, so no
  * thread is held, and a subscriber that cancels while it waits cancels the next decision too. Also charge by
  * outcome for one value ({@link ChargeByOutcome}), whose reads and charge run on Reactor's bounded elastic
  * threads, never on an event loop. Loaded only when Reactor is on the class path.
@@ -49,7 +49,7 @@ public final class ReactorPermitWaiter {
 	 */
 	public Mono<Void> enforce(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
 			Duration maxWait, Reservation held) {
-		return untilAdmitted(request, maxWait, (attempt) -> decided(attempt, limits, context, held));
+		return untilAdmitted(request, maxWait, held, (attempt) -> decided(attempt, limits, context, held));
 	}
 
 	/**
@@ -64,7 +64,7 @@ public final class ReactorPermitWaiter {
 		List<ConfiguredLimit> reserved = ChargeByOutcome.byOutcome(call.limits(), true, true);
 		List<ConfiguredLimit> before = ChargeByOutcome.byOutcome(call.limits(), false);
 		Reservation reservation = new Reservation();
-		Mono<List<LimitDecision>> admission = untilAdmitted(call.request(), maxWait, (attempt) -> Mono
+		Mono<List<LimitDecision>> admission = untilAdmitted(call.request(), maxWait, reservation, (attempt) -> Mono
 			// the reads block: off any event loop
 			.fromCallable(() -> peeked.isEmpty() ? List.<LimitDecision>of()
 					: charger.peekAdmission(attempt, peeked, call.context()))
@@ -108,23 +108,27 @@ public final class ReactorPermitWaiter {
 		});
 	}
 
-	/** {@code attempt} until it admits, waiting each denial's retry-after with a delay, up to {@code maxWait}. */
-	private static <T> Mono<T> untilAdmitted(LimitedRequest request, Duration maxWait,
+	/**
+	 * {@code attempt} until it admits, pausing after each denial as {@link PermitWait} says, up to {@code maxWait};
+	 * a subscriber that cancels during a pause ends it.
+	 */
+	private <T> Mono<T> untilAdmitted(LimitedRequest request, Duration maxWait, Reservation held,
 			Function<LimitedRequest, Mono<T>> attempt) {
 		return Mono.defer(() -> {
-			PermitWait wait = PermitWait.of(request, maxWait);
-			return attempt(wait, wait.firstAttempt(), attempt);
+			PermitWait wait = this.waits.begin(request, maxWait, held);
+			return attempt(wait, wait.firstAttempt(), attempt).doFinally((signal) -> wait.done());
 		});
 	}
 
 	private static <T> Mono<T> attempt(PermitWait wait, LimitedRequest current,
 			Function<LimitedRequest, Mono<T>> attempt) {
 		return Mono.defer(() -> attempt.apply(current)).onErrorResume(RateLimitExceededException.class, (denied) -> {
-			long waitNanos = wait.waitNanos(denied);
-			if (waitNanos < 0) {
+			CompletableFuture<Boolean> pause = wait.pause(denied);
+			if (pause == null) {
 				return Mono.error(denied);
 			}
-			return Mono.delay(Duration.ofNanos(waitNanos)).then(attempt(wait, wait.nextAttempt(), attempt));
+			return Mono.fromFuture(pause)
+				.flatMap((retry) -> retry ? attempt(wait, wait.nextAttempt(), attempt) : Mono.error(denied));
 		});
 	}
 

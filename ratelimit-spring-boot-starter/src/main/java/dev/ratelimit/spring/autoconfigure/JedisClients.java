@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 
 import dev.ratelimit.core.LuaScript;
+import dev.ratelimit.core.redis.JedisChannelSubscriber;
 import dev.ratelimit.core.redis.PooledJedisScriptExecutor;
 import dev.ratelimit.spring.redis.JedisClusterTopology;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
@@ -42,6 +43,20 @@ final class JedisClients {
 		Settings settings = new Settings(target, timeout, connectTimeout);
 		return new PooledJedisScriptExecutor(() -> client(settings, pool), poolSize, timeout,
 				preloaded);
+	}
+
+	/**
+	 * The subscriber to the releases of leases ({@code PSUBSCRIBE}) for a {@link RedisTarget}: a client of its own,
+	 * made at the first subscription, whose one connection the subscription holds (a subscription waits without a
+	 * socket timeout).
+	 */
+	static JedisChannelSubscriber subscriber(RedisTarget target, Duration timeout, Duration connectTimeout) {
+		GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+		pool.setMaxTotal(1);
+		pool.setMaxIdle(1);
+		pool.setMaxWait(timeout);
+		Settings settings = new Settings(target, timeout, connectTimeout);
+		return new JedisChannelSubscriber(() -> client(settings, pool));
 	}
 
 	private static UnifiedJedis client(Settings settings, GenericObjectPoolConfig<Connection> pool) {

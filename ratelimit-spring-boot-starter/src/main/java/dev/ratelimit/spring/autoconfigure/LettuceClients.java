@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.redis.EventLoopTimeouts;
 import dev.ratelimit.core.redis.FairDeadlines;
+import dev.ratelimit.core.redis.LettuceChannelSubscriber;
 import dev.ratelimit.core.redis.LettuceScriptExecutor;
 import dev.ratelimit.spring.redis.LettuceClusterTopology;
 import dev.ratelimit.spring.redis.SentinelFailoverListener;
@@ -59,6 +60,60 @@ final class LettuceClients {
 		Client client = new Client(target, timeout, connectTimeout, resources, deadlines);
 		DataRedisConnectionDetails.Cluster cluster = target.details().getCluster();
 		return (cluster != null) ? cluster(client, cluster, preloaded) : standaloneOrSentinel(client, preloaded);
+	}
+
+	/**
+	 * The subscriber to the releases of leases ({@code PSUBSCRIBE}) for a {@link RedisTarget}: a client of its own,
+	 * made at the first subscription, with one I/O thread, the target's credentials and TLS, and Lettuce's own
+	 * reconnection, which subscribes again after a lost connection (a Cluster's subscription is on one node: every
+	 * node delivers a {@code PUBLISH}).
+	 */
+	static LettuceChannelSubscriber subscriber(RedisTarget target, Duration connectTimeout) {
+		AtomicReference<@Nullable Runnable> shutdown = new AtomicReference<>();
+		return new LettuceChannelSubscriber(() -> {
+			ClientResources resources = DefaultClientResources.builder()
+				.ioThreadPoolSize(1)
+				.computationThreadPoolSize(1)
+				.build();
+			SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
+			DataRedisConnectionDetails details = target.details();
+			DataRedisConnectionDetails.Cluster cluster = details.getCluster();
+			if (cluster != null) {
+				RedisClusterClient client = RedisClusterClient.create(resources,
+						cluster.getNodes().stream().map((node) -> node(node, target, connectTimeout)).toList());
+				ClusterClientOptions.Builder options = ClusterClientOptions.builder().socketOptions(socket);
+				if (target.ssl() != null) {
+					options.sslOptions(sslOptions(target.ssl()));
+				}
+				client.setOptions(options.build());
+				shutdown.set(() -> {
+					client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+					resources.shutdown(0, 2, TimeUnit.SECONDS);
+				});
+				return client.refreshPartitionsAsync()
+					.toCompletableFuture()
+					.thenCompose((loaded) -> client.connectPubSubAsync(StringCodec.UTF8));
+			}
+			DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
+			RedisURI uri = (sentinel != null) ? sentinel(details, sentinel, target, connectTimeout)
+					: standalone(details, target, connectTimeout);
+			RedisClient client = RedisClient.create(resources);
+			ClientOptions.Builder options = ClientOptions.builder().socketOptions(socket);
+			if (target.ssl() != null) {
+				options.sslOptions(sslOptions(target.ssl()));
+			}
+			client.setOptions(options.build());
+			shutdown.set(() -> {
+				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+				resources.shutdown(0, 2, TimeUnit.SECONDS);
+			});
+			return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+		}, () -> {
+			Runnable made = shutdown.getAndSet(null);
+			if (made != null) {
+				made.run();
+			}
+		});
 	}
 
 	private static LettuceScriptExecutor cluster(Client settings, DataRedisConnectionDetails.Cluster cluster,

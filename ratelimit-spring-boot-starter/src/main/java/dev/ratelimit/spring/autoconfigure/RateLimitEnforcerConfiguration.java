@@ -6,6 +6,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
+import dev.ratelimit.spring.enforce.LeaseWaits;
 import dev.ratelimit.spring.enforce.LocalFallback;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
@@ -110,11 +111,16 @@ class RateLimitEnforcerConfiguration {
 			.requirePositive("ratelimit.overrides.poll-interval", properties.getOverrides().getPollInterval()));
 	}
 
-	/** Waits for a permit, up to {@code ratelimit.defaults.max-wait} outside requests. */
+	/**
+	 * Waits for a permit, up to {@code ratelimit.defaults.max-wait} outside requests; for a lease, woken by the
+	 * releases the limiter announces (its store's {@link LeaseWaits}), or without them after the concurrency hint.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	PermitWaiter rateLimitPermitWaits(RateLimitEnforcer enforcer, RateLimitProperties properties) {
-		return new PermitWaiter(enforcer, properties.getDefaults().getMaxWait());
+	PermitWaiter rateLimitPermitWaits(RateLimitEnforcer enforcer, RateLimitProperties properties,
+			ObjectProvider<LeaseWaits> leaseWaits) {
+		return new PermitWaiter(enforcer, properties.getDefaults().getMaxWait(),
+				leaseWaits.getIfAvailable(() -> new LeaseWaits(null)));
 	}
 
 	/**

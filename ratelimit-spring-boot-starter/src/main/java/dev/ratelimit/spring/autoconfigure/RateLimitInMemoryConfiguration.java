@@ -2,6 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.enforce.LeaseWaits;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -26,6 +27,13 @@ class RateLimitInMemoryConfiguration {
 		logger.info("Rate limits are counted in this instance's memory (ratelimit.store=in-memory): they are not "
 				+ "shared with other instances, and a restart forgets them");
 		return new InMemoryRateLimiter();
+	}
+
+	/** Callers waiting for a lease, woken by the in-memory limiter's releases. */
+	@Bean
+	@ConditionalOnMissingBean
+	LeaseWaits rateLimitLeaseWaits(RateLimiter rateLimiter) {
+		return new LeaseWaits((rateLimiter instanceof InMemoryRateLimiter memory) ? memory.releases() : null);
 	}
 
 }

@@ -4,11 +4,14 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 
+import dev.ratelimit.core.ChannelSubscriber;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.core.redis.LettuceScriptExecutor;
+import dev.ratelimit.core.redis.PooledJedisScriptExecutor;
+import dev.ratelimit.spring.enforce.LeaseWaits;
 import dev.ratelimit.spring.autoconfigure.RateLimitRedisProperties.ClientType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -71,8 +74,7 @@ class RateLimitRedisConfiguration {
 		Duration timeout = RateLimitProperties.requirePositive("ratelimit.redis.timeout", redis.getTimeout());
 		Duration connectTimeout = RateLimitProperties.requirePositive("ratelimit.redis.connect-timeout", redis.getConnectTimeout());
 		RedisTarget target = target(redis, environment, connectionDetails, sslBundles.getIfAvailable(), beanFactory);
-		ClassLoader classLoader = beanFactory.getBeanClassLoader();
-		if (client(redis.getClient(), classLoader) == ClientType.LETTUCE) {
+		if (client(redis.getClient(), beanFactory.getBeanClassLoader()) == ClientType.LETTUCE) {
 			// Not connected yet: rateLimitRedisConnection connects it as the application starts.
 			return LettuceClients.create(target, timeout, connectTimeout, SCRIPTS);
 		}
@@ -93,6 +95,31 @@ class RateLimitRedisConfiguration {
 			RateLimitProperties properties) {
 		RateLimitRedisProperties redis = properties.getRedis();
 		return new RedisConnectionLifecycle(executor::getIfUnique, redis.getConnectTimeout(), RedisTarget.source(redis));
+	}
+
+	/**
+	 * Callers waiting for a lease, woken by the releases that the limiter's scripts publish, heard on a pub/sub
+	 * connection of the limiter's own client library (opened at the first wait, closed with the application). A
+	 * limiter or script executor of the application's own announces nothing that the starter can hear: its callers
+	 * retry after the concurrency hint.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	LeaseWaits rateLimitLeaseWaits(RateLimiter rateLimiter, ObjectProvider<ScriptExecutor> executor,
+			RateLimitProperties properties, Environment environment,
+			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ObjectProvider<SslBundles> sslBundles,
+			ConfigurableListableBeanFactory beanFactory) {
+		ScriptExecutor ours = executor.getIfUnique();
+		if (!(rateLimiter instanceof RedisRateLimiter redisLimiter)
+				|| !(ours instanceof LettuceScriptExecutor || ours instanceof PooledJedisScriptExecutor)) {
+			return new LeaseWaits(null);
+		}
+		RateLimitRedisProperties redis = properties.getRedis();
+		RedisTarget target = target(redis, environment, connectionDetails, sslBundles.getIfAvailable(), beanFactory);
+		ChannelSubscriber subscriber = (ours instanceof LettuceScriptExecutor)
+				? LettuceClients.subscriber(target, redis.getConnectTimeout())
+				: JedisClients.subscriber(target, redis.getTimeout(), redis.getConnectTimeout());
+		return new LeaseWaits(redisLimiter.releases(subscriber));
 	}
 
 	@Bean

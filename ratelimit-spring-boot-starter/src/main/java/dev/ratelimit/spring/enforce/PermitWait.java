@@ -2,15 +2,22 @@ package dev.ratelimit.spring.enforce;
 
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.MaxWait;
 import dev.ratelimit.spring.RateLimitExceededException;
+import org.jspecify.annotations.Nullable;
 
 /**
- * One call's wait for a permit, the policy that every way of waiting follows (a sleeping thread, a delayed
- * {@code CompletableFuture}, a Reactor delay): the core's {@link MaxWait}, each attempt with a deadline of its own in
- * Redis ({@link RequestDeadline#anotherAttempt}); every failure other than a denial ends it at once.
+ * One call's wait for a permit, the policy that every way of waiting follows (a blocked thread, a
+ * {@code CompletableFuture}, a {@code Mono}): the core's {@link MaxWait}, each attempt with a deadline of its own in
+ * Redis ({@link RequestDeadline#anotherAttempt}); every failure other than a denial ends it at once. A denial by
+ * concurrency limits alone waits for a release of a lease ({@link LeaseWaits}) up to the max wait; any other waits
+ * its retry-after. Made by {@link PermitWaiter#begin}; {@link #done()} when the call waits no more.
  */
 public final class PermitWait {
 
@@ -18,14 +25,23 @@ public final class PermitWait {
 
 	private final MaxWait wait;
 
-	private PermitWait(LimitedRequest request, MaxWait wait) {
+	private final Reservation held;
+
+	private final LeaseWaits leases;
+
+	/** The call's wait for a lease, from its first denial by concurrency limits alone. */
+	private LeaseWaits.@Nullable Waiter waiter;
+
+	PermitWait(LimitedRequest request, Duration maxWait, Reservation held, LeaseWaits leases) {
 		this.request = request;
-		this.wait = wait;
+		this.wait = MaxWait.of(maxWait);
+		this.held = held;
+		this.leases = leases;
 	}
 
-	/** A wait of at most {@code maxWait} for {@code request}, whose first attempt is the request itself. */
-	public static PermitWait of(LimitedRequest request, Duration maxWait) {
-		return new PermitWait(request, MaxWait.of(maxWait));
+	/** What the call's attempts keep. */
+	Reservation held() {
+		return this.held;
 	}
 
 	/** The request of the first attempt. */
@@ -35,20 +51,66 @@ public final class PermitWait {
 
 	/** The request of a later attempt: the same request with a full deadline in Redis of its own. */
 	public LimitedRequest nextAttempt() {
+		if (this.waiter != null) {
+			this.waiter.attempting();
+		}
 		return RequestDeadline.anotherAttempt(this.request);
 	}
 
 	/**
-	 * How long to wait, in ns, before deciding again after an attempt failed with {@code failure}: the denial's
-	 * retry-after; -1 to give up (not a denial, a cost that never fits, or a wait that would end after
-	 * {@code maxWait}).
+	 * The wait after an attempt failed with {@code failure}.
+	 * @return {@code null} to give up at once (not a denial, a cost that never fits, or a retry-after that would end
+	 * after the max wait); else a stage that completes with {@code true} to decide again, or {@code false} to give up
+	 * (the max wait passed while waiting for a lease); cancelling it ends the wait
 	 */
-	public long waitNanos(Throwable failure) {
+	public @Nullable CompletableFuture<Boolean> pause(Throwable failure) {
 		Throwable cause = cause(failure);
 		if (!(cause instanceof RateLimitExceededException denied) || denied.isNever()) {
-			return -1;
+			return null;
 		}
-		return this.wait.waitNanos(OptionalLong.of(denied.getRetryAfterMs()));
+		Reservation.LeaseDenial lease = this.held.takeLeaseDenial();
+		if (lease != null && this.leases.announced()) {
+			long left = this.wait.remainingNanos();
+			if (left <= 0) {
+				return null;
+			}
+			long expiry = TimeUnit.MILLISECONDS.toNanos(lease.retryAfterMs());
+			if (this.waiter == null) {
+				this.waiter = this.leases.waiter();
+			}
+			return this.waiter.pause(lease.clientKey(), lease.limits(), Math.min(expiry, left), expiry < left);
+		}
+		long waitNanos = this.wait.waitNanos(OptionalLong.of(denied.getRetryAfterMs()));
+		return (waitNanos < 0) ? null : WaitTimer.delay(waitNanos);
+	}
+
+	/**
+	 * {@link #pause} on this thread: whether to decide again. An interrupt ends the wait (false), the thread's flag
+	 * set again.
+	 */
+	public boolean await(Throwable failure) {
+		CompletableFuture<Boolean> pause = pause(failure);
+		if (pause == null) {
+			return false;
+		}
+		try {
+			return pause.get();
+		}
+		catch (InterruptedException ex) {
+			pause.cancel(false);
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (ExecutionException | CancellationException ex) {
+			return false;
+		}
+	}
+
+	/** The call waits no more: admitted, given up or cancelled. */
+	public void done() {
+		if (this.waiter != null) {
+			this.waiter.done();
+		}
 	}
 
 	/** What failed a stage: the cause that a {@link CompletionException} wraps, else {@code failure} itself. */

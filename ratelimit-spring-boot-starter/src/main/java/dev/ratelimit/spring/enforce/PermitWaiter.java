@@ -3,7 +3,6 @@ package dev.ratelimit.spring.enforce;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import dev.ratelimit.spring.RateLimitExceededException;
@@ -12,11 +11,11 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.springframework.expression.EvaluationContext;
 
 /**
- * Waiting for a permit ({@code @RateLimited(maxWait)}, {@code ratelimit.defaults.max-wait}): a denied call waits
- * exactly the denial's retry-after, is decided again (other callers may have taken the room meanwhile), and gives
- * up with the denial's {@link RateLimitExceededException} once the next wait would take it past its max wait. It
- * never polls: with nothing else competing, a permit after one wait costs two decisions. A cost that can never fit
- * fails at once.
+ * Waiting for a permit ({@code @RateLimited(maxWait)}, {@code ratelimit.defaults.max-wait}): a denied call waits, is
+ * decided again (other callers may have taken the room meanwhile), and gives up with the denial's
+ * {@link RateLimitExceededException} once waiting would take it past its max wait. A rate limit's denial waits
+ * exactly its retry-after, so with nothing else competing a permit after one wait costs two decisions; a concurrency
+ * limit's waits for a release of a lease ({@link LeaseWaits}). It never polls. A cost that can never fit fails at once.
  */
 public final class PermitWaiter {
 
@@ -24,9 +23,16 @@ public final class PermitWaiter {
 
 	private final Duration defaultMaxWait;
 
-	public PermitWaiter(RateLimitEnforcer enforcer, Duration defaultMaxWait) {
+	private final LeaseWaits leases;
+
+	/**
+	 * @param defaultMaxWait {@code ratelimit.defaults.max-wait}
+	 * @param leases the callers waiting for a lease, woken by releases
+	 */
+	public PermitWaiter(RateLimitEnforcer enforcer, Duration defaultMaxWait, LeaseWaits leases) {
 		this.enforcer = enforcer;
 		this.defaultMaxWait = defaultMaxWait;
+		this.leases = leases;
 	}
 
 	public RateLimitEnforcer enforcer() {
@@ -50,7 +56,15 @@ public final class PermitWaiter {
 	}
 
 	/**
-	 * Decides on this thread, sleeping between decisions.
+	 * A call's wait, of at most {@code maxWait}, whose attempts keep what they take in {@code held}.
+	 * @throws IllegalArgumentException when {@code maxWait} is negative
+	 */
+	public PermitWait begin(LimitedRequest request, Duration maxWait, Reservation held) {
+		return new PermitWait(request, maxWait, held, this.leases);
+	}
+
+	/**
+	 * Decides on this thread, blocking it between decisions.
 	 * @throws dev.ratelimit.spring.RateLimitException as {@link RateLimitEnforcer#enforceAndWait} throws it, the
 	 * 429 once waiting would pass {@code maxWait} (or when the thread is interrupted while it waits, its interrupt
 	 * flag set again)
@@ -59,49 +73,48 @@ public final class PermitWaiter {
 	 */
 	public void enforce(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
 			Duration maxWait, Reservation held) {
-		enforce(request, (attempt) -> this.enforcer.enforceAndWait(attempt, limits, context, held), maxWait);
+		enforce(request, (attempt) -> this.enforcer.enforceAndWait(attempt, limits, context, held), maxWait, held);
 	}
 
 	/**
-	 * {@code decision} made on this thread until it admits, sleeping between attempts.
+	 * {@code decision} made on this thread until it admits, blocking it between attempts.
 	 * @param decision one attempt: returns when admitted, throws {@link RateLimitExceededException} when denied
+	 * @param held what the attempts keep (and a denial by concurrency limits alone notes)
 	 * @throws dev.ratelimit.spring.RateLimitException as {@link #enforce(LimitedRequest, List, EvaluationContext,
 	 * Duration, Reservation)} throws it
 	 */
-	public void enforce(LimitedRequest request, Consumer<LimitedRequest> decision, Duration maxWait) {
-		PermitWait wait = PermitWait.of(request, maxWait);
-		LimitedRequest attempt = wait.firstAttempt();
-		while (true) {
-			try {
-				decision.accept(attempt);
-				return;
-			}
-			catch (RateLimitExceededException ex) {
-				long waitNanos = wait.waitNanos(ex);
-				if (waitNanos < 0) {
-					throw ex;
-				}
+	public void enforce(LimitedRequest request, Consumer<LimitedRequest> decision, Duration maxWait,
+			Reservation held) {
+		PermitWait wait = begin(request, maxWait, held);
+		try {
+			LimitedRequest attempt = wait.firstAttempt();
+			while (true) {
 				try {
-					TimeUnit.NANOSECONDS.sleep(waitNanos);
+					decision.accept(attempt);
+					return;
 				}
-				catch (InterruptedException interrupted) {
-					Thread.currentThread().interrupt();
-					throw ex;
+				catch (RateLimitExceededException ex) {
+					if (!wait.await(ex)) {
+						throw ex;
+					}
+					attempt = wait.nextAttempt();
 				}
-				attempt = wait.nextAttempt();
 			}
+		}
+		finally {
+			wait.done();
 		}
 	}
 
 	/**
-	 * Decides without blocking a thread: a wait is a delay of {@link CompletableFuture#delayedExecutor}.
+	 * Decides without blocking a thread.
 	 * @param held as {@link #enforce(LimitedRequest, List, EvaluationContext, Duration, Reservation)}'s
 	 * @return a stage that completes when the call may go ahead, or exceptionally as {@link #enforce} throws
 	 */
 	public CompletableFuture<Void> enforceAsync(LimitedRequest request, List<ConfiguredLimit> limits,
 			EvaluationContext context, Duration maxWait, Reservation held) {
-		PermitWait wait = PermitWait.of(request, maxWait);
-		return attempt(wait, wait.firstAttempt(), limits, context, held);
+		PermitWait wait = begin(request, maxWait, held);
+		return attempt(wait, wait.firstAttempt(), limits, context, held).whenComplete((admitted, failure) -> wait.done());
 	}
 
 	private CompletableFuture<Void> attempt(PermitWait wait, LimitedRequest attempt, List<ConfiguredLimit> limits,
@@ -110,14 +123,12 @@ public final class PermitWaiter {
 			if (failure == null) {
 				return CompletableFuture.<Void>completedFuture(null);
 			}
-			long waitNanos = wait.waitNanos(failure);
-			if (waitNanos < 0) {
+			CompletableFuture<Boolean> pause = wait.pause(failure);
+			if (pause == null) {
 				return CompletableFuture.<Void>failedFuture(PermitWait.cause(failure));
 			}
-			return CompletableFuture
-				.runAsync(() -> {
-				}, CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS))
-				.thenCompose((waited) -> attempt(wait, wait.nextAttempt(), limits, context, held));
+			return pause.thenCompose((retry) -> retry ? attempt(wait, wait.nextAttempt(), limits, context, held)
+					: CompletableFuture.<Void>failedFuture(PermitWait.cause(failure)));
 		}).thenCompose((next) -> next);
 	}
 

@@ -220,6 +220,7 @@ public final class RateLimitEnforcer {
 			}
 			else {
 				this.denials.remember(clientKey, requests, decision, sentAt);
+				sequence.reservation().denied(clientKey, decision);
 			}
 			this.answers.apply(request, decision, sequence.applied());
 			return null;

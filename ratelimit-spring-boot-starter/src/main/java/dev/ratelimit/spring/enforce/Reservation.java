@@ -4,9 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a call holds until it ends: the units its reserved limits took at admission, per client key, in Redis or
@@ -36,7 +39,17 @@ public final class Reservation {
 	record Lease(String clientKey, List<LimitRequest> leases, boolean local) {
 	}
 
+	/**
+	 * The concurrency limits of one client key that denied an attempt when nothing else did: a release of one of
+	 * their leases may admit the next ({@link LeaseWaits}).
+	 * @param retryAfterMs the latest of their earliest lease expiries, as the limiter reported them (ms)
+	 */
+	record LeaseDenial(String clientKey, List<LimitDefinition> limits, long retryAfterMs) {
+	}
+
 	private final List<Held> held = new CopyOnWriteArrayList<>();
+
+	private volatile @Nullable LeaseDenial leaseDenial;
 
 	private final List<Lease> leases = new CopyOnWriteArrayList<>();
 
@@ -44,6 +57,31 @@ public final class Reservation {
 		if (decision.allowed()) {
 			this.held.add(new Held(clientKey, limits, decision, local));
 		}
+	}
+
+	/** An attempt denied at {@code clientKey}: what it may wait for, when only concurrency limits denied it. */
+	void denied(String clientKey, RateLimitDecision decision) {
+		List<LimitDefinition> waitedFor = new ArrayList<>(1);
+		long retryAfterMs = 0;
+		for (LimitDecision limit : decision.decisions()) {
+			if (limit.allowed() || limit.request().shadow()) {
+				continue;
+			}
+			if (limit.request().definition().algorithm().rate()) {
+				this.leaseDenial = null;
+				return;
+			}
+			waitedFor.add(limit.request().definition());
+			retryAfterMs = Math.max(retryAfterMs, limit.retryAfterMs().orElse(0));
+		}
+		this.leaseDenial = waitedFor.isEmpty() ? null : new LeaseDenial(clientKey, waitedFor, retryAfterMs);
+	}
+
+	/** What the last denied attempt may wait for, forgotten here; {@code null} unless only leases denied it. */
+	@Nullable LeaseDenial takeLeaseDenial() {
+		LeaseDenial denial = this.leaseDenial;
+		this.leaseDenial = null;
+		return denial;
 	}
 
 	void holdLease(Lease lease) {

@@ -1,0 +1,268 @@
+package dev.ratelimit.spring.enforce;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.ratelimit.core.LeaseReleases;
+import dev.ratelimit.core.LimitDefinition;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * This instance's callers waiting for a lease of a concurrency limit, woken when one is given back
+ * (docs/ALGORITHMS.md, "Waiting for a lease"): the limiter announces each release by a full limit
+ * ({@link LeaseReleases}, Redis pub/sub on a connection of its own, subscribed at the first wait), and each
+ * announcement wakes the caller of this instance that has waited longest for that limit and client, one per release.
+ * A woken caller decides again; denied (a caller elsewhere took the lease first), it waits again in its place. A
+ * caller also decides again at its denial's earliest lease expiry, and gives up at its max wait, so a lost
+ * announcement costs time, never a lease; a new subscription (the connection was lost) wakes every caller, since any
+ * release meanwhile went unheard. Nothing polls.
+ *
+ * <p>
+ * Fairness holds within one instance only: every instance with a caller waiting hears a release, and the first to
+ * reach Redis takes the lease. Closing it closes the announcements' connection.
+ */
+public final class LeaseWaits implements AutoCloseable {
+
+	private final @Nullable LeaseReleases releases;
+
+	/** The channels that callers wait on, with how many callers each; a channel without one is removed. */
+	private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
+
+	private final AtomicLong arrivals = new AtomicLong();
+
+	/**
+	 * @param releases where the limiter announces releases; {@code null} when it announces none (an application's
+	 * own limiter), and callers wait the concurrency hint between attempts instead
+	 */
+	public LeaseWaits(@Nullable LeaseReleases releases) {
+		this.releases = releases;
+	}
+
+	/** Whether releases are announced: a caller waits for one rather than retry after the concurrency hint. */
+	boolean announced() {
+		return this.releases != null;
+	}
+
+	/** The wait of one call, across its attempts; {@link Waiter#done()} when it ends, however. */
+	Waiter waiter() {
+		return new Waiter(this.arrivals.incrementAndGet());
+	}
+
+	@Override
+	public void close() {
+		if (this.releases != null) {
+			this.releases.close();
+		}
+	}
+
+	/** Whether the subscription is in place; subscribes (again, after a failure) when it is not. */
+	private boolean listening(LeaseReleases releases) {
+		CompletableFuture<Void> subscribed = releases.listen(new LeaseReleases.Listener() {
+
+			@Override
+			public void released(String channel) {
+				Channel waited = LeaseWaits.this.channels.get(channel);
+				if (waited != null) {
+					waited.released(false);
+				}
+			}
+
+			@Override
+			public void subscribed() {
+				LeaseWaits.this.channels.values().forEach((channel) -> channel.released(true));
+			}
+
+		});
+		return subscribed.isDone() && !subscribed.isCompletedExceptionally();
+	}
+
+	/**
+	 * One limit and client's callers: how many releases this instance heard, and the callers not deciding at the
+	 * moment, longest waiting first. Its monitor is held only to count and to hand a wake-up over (on the
+	 * subscription's thread, which must not block).
+	 */
+	private static final class Channel {
+
+		private final PriorityQueue<Pause> idle = new PriorityQueue<>(Comparator.comparingLong(Pause::arrival));
+
+		private long heard;
+
+		/** Callers registered; changed only inside the map's compute, for this channel's key. */
+		private int callers;
+
+		/** A release: the longest waiting caller is woken, or with {@code all} (a new subscription) every one. */
+		synchronized void released(boolean all) {
+			this.heard++;
+			wakeNext(all);
+		}
+
+		/** Wakes the longest waiting caller (or every one), skipping pauses that ended meanwhile. */
+		synchronized void wakeNext(boolean all) {
+			for (Pause pause = this.idle.poll(); pause != null; pause = this.idle.poll()) {
+				// a pause settled meanwhile (its timer, another channel, cancelled) leaves the release to the next
+				if (pause.wakeByRelease() && !all) {
+					return;
+				}
+			}
+		}
+
+		synchronized long heard() {
+			return this.heard;
+		}
+
+		/** Parks {@code pause} unless a release was heard since {@code seen}; returns whether it was parked. */
+		synchronized boolean park(Pause pause, long seen) {
+			if (this.heard != seen) {
+				return false;
+			}
+			this.idle.add(pause);
+			return true;
+		}
+
+		synchronized void unpark(Pause pause) {
+			this.idle.remove(pause);
+		}
+
+	}
+
+	/** One wait between two attempts: settled once, by a release, its timer, or a cancellation. */
+	private static final class Pause {
+
+		private final long arrival;
+
+		private final CompletableFuture<Boolean> result = new CompletableFuture<>();
+
+		private final AtomicBoolean settled = new AtomicBoolean();
+
+		/** Whether a release ended it: if its caller cancelled meanwhile, the release goes to the next one. */
+		private volatile boolean byRelease;
+
+		Pause(long arrival) {
+			this.arrival = arrival;
+		}
+
+		long arrival() {
+			return this.arrival;
+		}
+
+		/** Ends the pause with {@code retry}, on the common pool; whether this call ended it. */
+		boolean wake(boolean retry) {
+			if (this.result.isDone() || !this.settled.compareAndSet(false, true)) {
+				return false;
+			}
+			ForkJoinPool.commonPool().execute(() -> this.result.complete(retry));
+			return true;
+		}
+
+		boolean wakeByRelease() {
+			this.byRelease = true;
+			if (wake(true)) {
+				return true;
+			}
+			this.byRelease = false;
+			return false;
+		}
+
+	}
+
+	/** One call's wait for a lease, across its attempts. Used by one attempt at a time. */
+	final class Waiter {
+
+		private final long arrival;
+
+		/** The channels this call waits on, with the releases heard when its last attempt was sent (-1: unknown). */
+		private final Map<Channel, Long> seen = new HashMap<>(2);
+
+		private final List<String> names = new ArrayList<>(2);
+
+		private Waiter(long arrival) {
+			this.arrival = arrival;
+		}
+
+		/** An attempt is about to be sent: a release heard from now on may have come after it. */
+		void attempting() {
+			this.seen.replaceAll((channel, heard) -> channel.heard());
+		}
+
+		/**
+		 * Waits for a release of one of {@code limits}' leases of {@code clientKey}, or {@code timerNanos}.
+		 * @param atTimer what the stage completes with when the timer ends the wait: {@code true} to decide again
+		 * (the earliest lease expiry), {@code false} to give up (the max wait)
+		 * @return completes with {@code true} to decide again, {@code false} to give up; cancelling it ends the wait
+		 */
+		CompletableFuture<Boolean> pause(String clientKey, List<LimitDefinition> limits, long timerNanos,
+				boolean atTimer) {
+			LeaseReleases announcing = LeaseWaits.this.releases;
+			if (announcing == null) {
+				throw new IllegalStateException("no releases are announced");
+			}
+			// at every wait: a subscription that could not be made is tried again
+			boolean listening = listening(announcing);
+			for (LimitDefinition limit : limits) {
+				register(announcing.channel(clientKey, limit), listening);
+			}
+			Pause pause = new Pause(this.arrival);
+			List<Channel> parked = new ArrayList<>(this.seen.size());
+			for (Map.Entry<Channel, Long> waited : this.seen.entrySet()) {
+				if (!waited.getKey().park(pause, waited.getValue())) {
+					// heard a release since the attempt was sent, or began to listen after it
+					pause.wake(true);
+					break;
+				}
+				parked.add(waited.getKey());
+			}
+			ScheduledFuture<?> timer = WaitTimer.after(timerNanos, () -> pause.wake(atTimer));
+			pause.result.whenCompleteAsync((retry, failure) -> {
+				pause.settled.set(true);
+				timer.cancel(false);
+				parked.forEach((channel) -> channel.unpark(pause));
+				if (pause.result.isCancelled() && pause.byRelease) {
+					// woken by a release as its caller went away: the release is the next caller's
+					parked.forEach((channel) -> channel.wakeNext(false));
+				}
+			}, ForkJoinPool.commonPool());
+			return pause.result;
+		}
+
+		/**
+		 * Listens to {@code name}, unless it does already. While the subscription is made, what the channel heard
+		 * so far counts as seen: the subscription, when made, wakes every caller, who then decides again. Once made,
+		 * nothing counts as seen: a release may have come between the attempt and now, unheard, so the caller decides
+		 * again at once.
+		 */
+		private void register(String name, boolean listening) {
+			if (this.names.contains(name)) {
+				return;
+			}
+			Channel channel = LeaseWaits.this.channels.compute(name, (key, existing) -> {
+				Channel registered = (existing != null) ? existing : new Channel();
+				registered.callers++;
+				return registered;
+			});
+			this.names.add(name);
+			this.seen.put(channel, listening ? -1L : channel.heard());
+		}
+
+		/** The call waits no more (admitted, given up, cancelled): its channels forget it. */
+		void done() {
+			for (String name : this.names) {
+				LeaseWaits.this.channels.computeIfPresent(name,
+						(key, channel) -> (--channel.callers == 0) ? null : channel);
+			}
+			this.names.clear();
+			this.seen.clear();
+		}
+
+	}
+
+}
