@@ -26,7 +26,7 @@ public interface LeaseReleases extends AutoCloseable {
 	/**
 	 * Starts delivering announcements to {@code listener}, on a connection of its own (never the one that decides);
 	 * once: later calls return the first call's stage and ignore their listener, unless that stage failed, when
-	 * they try again.
+	 * they may try again.
 	 * @return completes when the first subscription is in place (every release from then on reaches the listener),
 	 * or exceptionally when it cannot be made; the listener is then told of each new subscription as it comes
 	 */

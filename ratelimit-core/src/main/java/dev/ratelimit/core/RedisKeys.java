@@ -55,8 +55,10 @@ final class RedisKeys {
 	}
 
 	/**
-	 * The pattern ({@code PSUBSCRIBE}) of every concurrency limit's key, which is also the channel its releases are
-	 * announced on (concurrency.lua): {@code <prefix>{*}:*:cc}, the prefix's own glob characters escaped.
+	 * The pattern ({@code PSUBSCRIBE}) of the channels that releases are announced on, each a concurrency limit's key
+	 * (concurrency.lua): {@code <prefix>*}, the prefix's own glob characters escaped. As wide as the keys, so that an
+	 * ACL user allowed the channels of its keys ({@code &rl:*}, which {@code PSUBSCRIBE} must match literally) may
+	 * subscribe; a message on another channel under the prefix is no release anyone waits for, and is ignored.
 	 */
 	String leasePattern() {
 		StringBuilder pattern = new StringBuilder();
@@ -66,7 +68,7 @@ final class RedisKeys {
 			}
 			pattern.append(c);
 		}
-		return pattern.append("{*}:*:").append(Algorithm.CONCURRENCY.code()).toString();
+		return pattern.append('*').toString();
 	}
 
 	static String clientTag(String clientId) {

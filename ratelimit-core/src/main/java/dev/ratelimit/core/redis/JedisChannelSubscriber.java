@@ -16,11 +16,14 @@ import redis.clients.jedis.exceptions.JedisException;
  * A {@link ChannelSubscriber} on Jedis: {@code PSUBSCRIBE} blocks a connection and a thread, so it runs on a daemon
  * thread of its own, with a client of its own (a subscription held on the limiter's pool would take one of its
  * connections for good). A subscription that could not be made, or was lost with its connection, is made again after
- * {@value #RETRY_MS} ms, until {@link #close}.
+ * {@value #FIRST_RETRY_MS} ms, doubled after each attempt that fails up to {@value #LAST_RETRY_MS} ms (a user without
+ * the permission), until {@link #close}.
  */
 public final class JedisChannelSubscriber implements ChannelSubscriber {
 
-	static final long RETRY_MS = 500;
+	static final long FIRST_RETRY_MS = 500;
+
+	static final long LAST_RETRY_MS = 30_000;
 
 	private final Supplier<UnifiedJedis> client;
 
@@ -34,6 +37,9 @@ public final class JedisChannelSubscriber implements ChannelSubscriber {
 	private CompletableFuture<Void> next = new CompletableFuture<>();
 
 	private volatile boolean closed;
+
+	/** Whether the attempt under way subscribed: a lost subscription is made again soon, a refused one later. */
+	private final java.util.concurrent.atomic.AtomicBoolean subscribedOnce = new java.util.concurrent.atomic.AtomicBoolean();
 
 	/**
 	 * Creates nothing yet: {@link #subscribe} does.
@@ -56,6 +62,7 @@ public final class JedisChannelSubscriber implements ChannelSubscriber {
 	}
 
 	private void run(String pattern, LeaseReleases.Listener listener) {
+		long retryMs = FIRST_RETRY_MS;
 		while (!this.closed) {
 			JedisPubSub pubSub = new JedisPubSub() {
 
@@ -66,6 +73,7 @@ public final class JedisChannelSubscriber implements ChannelSubscriber {
 
 				@Override
 				public void onPSubscribe(String subscribed, int count) {
+					JedisChannelSubscriber.this.subscribedOnce.set(true);
 					listener.subscribed();
 					next().complete(null);
 				}
@@ -80,8 +88,9 @@ public final class JedisChannelSubscriber implements ChannelSubscriber {
 				failed(ex);
 			}
 			if (!this.closed) {
+				retryMs = this.subscribedOnce.getAndSet(false) ? FIRST_RETRY_MS : Math.min(retryMs * 2, LAST_RETRY_MS);
 				try {
-					TimeUnit.MILLISECONDS.sleep(RETRY_MS);
+					TimeUnit.MILLISECONDS.sleep(retryMs);
 				}
 				catch (InterruptedException ex) {
 					return;

@@ -1,7 +1,6 @@
 package dev.ratelimit.core.redis;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import dev.ratelimit.core.ChannelSubscriber;
@@ -14,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * A {@link ChannelSubscriber} on a Lettuce pub/sub connection of its own (for a Cluster,
  * {@code RedisClusterClient.connectPubSubAsync}, which subscribes on one node: a {@code PUBLISH} reaches every node).
  * Lettuce reconnects the connection and subscribes again by itself when the client auto-reconnects; each subscription
- * made is reported to the listener ({@code psubscribed}).
+ * made is reported to the listener ({@code psubscribed}). A subscription that could not be made closes its
+ * connection; the next {@link #subscribe} opens another.
  */
 public final class LettuceChannelSubscriber implements ChannelSubscriber {
 
@@ -22,12 +22,16 @@ public final class LettuceChannelSubscriber implements ChannelSubscriber {
 
 	private final Runnable onClose;
 
-	private final AtomicReference<@Nullable CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>>> connection = new AtomicReference<>();
+	/** The connection of the subscription under way or made; guarded by this. */
+	private @Nullable CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connection;
+
+	/** The subscription under way or made; guarded by this. */
+	private @Nullable CompletableFuture<Void> subscription;
 
 	/**
 	 * Opens nothing yet: {@link #subscribe} does.
 	 * @param connector opens the pub/sub connection (with the {@code UTF-8} string codec) of a client that
-	 * reconnects by itself; asked again by a {@link #subscribe} after one it could not open
+	 * reconnects by itself; asked again by a {@link #subscribe} after a subscription that could not be made
 	 * @param onClose releases the client after {@link #close} has closed the connection
 	 */
 	public LettuceChannelSubscriber(
@@ -38,17 +42,13 @@ public final class LettuceChannelSubscriber implements ChannelSubscriber {
 	}
 
 	@Override
-	public CompletableFuture<Void> subscribe(String pattern, LeaseReleases.Listener listener) {
-		CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> previous = this.connection.get();
-		if (previous != null && !previous.isCompletedExceptionally()) {
-			return CompletableFuture.failedFuture(new IllegalStateException("subscribed already"));
+	public synchronized CompletableFuture<Void> subscribe(String pattern, LeaseReleases.Listener listener) {
+		if (this.subscription != null && !this.subscription.isCompletedExceptionally()) {
+			return this.subscription;
 		}
+		closeConnection();
 		CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> opened = this.connector.get();
-		if (!this.connection.compareAndSet(previous, opened)) {
-			opened.thenAccept(StatefulRedisPubSubConnection::closeAsync);
-			return CompletableFuture.failedFuture(new IllegalStateException("subscribed already"));
-		}
-		return opened.thenCompose((connection) -> {
+		CompletableFuture<Void> subscribed = opened.thenCompose((connection) -> {
 			connection.addListener(new RedisPubSubAdapter<>() {
 
 				@Override
@@ -64,15 +64,23 @@ public final class LettuceChannelSubscriber implements ChannelSubscriber {
 			});
 			return connection.async().psubscribe(pattern).toCompletableFuture();
 		});
+		this.connection = opened;
+		this.subscription = subscribed;
+		return subscribed;
+	}
+
+	private void closeConnection() {
+		CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> opened = this.connection;
+		this.connection = null;
+		if (opened != null) {
+			opened.thenAccept(StatefulRedisPubSubConnection::closeAsync);
+		}
 	}
 
 	@Override
-	public void close() {
-		CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> opened = this.connection
-			.getAndSet(null);
-		if (opened != null && opened.isDone() && !opened.isCompletedExceptionally()) {
-			opened.join().close();
-		}
+	public synchronized void close() {
+		closeConnection();
+		this.subscription = null;
 		this.onClose.run();
 	}
 

@@ -72,8 +72,9 @@ local function concurrency()
       local full = redis.call('ZCARD', key) >= limit
       -- A lease given back by a full limit may admit a caller that was denied and waits: the release is announced
       -- on the key's name as a channel (PUBLISH; the waiters' instances subscribe by pattern, docs/ALGORITHMS.md).
+      -- pcall: an ACL user without the channel still gives the lease back; its waiters retry on their timers.
       if redis.call('ZREM', key, lease) == 1 and full then
-        redis.call('PUBLISH', key, lease)
+        redis.pcall('PUBLISH', key, lease)
       end
     end
     local count, earliest, latest = held(key, now)

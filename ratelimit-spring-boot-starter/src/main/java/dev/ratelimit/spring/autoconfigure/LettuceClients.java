@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -14,6 +15,7 @@ import dev.ratelimit.core.redis.LettuceScriptExecutor;
 import dev.ratelimit.spring.redis.LettuceClusterTopology;
 import dev.ratelimit.spring.redis.SentinelFailoverListener;
 import dev.ratelimit.spring.redis.SentinelFailoverListener;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -69,7 +71,9 @@ final class LettuceClients {
 	 * node delivers a {@code PUBLISH}).
 	 */
 	static LettuceChannelSubscriber subscriber(RedisTarget target, Duration connectTimeout) {
-		AtomicReference<@Nullable Runnable> shutdown = new AtomicReference<>();
+		// the client of the last subscription asked for, shut down when another is asked for (the last one could
+		// not be made) or at close
+		AtomicReference<@Nullable AbstractRedisClient> current = new AtomicReference<>();
 		return new LettuceChannelSubscriber(() -> {
 			ClientResources resources = DefaultClientResources.builder()
 				.ioThreadPoolSize(1)
@@ -86,10 +90,7 @@ final class LettuceClients {
 					options.sslOptions(sslOptions(target.ssl()));
 				}
 				client.setOptions(options.build());
-				shutdown.set(() -> {
-					client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-					resources.shutdown(0, 2, TimeUnit.SECONDS);
-				});
+				shutDown(current.getAndSet(client), false);
 				return client.refreshPartitionsAsync()
 					.toCompletableFuture()
 					.thenCompose((loaded) -> client.connectPubSubAsync(StringCodec.UTF8));
@@ -103,17 +104,22 @@ final class LettuceClients {
 				options.sslOptions(sslOptions(target.ssl()));
 			}
 			client.setOptions(options.build());
-			shutdown.set(() -> {
-				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-				resources.shutdown(0, 2, TimeUnit.SECONDS);
-			});
+			shutDown(current.getAndSet(client), false);
 			return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
-		}, () -> {
-			Runnable made = shutdown.getAndSet(null);
-			if (made != null) {
-				made.run();
-			}
-		});
+		}, () -> shutDown(current.getAndSet(null), true));
+	}
+
+	/** Shuts a subscriber's client down with its own resources: waiting at close, else in the background. */
+	private static void shutDown(@Nullable AbstractRedisClient client, boolean wait) {
+		if (client == null) {
+			return;
+		}
+		ClientResources resources = client.getResources();
+		CompletableFuture<Void> down = client.shutdownAsync(0, 2, TimeUnit.SECONDS)
+			.whenComplete((done, failure) -> resources.shutdown(0, 2, TimeUnit.SECONDS));
+		if (wait) {
+			down.join();
+		}
 	}
 
 	private static LettuceScriptExecutor cluster(Client settings, DataRedisConnectionDetails.Cluster cluster,

@@ -10,11 +10,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ratelimit.core.LeaseReleases;
 import dev.ratelimit.core.LimitDefinition;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,12 +37,24 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LeaseWaits implements AutoCloseable {
 
+	private static final Log logger = LogFactory.getLog(LeaseWaits.class);
+
+	private static final long HINT_NANOS = TimeUnit.MILLISECONDS.toNanos(ConcurrencyHint.HINT_MS);
+
 	private final @Nullable LeaseReleases releases;
 
 	/** The channels that callers wait on, with how many callers each; a channel without one is removed. */
 	private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
 
 	private final AtomicLong arrivals = new AtomicLong();
+
+	/** Whether the last subscription failed: callers then decide again after the concurrency hint. */
+	private volatile boolean unheard;
+
+	/** The subscription whose outcome is watched: each new one, once. */
+	private final AtomicReference<@Nullable CompletableFuture<Void>> watched = new AtomicReference<>();
+
+	private final AtomicBoolean warned = new AtomicBoolean();
 
 	/**
 	 * @param releases where the limiter announces releases; {@code null} when it announces none (an application's
@@ -79,11 +95,32 @@ public final class LeaseWaits implements AutoCloseable {
 
 			@Override
 			public void subscribed() {
+				LeaseWaits.this.warned.set(false);
 				LeaseWaits.this.channels.values().forEach((channel) -> channel.released(true));
 			}
 
 		});
+		if (this.watched.getAndSet(subscribed) != subscribed) {
+			// off the subscription's I/O thread: a log line may block
+			subscribed.whenCompleteAsync((done, failure) -> {
+				this.unheard = failure != null;
+				if (failure != null) {
+					logUnheard(failure);
+					// callers parked while it was made wait for nothing: they decide again, then after the hint
+					this.channels.values().forEach((channel) -> channel.released(true));
+				}
+			}, ForkJoinPool.commonPool());
+		}
 		return subscribed.isDone() && !subscribed.isCompletedExceptionally();
+	}
+
+	/** Once per streak of failed subscriptions. */
+	private void logUnheard(Throwable failure) {
+		if (this.warned.compareAndSet(false, true)) {
+			logger.warn("Callers waiting for a lease of a concurrency limit decide again every " + ConcurrencyHint.HINT_MS
+					+ " ms: the releases cannot be subscribed to (the Redis user needs PUBLISH, PSUBSCRIBE and the "
+					+ "channels of its key prefix, docs/FAILURES.md): " + failure);
+		}
 	}
 
 	/**
@@ -195,19 +232,25 @@ public final class LeaseWaits implements AutoCloseable {
 		}
 
 		/**
-		 * Waits for a release of one of {@code limits}' leases of {@code clientKey}, or {@code timerNanos}.
-		 * @param atTimer what the stage completes with when the timer ends the wait: {@code true} to decide again
-		 * (the earliest lease expiry), {@code false} to give up (the max wait)
+		 * Waits for a release of one of {@code limits}' leases of {@code clientKey}: at most until the earliest lease
+		 * expiry, when it decides again, or until {@code leftNanos} have passed, when it gives up. Without a
+		 * subscription (it could not be made: an ACL user without the channels, say) it decides again after the
+		 * concurrency hint instead of the expiry.
+		 * @param expiryNanos the earliest lease expiry, from now
+		 * @param leftNanos what is left of the max wait
 		 * @return completes with {@code true} to decide again, {@code false} to give up; cancelling it ends the wait
 		 */
-		CompletableFuture<Boolean> pause(String clientKey, List<LimitDefinition> limits, long timerNanos,
-				boolean atTimer) {
+		CompletableFuture<Boolean> pause(String clientKey, List<LimitDefinition> limits, long expiryNanos,
+				long leftNanos) {
 			LeaseReleases announcing = LeaseWaits.this.releases;
 			if (announcing == null) {
 				throw new IllegalStateException("no releases are announced");
 			}
 			// at every wait: a subscription that could not be made is tried again
 			boolean listening = listening(announcing);
+			long retryNanos = LeaseWaits.this.unheard ? Math.min(expiryNanos, HINT_NANOS) : expiryNanos;
+			long timerNanos = Math.min(retryNanos, leftNanos);
+			boolean atTimer = retryNanos < leftNanos;
 			for (LimitDefinition limit : limits) {
 				register(announcing.channel(clientKey, limit), listening);
 			}

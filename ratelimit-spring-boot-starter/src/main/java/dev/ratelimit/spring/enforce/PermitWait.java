@@ -78,7 +78,7 @@ public final class PermitWait {
 			if (this.waiter == null) {
 				this.waiter = this.leases.waiter();
 			}
-			return this.waiter.pause(lease.clientKey(), lease.limits(), Math.min(expiry, left), expiry < left);
+			return this.waiter.pause(lease.clientKey(), lease.limits(), expiry, left);
 		}
 		long waitNanos = this.wait.waitNanos(OptionalLong.of(denied.getRetryAfterMs()));
 		return (waitNanos < 0) ? null : WaitTimer.delay(waitNanos);

@@ -7,6 +7,9 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.test.TestRedis;
@@ -38,11 +41,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AclIntegrationTests {
 
-	/** The commands the scripts run: GET, SET, PEXPIRE, DEL, TIME and the sorted-set commands of the sliding log. */
-	static final String SCRIPT_COMMANDS = "+get +set +pexpire +del +time +zadd +zcard +zcount +zrange +zremrangebyscore";
+	/**
+	 * The commands the scripts run: GET, SET, PEXPIRE, DEL, TIME, the sorted-set commands of the sliding log and the
+	 * concurrency limit's leases, and the hash commands of the overrides.
+	 */
+	static final String SCRIPT_COMMANDS = "+get +set +pexpire +del +time +zadd +zcard +zcount +zrange +zrangebyscore "
+			+ "+zremrangebyscore +zrem +zscore +hget +hgetall +hset +hsetnx +hdel +hincrby";
 
 	/** The handshakes: Lettuce's HELLO with AUTH and SETNAME, Jedis' AUTH, CLIENT SETNAME and PING (Redis 7.2 adds CLIENT SETINFO, which Jedis sends and may be refused). */
 	static final String HANDSHAKE = "+hello +auth +client|setname +ping";
+
+	/** What waits for a lease need to be woken: the scripts publish releases, the waiters subscribe to them. */
+	static final String RELEASES = "+publish +psubscribe &rl:*";
 
 	private static final int LIMIT = 3;
 
@@ -56,6 +66,7 @@ class AclIntegrationTests {
 		user("limiter", "+evalsha +eval +script|load " + SCRIPT_COMMANDS + " " + HANDSHAKE);
 		user("no-script-load", "+evalsha +eval " + SCRIPT_COMMANDS + " " + HANDSHAKE);
 		user("no-evalsha", "+eval +script|load " + SCRIPT_COMMANDS + " " + HANDSHAKE);
+		user("waits", "+evalsha +eval +script|load " + SCRIPT_COMMANDS + " " + HANDSHAKE + " " + RELEASES);
 	}
 
 	@AfterAll
@@ -104,6 +115,63 @@ class AclIntegrationTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "lettuce", "jedis" })
+	void aUserWithTheChannelsWakesCallersWaitingForALease(String client) throws Exception {
+		try (ConfigurableApplicationContext context = start(client, "waits")) {
+			assertThat(waitForALease(context)).as("denials: the first, and once listening").isEqualTo(2);
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "lettuce", "jedis" })
+	void withoutTheChannelsLeasesAreGivenBackAndWaitersDecideAgainAfterTheHint(String client) throws Exception {
+		try (ConfigurableApplicationContext context = start(client, "limiter")) {
+			assertThat(waitForALease(context)).isGreaterThanOrEqualTo(2);
+		}
+	}
+
+	/**
+	 * One call holds the lease, another waits for it: admitted once the first gives it back. Returns the waiter's
+	 * denials; no release or decision failed.
+	 */
+	private long waitForALease(ConfigurableApplicationContext context) throws Exception {
+		AclExports exports = context.getBean(AclExports.class);
+		String customer = UUID.randomUUID().toString();
+		CompletableFuture<Void> gate = new CompletableFuture<>();
+		CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> exports.export(customer, gate));
+		MeterRegistry registry = context.getBean(MeterRegistry.class);
+		while (exports.running() == 0) {
+			assertThat(holder).isNotDone();
+			Thread.sleep(10);
+		}
+		CompletableFuture<String> waiter = CompletableFuture
+			.supplyAsync(() -> exports.export(customer, CompletableFuture.completedFuture(null)));
+		while (denials(registry) < 2) {
+			if (waiter.isDone()) {
+				assertThat(waiter.get()).as("the waiter, while the holder runs").isNull();
+			}
+			Thread.sleep(10);
+		}
+		gate.complete(null);
+		assertThat(waiter.get(30, TimeUnit.SECONDS)).isEqualTo("exported");
+		assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo("exported");
+		assertThat(Search.in(registry).name("ratelimit.redis.failures").counters()).allSatisfy(
+				(failures) -> assertThat(failures.count()).isZero());
+		return denials(registry);
+	}
+
+	private static long denials(MeterRegistry registry) {
+		return (long) Search.in(registry)
+			.name("ratelimit.decisions")
+			.tag("limit", "acl-exports")
+			.tag("outcome", "denied")
+			.counters()
+			.stream()
+			.mapToDouble(io.micrometer.core.instrument.Counter::count)
+			.sum();
+	}
+
 	private void assertLimitsExactly(ConfigurableApplicationContext context) throws Exception {
 		String key = UUID.randomUUID().toString();
 		for (int remaining = LIMIT - 1; remaining >= 0; remaining--) {
@@ -136,8 +204,28 @@ class AclIntegrationTests {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	@Import(AclController.class)
+	@Import({ AclController.class, AclExports.class })
 	static class AclApplication {
+
+	}
+
+	/** One export per customer at a time; a lease time of a minute; waiting up to a minute. */
+	static class AclExports {
+
+		private final AtomicInteger running = new AtomicInteger();
+
+		/** Through the proxy: the calls that began. */
+		int running() {
+			return this.running.get();
+		}
+
+		@RateLimited(name = "acl-exports", algorithm = "concurrency", limit = 1, window = "60s", key = "#customer",
+				maxWait = "60s")
+		String export(String customer, CompletableFuture<Void> gate) {
+			this.running.incrementAndGet();
+			gate.join();
+			return "exported";
+		}
 
 	}
 
