@@ -17,6 +17,7 @@ import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.core.Settlement;
 import dev.ratelimit.core.redis.JedisScriptExecutor;
 import redis.clients.jedis.JedisPooled;
 
@@ -146,6 +147,20 @@ public final class JavaApiBenchmark {
 			scenarios.add(new Scenario("redis     token-bucket + sliding-window-counter, " + ((keys == 1) ? "1 hot key" : keys + " keys")
 					+ ", admitting", (random) -> onRedis.tryAcquire(clients[random.nextInt(keys)], two).allowed()));
 		}
+		// a concurrency limit: a call's lease taken and given back (two script calls), against one rate decision above
+		LimitDefinition roomy = LimitDefinition.of("bench-leases", Algorithm.CONCURRENCY, 1_000_000, Duration.ofSeconds(30));
+		// full: one lease held for an hour by the first call, every other denied
+		LimitDefinition full = LimitDefinition.of("bench-leases-full", Algorithm.CONCURRENCY, 1, Duration.ofHours(1));
+		for (int keys : new int[] { 1, 1000 }) {
+			String shape = (keys == 1) ? "1 hot key" : keys + " keys";
+			for (RateLimiter limiter : List.of(onRedis, inMemory)) {
+				String backend = (limiter == onRedis) ? "redis     " : "in-memory ";
+				scenarios.add(new Scenario(backend + "concurrency, acquire + release, " + shape,
+						leaseTaken(limiter, roomy, clients(keys), true)));
+				scenarios.add(new Scenario(backend + "concurrency, " + shape + ", denying",
+						leaseTaken(limiter, full, clients(keys), false)));
+			}
+		}
 		for (Algorithm algorithm : Algorithm.rates()) {
 			for (boolean admitted : new boolean[] { true, false }) {
 				LimitDefinition limit = limit(algorithm, admitted);
@@ -182,6 +197,23 @@ public final class JavaApiBenchmark {
 		}
 		String[] clients = clients(keys);
 		return (random) -> limiter.tryAcquire(clients[random.nextInt(keys)], one).allowed();
+	}
+
+	/**
+	 * A call's acquire of a lease with an id of its own, and with {@code giveBack} its release when admitted (a
+	 * denied call holds none); without, an admitted call keeps its lease, so that the limit stays full.
+	 */
+	private static Operation leaseTaken(RateLimiter limiter, LimitDefinition limit, String[] clients,
+			boolean giveBack) {
+		return (random) -> {
+			String client = clients[random.nextInt(clients.length)];
+			LimitRequest lease = limit.request().withLease(LimitRequest.newLeaseId());
+			boolean admitted = limiter.tryAcquire(client, List.of(lease)).allowed();
+			if (admitted && giveBack) {
+				limiter.settle(client, List.of(Settlement.release(lease)));
+			}
+			return admitted;
+		};
 	}
 
 	/** {@code hot} alone, or {@code client-0} ... */

@@ -10,7 +10,9 @@ import dev.ratelimit.core.RateLimitDecision;
  * What a concurrency limit's denial announces (docs/HTTP.md, "Concurrency limits"): a lease comes back when a running
  * call ends, which no one can know, so its {@code Retry-After} is a hint of {@value #HINT_MS} ms rather than the
  * earliest lease expiry the core reports (when a lease is certain to be back only if its holder stops renewing it).
- * Applied where a decision becomes an answer, so that the 429, its fields and a wait for a permit all read the hint.
+ * Applied where a decision becomes an answer, so that the 429 and its fields read the hint; a caller waiting for a
+ * lease is woken by its release instead ({@link LeaseWaits}), and retries after the hint only when releases are not
+ * announced.
  */
 final class ConcurrencyHint {
 

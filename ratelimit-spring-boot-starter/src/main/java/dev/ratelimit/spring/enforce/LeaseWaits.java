@@ -95,6 +95,7 @@ public final class LeaseWaits implements AutoCloseable {
 
 			@Override
 			public void subscribed() {
+				LeaseWaits.this.unheard = false;
 				LeaseWaits.this.warned.set(false);
 				LeaseWaits.this.channels.values().forEach((channel) -> channel.released(true));
 			}

@@ -5,11 +5,19 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.test.NoBlocking;
+import dev.ratelimit.spring.test.app.XClient;
 import dev.ratelimit.test.TestRedis;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,9 +28,11 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,7 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Within an HTTP request a denial is answered at once with 429 (a server does not hold a thread for a permit),
  * unless the annotation sets {@code maxWait}: then the request waits the retry-after and is admitted, on Spring MVC
  * (blocking the request's thread) and on WebFlux (with a delay, BlockHound watching); for a limit decided on the
- * request's arrival and for one whose key reads the handler's argument.
+ * request's arrival and for one whose key reads the handler's argument; and for a concurrency limit, until the
+ * request holding the lease ends (woken by its release: the lease time is a minute, and no decision is made
+ * meanwhile).
  */
 @ExtendWith(NoBlocking.class)
 class WaitsWithinRequestsIntegrationTests {
@@ -67,6 +79,48 @@ class WaitsWithinRequestsIntegrationTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void aRequestWaitsForALeaseWhenItsConcurrencyLimitSetsMaxWait(String webApplicationType) throws Exception {
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WaitingApplication.class).run(
+				"--server.port=0", "--server.address=127.0.0.1", "--spring.main.web-application-type=" + webApplicationType,
+				"--spring.data.redis.url=" + TestRedis.shared().url(),
+				"--ratelimit.key-prefix=within-" + UUID.randomUUID() + ":", "--ratelimit.redis.timeout=30s")) {
+			String base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
+			String client = UUID.randomUUID().toString();
+			CompletableFuture<Void> gate = WaitingController.gates.computeIfAbsent(client,
+					(key) -> new CompletableFuture<>());
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			CompletableFuture<HttpResponse<String>> holder = send(base + "/one-at-a-time", client);
+			while (!WaitingController.entered.contains(client)) {
+				assertThat(holder).isNotDone();
+				Thread.sleep(10);
+			}
+			CompletableFuture<HttpResponse<String>> waiter = send(base + "/one-at-a-time", client);
+			while (denials(registry) < 2) {
+				assertThat(waiter).isNotDone();
+				Thread.sleep(10);
+			}
+			gate.complete(null);
+			assertThat(holder.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			assertThat(waiter.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			assertThat(denials(registry)).as("denied, then denied once listening; woken by the release").isEqualTo(2);
+		}
+	}
+
+	private static long denials(MeterRegistry registry) {
+		Counter denied = registry.find("ratelimit.decisions").tag("limit", "one-at-a-time").tag("outcome", "denied")
+			.counter();
+		return (denied != null) ? (long) denied.count() : 0;
+	}
+
+	private CompletableFuture<HttpResponse<String>> send(String uri, String client) {
+		return this.http.sendAsync(HttpRequest.newBuilder(URI.create(uri))
+			.header("X-Client", client)
+			.timeout(Duration.ofSeconds(60))
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
 	private HttpResponse<String> get(String uri) throws Exception {
 		return this.http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(30)).build(),
 				HttpResponse.BodyHandlers.ofString());
@@ -77,10 +131,30 @@ class WaitsWithinRequestsIntegrationTests {
 	@Import(WaitingController.class)
 	static class WaitingApplication {
 
+		@Bean
+		XClient xClient() {
+			return new XClient();
+		}
+
 	}
 
 	@RestController
 	static class WaitingController {
+
+		static final Map<String, CompletableFuture<Void>> gates = new ConcurrentHashMap<>();
+
+		static final Set<String> entered = ConcurrentHashMap.newKeySet();
+
+		/** One request of a client at a time, held until the test opens the client's gate; a lease time of a minute. */
+		@RateLimited(name = "one-at-a-time", algorithm = "concurrency", limit = 1, window = "60s",
+				key = "@xClient.of(#request)", maxWait = "30s")
+		@GetMapping("/one-at-a-time")
+		Mono<String> oneAtATime(@RequestHeader("X-Client") String client) {
+			return Mono.defer(() -> {
+				entered.add(client);
+				return Mono.fromFuture(gates.computeIfAbsent(client, (key) -> new CompletableFuture<>()), true);
+			}).thenReturn("done");
+		}
 
 		@RateLimited(name = "patient", limit = 1, window = "2s", maxWait = "10s")
 		@GetMapping("/patient")
