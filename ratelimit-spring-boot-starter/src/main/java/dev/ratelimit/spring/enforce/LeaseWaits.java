@@ -56,6 +56,26 @@ public final class LeaseWaits implements AutoCloseable {
 
 	private final AtomicBoolean warned = new AtomicBoolean();
 
+	/** What the announcements are told to: one listener, whichever wait subscribes first. */
+	private final LeaseReleases.Listener listener = new LeaseReleases.Listener() {
+
+		@Override
+		public void released(String channel) {
+			Channel waited = LeaseWaits.this.channels.get(channel);
+			if (waited != null) {
+				waited.released(false);
+			}
+		}
+
+		@Override
+		public void subscribed() {
+			LeaseWaits.this.unheard = false;
+			LeaseWaits.this.warned.set(false);
+			LeaseWaits.this.channels.values().forEach((channel) -> channel.released(true));
+		}
+
+	};
+
 	/**
 	 * @param releases where the limiter announces releases; {@code null} when it announces none (an application's
 	 * own limiter), and callers wait the concurrency hint between attempts instead
@@ -83,24 +103,7 @@ public final class LeaseWaits implements AutoCloseable {
 
 	/** Whether the subscription is in place; subscribes (again, after a failure) when it is not. */
 	private boolean listening(LeaseReleases releases) {
-		CompletableFuture<Void> subscribed = releases.listen(new LeaseReleases.Listener() {
-
-			@Override
-			public void released(String channel) {
-				Channel waited = LeaseWaits.this.channels.get(channel);
-				if (waited != null) {
-					waited.released(false);
-				}
-			}
-
-			@Override
-			public void subscribed() {
-				LeaseWaits.this.unheard = false;
-				LeaseWaits.this.warned.set(false);
-				LeaseWaits.this.channels.values().forEach((channel) -> channel.released(true));
-			}
-
-		});
+		CompletableFuture<Void> subscribed = releases.listen(this.listener);
 		if (this.watched.getAndSet(subscribed) != subscribed) {
 			// off the subscription's I/O thread: a log line may block
 			subscribed.whenCompleteAsync((done, failure) -> {
@@ -131,12 +134,18 @@ public final class LeaseWaits implements AutoCloseable {
 	 */
 	private static final class Channel {
 
+		private final String name;
+
 		private final PriorityQueue<Pause> idle = new PriorityQueue<>(Comparator.comparingLong(Pause::arrival));
 
 		private long heard;
 
 		/** Callers registered; changed only inside the map's compute, for this channel's key. */
 		private int callers;
+
+		Channel(String name) {
+			this.name = name;
+		}
 
 		/** A release: the longest waiting caller is woken, or with {@code all} (a new subscription) every one. */
 		synchronized void released(boolean all) {
@@ -221,8 +230,6 @@ public final class LeaseWaits implements AutoCloseable {
 		/** The channels this call waits on, with the releases heard when its last attempt was sent (-1: unknown). */
 		private final Map<Channel, Long> seen = new HashMap<>(2);
 
-		private final List<String> names = new ArrayList<>(2);
-
 		private Waiter(long arrival) {
 			this.arrival = arrival;
 		}
@@ -285,25 +292,25 @@ public final class LeaseWaits implements AutoCloseable {
 		 * again at once.
 		 */
 		private void register(String name, boolean listening) {
-			if (this.names.contains(name)) {
-				return;
+			for (Channel registered : this.seen.keySet()) {
+				if (registered.name.equals(name)) {
+					return;
+				}
 			}
 			Channel channel = LeaseWaits.this.channels.compute(name, (key, existing) -> {
-				Channel registered = (existing != null) ? existing : new Channel();
+				Channel registered = (existing != null) ? existing : new Channel(name);
 				registered.callers++;
 				return registered;
 			});
-			this.names.add(name);
 			this.seen.put(channel, listening ? -1L : channel.heard());
 		}
 
 		/** The call waits no more (admitted, given up, cancelled): its channels forget it. */
 		void done() {
-			for (String name : this.names) {
-				LeaseWaits.this.channels.computeIfPresent(name,
+			for (Channel registered : this.seen.keySet()) {
+				LeaseWaits.this.channels.computeIfPresent(registered.name,
 						(key, channel) -> (--channel.callers == 0) ? null : channel);
 			}
-			this.names.clear();
 			this.seen.clear();
 		}
 
