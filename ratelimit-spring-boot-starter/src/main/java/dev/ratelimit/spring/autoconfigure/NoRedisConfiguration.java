@@ -18,9 +18,9 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnMissingClass(RateLimitRedisConfiguration.CONNECTION_DETAILS)
 class NoRedisConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimiter rateLimiter() {
+	@Bean(StarterBeans.RATE_LIMITER)
+	@ConditionalOnMissingBean(value = RateLimiter.class, name = StarterBeans.RATE_LIMITER)
+	RateLimiter rateLimitRateLimiter() {
 		throw new IllegalStateException("ratelimit.store=redis (the default) needs Spring Data Redis: add "
 				+ "org.springframework.boot:spring-boot-starter-data-redis (or spring-boot-starter-data-redis-reactive) "
 				+ "to the application, or set ratelimit.store=in-memory to count the limits in this instance's memory");

@@ -34,15 +34,22 @@ public final class RateLimitAutoConfiguration {
 	 * The limits in force, checked at startup, in every kind of application: each configuration bound afresh from
 	 * {@code ratelimit.*}, the filter rules only in a web application.
 	 */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.CONFIGURATIONS)
+	@ConditionalOnMissingBean(value = LimitConfigurations.class, name = StarterBeans.CONFIGURATIONS)
 	LimitConfigurations rateLimitConfigurations(Environment environment, BeanFactory beanFactory) {
 		return new LimitConfigurations(() -> LimitSettingsBinding.bind(environment), environment, beanFactory);
 	}
 
+	/** An application's bean named as one of the starter's never leaves the application without that part. */
+	@Bean(StarterBeans.NAMES_CHECK)
+	static StarterBeans rateLimitBeanNamesCheck() {
+		return new StarterBeans();
+	}
+
 	/** Without spring-web no advisor can apply @RateLimited: startup stops rather than leave methods unlimited. */
-	@Bean
+	@Bean(StarterBeans.SPRING_WEB_MISSING)
 	@ConditionalOnMissingClass("org.springframework.web.ErrorResponseException")
+	@ConditionalOnMissingBean(name = StarterBeans.SPRING_WEB_MISSING)
 	static SpringWebMissing rateLimitSpringWebMissing(ConfigurableListableBeanFactory beanFactory) {
 		return new SpringWebMissing(beanFactory);
 	}

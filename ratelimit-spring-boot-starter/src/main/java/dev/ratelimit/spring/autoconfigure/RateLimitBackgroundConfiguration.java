@@ -26,8 +26,8 @@ import org.springframework.web.ErrorResponseException;
 class RateLimitBackgroundConfiguration {
 
 	/** Every call is outside an HTTP request. */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.CALL_LIMITER)
+	@ConditionalOnMissingBean(value = CallLimiter.class, name = StarterBeans.CALL_LIMITER)
 	CallLimiter rateLimitCallLimiter(ObjectProvider<PermitWaiter> waits) {
 		return new BackgroundCallLimiter(waits);
 	}

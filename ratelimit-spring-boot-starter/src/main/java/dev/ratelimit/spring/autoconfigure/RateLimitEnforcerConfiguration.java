@@ -46,8 +46,8 @@ import org.springframework.web.ErrorResponseException;
 @ConditionalOnBean(RateLimiter.class)
 class RateLimitEnforcerConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.ENFORCER)
+	@ConditionalOnMissingBean(value = RateLimitEnforcer.class, name = StarterBeans.ENFORCER)
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEventRecorder> events,
 			ObjectProvider<Timeouts> timeouts, ObjectProvider<ScriptExecutor> executor, DenialCache denials,
@@ -72,8 +72,8 @@ class RateLimitEnforcerConfiguration {
 	 * Denials answered without Redis while they stand ({@code ratelimit.denials.*}); all forgotten when the limits
 	 * change, since they were decided under the old shapes.
 	 */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.REMEMBERED_DENIALS)
+	@ConditionalOnMissingBean(value = DenialCache.class, name = StarterBeans.REMEMBERED_DENIALS)
 	DenialCache rateLimitRememberedDenials(RateLimitProperties properties, LimitConfigurations configurations) {
 		DenialsProperties denials = properties.getDenials();
 		if (denials.getMaxClients() < 1) {
@@ -88,7 +88,8 @@ class RateLimitEnforcerConfiguration {
 	}
 
 	/** Every limit that a plan names exists: checked once the annotations' limits are known too. */
-	@Bean
+	@Bean(StarterBeans.PLANS_CHECK)
+	@ConditionalOnMissingBean(name = StarterBeans.PLANS_CHECK)
 	ApplicationListener<ContextRefreshedEvent> rateLimitPlansCheck(LimitConfigurations configurations) {
 		return (event) -> configurations.current().requireKnownLimits();
 	}
@@ -97,8 +98,8 @@ class RateLimitEnforcerConfiguration {
 	 * The overrides set through the ratelimits endpoint: in Redis through the limiter's own client, read by every
 	 * instance; in memory with the in-memory store.
 	 */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.OVERRIDES)
+	@ConditionalOnMissingBean(value = OverridesSync.class, name = StarterBeans.OVERRIDES)
 	OverridesSync rateLimitOverrides(LimitConfigurations configurations, RateLimitProperties properties,
 			ObjectProvider<ScriptExecutor> executor) {
 		ScriptExecutor redis = executor.getIfAvailable();
@@ -115,8 +116,8 @@ class RateLimitEnforcerConfiguration {
 	 * Waits for a permit, up to {@code ratelimit.defaults.max-wait} outside requests; for a lease, woken by the
 	 * releases the limiter announces (its store's {@link LeaseWaits}), or without them after the concurrency hint.
 	 */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.PERMIT_WAITS)
+	@ConditionalOnMissingBean(value = PermitWaiter.class, name = StarterBeans.PERMIT_WAITS)
 	PermitWaiter rateLimitPermitWaits(RateLimitEnforcer enforcer, RateLimitProperties properties,
 			ObjectProvider<LeaseWaits> leaseWaits) {
 		return new PermitWaiter(enforcer, properties.getDefaults().getMaxWait(),

@@ -19,8 +19,8 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnBean(RateLimiter.class)
 class RateLimitHttpConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.EXCEPTION_HANDLER)
+	@ConditionalOnMissingBean(value = RateLimitExceptionHandler.class, name = StarterBeans.EXCEPTION_HANDLER)
 	RateLimitExceptionHandler rateLimitExceptionHandler() {
 		return new RateLimitExceptionHandler();
 	}

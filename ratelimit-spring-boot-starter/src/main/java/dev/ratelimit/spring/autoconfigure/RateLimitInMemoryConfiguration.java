@@ -21,17 +21,17 @@ class RateLimitInMemoryConfiguration {
 
 	private static final Log logger = LogFactory.getLog(RateLimitInMemoryConfiguration.class);
 
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimiter rateLimiter() {
+	@Bean(StarterBeans.RATE_LIMITER)
+	@ConditionalOnMissingBean(value = RateLimiter.class, name = StarterBeans.RATE_LIMITER)
+	RateLimiter rateLimitRateLimiter() {
 		logger.info("Rate limits are counted in this instance's memory (ratelimit.store=in-memory): they are not "
 				+ "shared with other instances, and a restart forgets them");
 		return new InMemoryRateLimiter();
 	}
 
 	/** Callers waiting for a lease, woken by the in-memory limiter's releases. */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.LEASE_WAITS)
+	@ConditionalOnMissingBean(value = LeaseWaits.class, name = StarterBeans.LEASE_WAITS)
 	LeaseWaits rateLimitLeaseWaits(RateLimiter rateLimiter) {
 		return new LeaseWaits((rateLimiter instanceof InMemoryRateLimiter memory) ? memory.releases() : null);
 	}

@@ -29,8 +29,8 @@ import org.springframework.web.ErrorResponseException;
 @ConditionalOnBean(RateLimiter.class)
 public final class RateLimitMetricsAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.EVENTS)
+	@ConditionalOnMissingBean(value = RateLimitEventRecorder.class, name = StarterBeans.EVENTS)
 	RateLimitEventRecorder rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
 		MeterRegistry meterRegistry = registry.getIfAvailable();
 		Duration logInterval = RateLimitEnforcerConfiguration.logInterval(properties);
@@ -42,7 +42,8 @@ public final class RateLimitMetricsAutoConfiguration {
 	 * Creates every limit's meters once the context is refreshed: the annotations' limits are known when every
 	 * singleton is instantiated ({@code RateLimitedMethodRegistry}).
 	 */
-	@Bean
+	@Bean(StarterBeans.METERS_AT_STARTUP)
+	@ConditionalOnMissingBean(name = StarterBeans.METERS_AT_STARTUP)
 	ApplicationListener<ContextRefreshedEvent> rateLimitMetersAtStartup(RateLimitEventRecorder events,
 			LimitConfigurations configurations) {
 		return (event) -> events.register(configurations.current().names().names());

@@ -65,8 +65,8 @@ class RateLimitRedisConfiguration {
 	/** The scripts every new connection loads, so that the first decisions do not pay for NOSCRIPT. */
 	private static final List<LuaScript> SCRIPTS = List.of(LuaScript.rateLimit());
 
-	@Bean
-	@ConditionalOnMissingBean({ ScriptExecutor.class, RateLimiter.class })
+	@Bean(StarterBeans.SCRIPT_EXECUTOR)
+	@ConditionalOnMissingBean(value = { ScriptExecutor.class, RateLimiter.class }, name = StarterBeans.SCRIPT_EXECUTOR)
 	ScriptExecutor rateLimitScriptExecutor(RateLimitProperties properties, Environment environment,
 			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ObjectProvider<SslBundles> sslBundles,
 			ConfigurableListableBeanFactory beanFactory) {
@@ -90,7 +90,8 @@ class RateLimitRedisConfiguration {
 	 * after graceful shutdown: building the beans needs no Redis. An executor that is not one of the starter's Redis
 	 * clients (an application's own) is left alone.
 	 */
-	@Bean
+	@Bean(StarterBeans.REDIS_CONNECTION)
+	@ConditionalOnMissingBean(name = StarterBeans.REDIS_CONNECTION)
 	RedisConnectionLifecycle rateLimitRedisConnection(ObjectProvider<ScriptExecutor> executor,
 			RateLimitProperties properties) {
 		RateLimitRedisProperties redis = properties.getRedis();
@@ -103,8 +104,8 @@ class RateLimitRedisConfiguration {
 	 * limiter or script executor of the application's own announces nothing that the starter can hear: its callers
 	 * retry after the concurrency hint.
 	 */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.LEASE_WAITS)
+	@ConditionalOnMissingBean(value = LeaseWaits.class, name = StarterBeans.LEASE_WAITS)
 	LeaseWaits rateLimitLeaseWaits(RateLimiter rateLimiter, ObjectProvider<ScriptExecutor> executor,
 			RateLimitProperties properties, Environment environment,
 			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ObjectProvider<SslBundles> sslBundles,
@@ -122,9 +123,9 @@ class RateLimitRedisConfiguration {
 		return new LeaseWaits(redisLimiter.releases(subscriber));
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimiter rateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties) {
+	@Bean(StarterBeans.RATE_LIMITER)
+	@ConditionalOnMissingBean(value = RateLimiter.class, name = StarterBeans.RATE_LIMITER)
+	RateLimiter rateLimitRateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties) {
 		try {
 			return new RedisRateLimiter(rateLimitScriptExecutor, properties.getKeyPrefix());
 		}

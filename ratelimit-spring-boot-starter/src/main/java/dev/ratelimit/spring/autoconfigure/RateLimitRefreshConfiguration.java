@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -31,7 +32,8 @@ class RateLimitRefreshConfiguration {
 		return (root != ex) ? " (" + root.getMessage() + ")" : "";
 	}
 
-	@Bean
+	@Bean(StarterBeans.ENVIRONMENT_CHANGES)
+	@ConditionalOnMissingBean(name = StarterBeans.ENVIRONMENT_CHANGES)
 	ApplicationListener<EnvironmentChangeEvent> rateLimitEnvironmentChanges(LimitConfigurations configurations) {
 		return (event) -> {
 			if (event.getKeys().stream().noneMatch((key) -> key.toLowerCase(Locale.ROOT).startsWith("ratelimit"))) {

@@ -43,22 +43,22 @@ import org.springframework.web.reactive.HandlerResultHandler;
 public final class RateLimitWebFluxAutoConfiguration {
 
 	/** Deadlines on Reactor's parallel scheduler, whose timers never block an event loop. */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.TIMEOUTS)
+	@ConditionalOnMissingBean(value = Timeouts.class, name = StarterBeans.TIMEOUTS)
 	Timeouts rateLimitTimeouts() {
 		return (onTimeout, delayNanos) -> Schedulers.parallel()
 			.schedule(onTimeout, delayNanos, TimeUnit.NANOSECONDS)::dispose;
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.REACTIVE_DECISIONS)
+	@ConditionalOnMissingBean(value = ReactiveEnforcer.class, name = StarterBeans.REACTIVE_DECISIONS)
 	ReactiveEnforcer rateLimitReactiveDecisions(PermitWaiter waits) {
 		return new ReactiveEnforcer(waits);
 	}
 
 	/** Always there, unlike the servlet filter: on WebFlux it is what applies @RateLimited to handlers. */
-	@Bean
-	@ConditionalOnMissingBean(name = "rateLimitWebFilter")
+	@Bean(StarterBeans.WEB_FILTER)
+	@ConditionalOnMissingBean(name = StarterBeans.WEB_FILTER)
 	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, LimitConfigurations rules,
 			ReactiveEnforcer decisions, RateLimitedMethodRegistry methods, ObjectProvider<HandlerMapping> handlerMappings,
 			ObjectProvider<HandlerAdapter> handlerAdapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
@@ -67,9 +67,9 @@ public final class RateLimitWebFluxAutoConfiguration {
 	}
 
 	/** The rules with {@code charge-on-status}, before Spring Security. */
-	@Bean
+	@Bean(StarterBeans.CHARGE_ON_STATUS_WEB_FILTER)
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
-	@ConditionalOnMissingBean(name = "rateLimitChargeOnStatusWebFilter")
+	@ConditionalOnMissingBean(name = StarterBeans.CHARGE_ON_STATUS_WEB_FILTER)
 	ChargeOnStatusWebFilter rateLimitChargeOnStatusWebFilter(RateLimitProperties properties, LimitConfigurations rules,
 			RateLimitEnforcer enforcer, ObjectProvider<HandlerAdapter> handlerAdapters,
 			ObjectProvider<HandlerResultHandler> resultHandlers) {
@@ -78,8 +78,8 @@ public final class RateLimitWebFluxAutoConfiguration {
 	}
 
 	/** How WebFlux decides limited calls: when their publisher is subscribed, or outside requests. */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.CALL_LIMITER)
+	@ConditionalOnMissingBean(value = CallLimiter.class, name = StarterBeans.CALL_LIMITER)
 	CallLimiter rateLimitCallLimiter(ObjectProvider<ReactiveEnforcer> decisions, ObjectProvider<PermitWaiter> waits) {
 		return new ReactiveCallLimiter(decisions, waits);
 	}

@@ -35,9 +35,9 @@ import org.springframework.web.servlet.HandlerMapping;
 @ConditionalOnBean(RateLimiter.class)
 public final class RateLimitWebMvcAutoConfiguration {
 
-	@Bean
+	@Bean(StarterBeans.FILTER)
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
-	@ConditionalOnMissingBean(name = "rateLimitFilter")
+	@ConditionalOnMissingBean(name = StarterBeans.FILTER)
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties, LimitConfigurations rules,
 			PermitWaiter waits, RateLimitedMethodRegistry methods, ObjectProvider<HandlerMapping> handlerMappings,
 			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
@@ -49,9 +49,9 @@ public final class RateLimitWebMvcAutoConfiguration {
 	}
 
 	/** The rules with {@code charge-on-status}, before Spring Security. */
-	@Bean
+	@Bean(StarterBeans.CHARGE_ON_STATUS_FILTER)
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
-	@ConditionalOnMissingBean(name = "rateLimitChargeOnStatusFilter")
+	@ConditionalOnMissingBean(name = StarterBeans.CHARGE_ON_STATUS_FILTER)
 	FilterRegistrationBean<ChargeOnStatusFilter> rateLimitChargeOnStatusFilter(RateLimitProperties properties,
 			LimitConfigurations rules, RateLimitEnforcer enforcer,
 			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
@@ -63,8 +63,8 @@ public final class RateLimitWebMvcAutoConfiguration {
 	}
 
 	/** How Spring MVC decides limited calls: on the request's thread, or outside requests. */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.CALL_LIMITER)
+	@ConditionalOnMissingBean(value = CallLimiter.class, name = StarterBeans.CALL_LIMITER)
 	CallLimiter rateLimitCallLimiter(ObjectProvider<PermitWaiter> waits) {
 		return new ServletCallLimiter(waits);
 	}

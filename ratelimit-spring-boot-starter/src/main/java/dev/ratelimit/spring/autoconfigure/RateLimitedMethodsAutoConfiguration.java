@@ -26,8 +26,8 @@ import org.springframework.context.annotation.Role;
 public final class RateLimitedMethodsAutoConfiguration {
 
 	/** Checks every @RateLimited at startup, and refuses to start where no proxy, or the stack, would apply one. */
-	@Bean
-	@ConditionalOnMissingBean
+	@Bean(StarterBeans.METHODS)
+	@ConditionalOnMissingBean(value = RateLimitedMethodRegistry.class, name = StarterBeans.METHODS)
 	RateLimitedMethodRegistry rateLimitedMethods(LimitConfigurations configurations,
 			ConfigurableListableBeanFactory beanFactory, CallLimiter calls) {
 		return new RateLimitedMethodRegistry(configurations, beanFactory, calls);
@@ -37,9 +37,9 @@ public final class RateLimitedMethodsAutoConfiguration {
 	 * Static and infrastructure, as Spring's own advisors are: the auto-proxy creator asks for advisors before most
 	 * beans exist, and the limiter behind it is looked up only when a limited method is first called.
 	 */
-	@Bean
+	@Bean(StarterBeans.ADVISOR)
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(value = RateLimitedAdvisor.class, name = StarterBeans.ADVISOR)
 	static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethodRegistry> methods,
 			ObjectProvider<CallLimiter> calls) {
 		return new RateLimitedAdvisor(methods, calls);

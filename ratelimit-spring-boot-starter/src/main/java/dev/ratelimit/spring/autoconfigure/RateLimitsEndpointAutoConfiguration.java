@@ -31,8 +31,8 @@ public final class RateLimitsEndpointAutoConfiguration {
 	@ConditionalOnBean({ RateLimiter.class, LimitConfigurations.class, OverridesSync.class, DenialCache.class })
 	static class Available {
 
-		@Bean
-		@ConditionalOnMissingBean
+		@Bean(StarterBeans.ENDPOINT)
+		@ConditionalOnMissingBean(value = RateLimitsEndpoint.class, name = StarterBeans.ENDPOINT)
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitConfigurations configurations,
 				OverridesSync overrides, RateLimitProperties properties, DenialCache denials) {
 			String store = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? "in-memory" : "redis";

@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
+import dev.ratelimit.spring.FailurePolicy;
+import dev.ratelimit.spring.LimitMode;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -75,6 +77,41 @@ public record LimitOverrides(Map<String, LimitOverride> limits, Map<String, Map<
 			}
 		}
 		return merged;
+	}
+
+	/** {@code shape} of the limit {@code name}, as its override (if any) changes it. */
+	LimitShape applyTo(String name, LimitShape shape) {
+		LimitOverride override = this.limits.get(name);
+		return (override != null) ? override.applyTo(shape) : shape;
+	}
+
+	/** {@code mode} of the limit {@code name}, or its override's. */
+	LimitMode applyTo(String name, LimitMode mode) {
+		LimitOverride override = this.limits.get(name);
+		return (override != null && override.mode() != null) ? override.mode() : mode;
+	}
+
+	/** {@code failurePolicy} of the limit {@code name}, or its override's. */
+	FailurePolicy applyTo(String name, FailurePolicy failurePolicy) {
+		LimitOverride override = this.limits.get(name);
+		return (override != null && override.failurePolicy() != null) ? override.failurePolicy() : failurePolicy;
+	}
+
+	/**
+	 * The plans' shapes ({@code ratelimit.plans.<plan>.<limit>}) with these overrides; an override of a plan that the
+	 * configuration no longer has is left aside ({@link LimitConfigurations}).
+	 */
+	Map<String, Map<String, LimitSettings.Shape>> applyTo(
+			Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> configured) {
+		Map<String, Map<String, LimitSettings.Shape>> plans = new LinkedHashMap<>();
+		configured.forEach((plan, shapes) -> plans.put(plan, new LinkedHashMap<>(shapes)));
+		this.plans.forEach((plan, shapes) -> {
+			Map<String, LimitSettings.Shape> planShapes = plans.get(plan);
+			if (planShapes != null) {
+				shapes.forEach((name, override) -> planShapes.put(name, override.over(planShapes.get(name))));
+			}
+		});
+		return plans;
 	}
 
 	/** The field that stores the override of {@code name} (in {@code plan}). */

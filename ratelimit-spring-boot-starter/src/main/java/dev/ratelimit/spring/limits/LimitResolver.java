@@ -3,6 +3,7 @@ package dev.ratelimit.spring.limits;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.InvalidLimitException;
@@ -79,22 +80,7 @@ public final class LimitResolver {
 		this.expressions = new LimitExpressionParser(beanFactory);
 		checkDefaults();
 		this.plans = new PlanResolver(this.expressions, LimitShape.of(this.defaults), this::definition)
-			.plans(properties.getPlan(), overridden(properties.getPlans()));
-	}
-
-	/** The plans' shapes with the overrides of {@code ratelimit.plans.<plan>.<limit>}. */
-	private Map<String, Map<String, LimitSettings.Shape>> overridden(
-			Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> configured) {
-		Map<String, Map<String, LimitSettings.Shape>> plans = new LinkedHashMap<>();
-		configured.forEach((plan, shapes) -> plans.put(plan, new LinkedHashMap<>(shapes)));
-		this.overrides.plans().forEach((plan, shapes) -> {
-			Map<String, LimitSettings.Shape> planShapes = plans.get(plan);
-			// an override of a plan that the configuration no longer has is left aside (LimitConfigurations)
-			if (planShapes != null) {
-				shapes.forEach((name, override) -> planShapes.put(name, override.over(planShapes.get(name))));
-			}
-		});
-		return plans;
+			.plans(properties.getPlan(), this.overrides.applyTo(properties.getPlans()));
 	}
 
 	/** The overrides that this resolver applies. */
@@ -103,18 +89,15 @@ public final class LimitResolver {
 	}
 
 	private LimitShape overridden(String name, LimitShape shape) {
-		LimitOverride override = this.overrides.get(null, name);
-		return (override != null) ? override.applyTo(shape) : shape;
+		return this.overrides.applyTo(name, shape);
 	}
 
 	private LimitMode overridden(String name, LimitMode mode) {
-		LimitOverride override = this.overrides.get(null, name);
-		return (override != null && override.mode() != null) ? override.mode() : mode;
+		return this.overrides.applyTo(name, mode);
 	}
 
 	private FailurePolicy overridden(String name, FailurePolicy failurePolicy) {
-		LimitOverride override = this.overrides.get(null, name);
-		return (override != null && override.failurePolicy() != null) ? override.failurePolicy() : failurePolicy;
+		return this.overrides.applyTo(name, failurePolicy);
 	}
 
 	/** The plans, checked. */
@@ -207,84 +190,87 @@ public final class LimitResolver {
 		// The default name is the first path, with its variables as '*': braces would break the key's hash tag.
 		String name = StringUtils.hasText(rule.getName()) ? rule.getName()
 				: rule.getPaths().get(0).replaceAll("\\{[^}]*}", "*");
-		Expression key = ruleKey(rule, property);
+		Expression key = RuleValues.key(this.expressions, rule, property);
+		ChargeCondition charge = RuleValues.charge(rule, property);
+		String settleCostHeader = RuleValues.settleCostHeader(rule, property);
 		try {
-			LimitMode mode = overridden(name, (rule.getMode() != null) ? rule.getMode() : this.defaults.getMode());
-			LimitShape shape = LimitShape.of(this.defaults).with(rule);
-			if (rule.getWindow() == null) {
-				shape = shape.withWindow(defaultWindow(shape.algorithm()));
-			}
-			shape = overridden(name, shape);
-			LimitRequest request = definition(name, shape,
-					(rule.getCost() != null) ? rule.getCost() : concurrencyCost(shape, this.defaults.getCost()))
-				.withShadow(mode == LimitMode.SHADOW);
-			FailurePolicy failurePolicy = overridden(name, (rule.getFailurePolicy() != null) ? rule.getFailurePolicy()
-					: this.defaults.getFailurePolicy());
-			LimitRequest localShare;
-			try {
-				localShare = this.shares.of(request, failurePolicy);
-			}
-			catch (IllegalArgumentException ex) {
-				throw new InvalidConfigurationPropertyValueException(property + ".failure-policy", failurePolicy,
-						ex.getMessage());
-			}
-			return planned(requireChargedBeforeTheCall(new ConfiguredLimit(
-					new ConfiguredLimit.Budget(request, localShare, null), new ConfiguredLimit.ClientKey(key, false),
-					new ConfiguredLimit.Origin(property, StringUtils.hasText(rule.getName())),
-					new ConfiguredLimit.Handling(failurePolicy, null, ruleCharge(rule, property), rule.isReserve(),
-							null, settleCostHeader(rule, property)),
-					ConfiguredLimit.Planning.NONE)));
+			return limit(rule, name, key, new ConfiguredLimit.Origin(property, StringUtils.hasText(rule.getName())),
+					(failurePolicy) -> new ConfiguredLimit.Handling(failurePolicy, null, charge, rule.isReserve(), null,
+							settleCostHeader));
+		}
+		catch (LocalShareException ex) {
+			throw new InvalidConfigurationPropertyValueException(property + ".failure-policy", ex.failurePolicy,
+					ex.getMessage());
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalidProperty(property, rule, ex);
 		}
 	}
 
-	private static @Nullable ChargeCondition ruleCharge(LimitSettings.Rule rule, String property) {
-		if (rule.getChargeOnStatus().isEmpty()) {
-			if (rule.isReserve()) {
-				throw new InvalidConfigurationPropertyValueException(property + ".reserve", true,
-						"reserve applies to a rule with charge-on-status: it reserves the cost and gives it back when"
-								+ " the response status does not charge");
-			}
-			return null;
-		}
+	/**
+	 * A limit of a Spring Cloud Gateway route ({@code ratelimit-spring-cloud-gateway}'s route filters): a rule's
+	 * values without paths, charged on arrival.
+	 * @param defaultName the name when {@code route} sets none: the route's id
+	 * @param source what messages, the endpoint and the meters' logs name it by, such as {@code route 'api'}
+	 * @param key the client key's expression, already checked by the caller; {@code null}: the client's address
+	 * @throws IllegalArgumentException naming {@code source} and the value when a value is invalid
+	 */
+	public ConfiguredLimit fromRoute(LimitSettings.Limit route, String defaultName, String source,
+			@Nullable Expression key) {
+		String name = StringUtils.hasText(route.getName()) ? route.getName() : defaultName;
 		try {
-			return ChargeCondition.onStatus(rule.getChargeOnStatus());
+			return limit(route, name, key, new ConfiguredLimit.Origin(source, StringUtils.hasText(route.getName())),
+					(failurePolicy) -> new ConfiguredLimit.Handling(failurePolicy, null, null));
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidConfigurationPropertyValueException(property + ".charge-on-status",
-					rule.getChargeOnStatus(), ex.getMessage());
+			String field = (ex instanceof InvalidLimitException invalid) ? invalid.getField()
+					: (ex instanceof LocalShareException) ? "failurePolicy" : null;
+			throw new IllegalArgumentException("Invalid rate limit of " + source
+					+ ((field != null) ? " (" + field + ")" : "") + ": " + ex.getMessage(), ex);
 		}
 	}
 
-	private static @Nullable String settleCostHeader(LimitSettings.Rule rule, String property) {
-		String header = rule.getSettleCostHeader();
-		if (!StringUtils.hasText(header)) {
-			return null;
+	/**
+	 * A rule's or a route's limit: its shape, cost, mode and failure policy, each falling back to the defaults, with
+	 * the overrides of its name and its plans.
+	 * @throws IllegalArgumentException when a value is invalid ({@link InvalidLimitException} naming the field), or
+	 * {@link LocalShareException}
+	 */
+	private ConfiguredLimit limit(LimitSettings.Limit limit, String name, @Nullable Expression key,
+			ConfiguredLimit.Origin origin, Function<FailurePolicy, ConfiguredLimit.Handling> handling) {
+		LimitMode mode = overridden(name, (limit.getMode() != null) ? limit.getMode() : this.defaults.getMode());
+		LimitShape shape = LimitShape.of(this.defaults).with(limit);
+		if (limit.getWindow() == null) {
+			shape = shape.withWindow(defaultWindow(shape.algorithm()));
 		}
-		if (!rule.getChargeOnStatus().isEmpty()) {
-			throw new InvalidConfigurationPropertyValueException(property + ".settle-cost-header", header,
-					"settle-cost-header settles what every request really cost; it does not combine with"
-							+ " charge-on-status, which decides whether a request counts at all");
-		}
-		if (!header.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
-			throw new InvalidConfigurationPropertyValueException(property + ".settle-cost-header", header,
-					"Not an HTTP header name.");
-		}
-		return header;
-	}
-
-	private @Nullable Expression ruleKey(LimitSettings.Rule rule, String property) {
+		shape = overridden(name, shape);
+		LimitRequest request = definition(name, shape,
+				(limit.getCost() != null) ? limit.getCost() : concurrencyCost(shape, this.defaults.getCost()))
+			.withShadow(mode == LimitMode.SHADOW);
+		FailurePolicy failurePolicy = overridden(name,
+				(limit.getFailurePolicy() != null) ? limit.getFailurePolicy() : this.defaults.getFailurePolicy());
+		LimitRequest localShare;
 		try {
-			return this.expressions.parse(rule.getKey(),
-					(rule.getChargeOnStatus().isEmpty() && !StringUtils.hasText(rule.getSettleCostHeader()))
-							? KeyVariables.ofRequest() : KeyVariables.ofRequestBeforeSecurity());
+			localShare = this.shares.of(request, failurePolicy);
 		}
-		catch (ParseException | IllegalArgumentException ex) {
-			throw new InvalidConfigurationPropertyValueException(property + ".key", rule.getKey(),
-					"Not a valid key expression: " + ex.getMessage());
+		catch (IllegalArgumentException ex) {
+			throw new LocalShareException(failurePolicy, ex);
 		}
+		return planned(requireChargedBeforeTheCall(new ConfiguredLimit(
+				new ConfiguredLimit.Budget(request, localShare, null), new ConfiguredLimit.ClientKey(key, false),
+				origin, handling.apply(failurePolicy), ConfiguredLimit.Planning.NONE)));
+	}
+
+	/** A failure policy whose local share of the limit cannot take the cost. */
+	private static final class LocalShareException extends IllegalArgumentException {
+
+		private final transient FailurePolicy failurePolicy;
+
+		LocalShareException(FailurePolicy failurePolicy, IllegalArgumentException cause) {
+			super(cause.getMessage(), cause);
+			this.failurePolicy = failurePolicy;
+		}
+
 	}
 
 	private void checkDefaults() {

@@ -59,22 +59,30 @@ public interface LimitSettings {
 
 	}
 
-	/** One of {@code ratelimit.filter.rules}: {@code null} where unset. */
-	interface Rule extends Shape {
+	/**
+	 * A limit as configuration names it, where a shape is not enough: a filter rule's, or a gateway route's
+	 * ({@code ratelimit-spring-cloud-gateway}). {@code null} where unset.
+	 */
+	interface Limit extends Shape {
 
 		@Nullable String getName();
+
+		@Nullable Long getCost();
+
+		@Nullable FailurePolicy getFailurePolicy();
+
+		@Nullable LimitMode getMode();
+
+	}
+
+	/** One of {@code ratelimit.filter.rules}: {@code null} where unset. */
+	interface Rule extends Limit {
 
 		List<String> getPaths();
 
 		List<String> getMethods();
 
-		@Nullable Long getCost();
-
 		@Nullable String getKey();
-
-		@Nullable FailurePolicy getFailurePolicy();
-
-		@Nullable LimitMode getMode();
 
 		/** {@code charge-on-status}: empty when every request is charged on arrival. */
 		List<Integer> getChargeOnStatus();

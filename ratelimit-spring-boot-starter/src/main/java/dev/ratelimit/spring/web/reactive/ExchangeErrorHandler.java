@@ -35,7 +35,7 @@ public final class ExchangeErrorHandler {
 		this.resultHandlers = resultHandlers;
 	}
 
-	Mono<Void> render(ServerWebExchange exchange, RateLimitException ex) {
+	public Mono<Void> render(ServerWebExchange exchange, RateLimitException ex) {
 		Mono<HandlerResult> result = Mono.error(ex);
 		for (DispatchExceptionHandler handler : exceptionHandlers()) {
 			result = result.onErrorResume((error) -> handler.handleError(exchange, error));

@@ -67,6 +67,8 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 			// the leases of the request's concurrency limits, given back when its response ends: completed, failed,
 			// or cancelled because the client went away
 			Reservation held = new Reservation();
+			// the route filters of a gateway hold their leases here too, for as long as the exchange lasts
+			exchange.getAttributes().put(ReactiveEnforcer.RESERVATION, held);
 			return this.handlerLimits.decideOnArrival(exchange)
 				.flatMap((handlerLimits) -> admitted(exchange, matched, handlerLimits, held))
 				.flatMap((admitted) -> admitted ? chain.filter(exchange) : Mono.<Void>empty())

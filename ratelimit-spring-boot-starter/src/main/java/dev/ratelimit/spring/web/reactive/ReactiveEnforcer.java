@@ -4,18 +4,23 @@ import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 import dev.ratelimit.spring.aop.LimitedCall;
 import dev.ratelimit.spring.aop.ReactorPermitWaiter;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
+import dev.ratelimit.spring.enforce.RequestConfiguration;
 import dev.ratelimit.spring.enforce.Reservation;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitConfiguration;
+import dev.ratelimit.spring.limits.LimitConfigurations;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.expression.EvaluationContext;
+import org.springframework.web.server.ServerWebExchange;
 
 /**
  * The enforcer's decisions as {@link Mono}s, for the WebFilter and the advisor: the principal is read from the
@@ -27,6 +32,9 @@ import org.springframework.expression.EvaluationContext;
  * on (and never delay) the limiter's few Redis I/O threads.
  */
 public final class ReactiveEnforcer {
+
+	/** The exchange attribute of what the exchange holds until it ends: {@link #reservation}. */
+	static final String RESERVATION = ReactiveEnforcer.class.getName() + ".reservation";
 
 	private final PermitWaiter waits;
 
@@ -54,14 +62,48 @@ public final class ReactiveEnforcer {
 	}
 
 	private Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
-			java.util.function.Function<@Nullable Principal, EvaluationContext> context, Reservation held) {
+			Function<@Nullable Principal, EvaluationContext> context, Reservation held) {
 		// waits for a permit only where every limit is an annotation's that sets maxWait
 		return principal(request, limits).flatMap((principal) -> reactive(request).enforce(request, limits,
 				context.apply(principal.orElse(null)), this.waits.maxWait(limits, true), held));
 	}
 
+	/**
+	 * Decides {@code limits} for an exchange on behalf of another filter (the route filters of
+	 * {@code ratelimit-spring-cloud-gateway}), with client keys evaluated in the context that {@code keys} gives for
+	 * the request's principal (read only when a limit has a key expression).
+	 * @return empty when the request goes ahead, or a {@link dev.ratelimit.spring.RateLimitException} to answer with
+	 * ({@link ExchangeErrorHandler#render})
+	 */
+	public Mono<Void> decide(ServerWebExchange exchange, List<ConfiguredLimit> limits,
+			Function<@Nullable Principal, EvaluationContext> keys, Reservation held) {
+		return decide(new ExchangeLimitedRequest(exchange), limits, keys, held);
+	}
+
+	/** The configuration of limits that {@code exchange} reads from its first decision on. */
+	public static LimitConfiguration configuration(ServerWebExchange exchange, LimitConfigurations configurations) {
+		return RequestConfiguration.of(new ExchangeLimitedRequest(exchange), configurations);
+	}
+
+	/**
+	 * What {@code exchange} holds until it ends (completed, failed or cancelled by the client going away), given
+	 * back by the starter's {@code WebFilter}; {@code null} where that filter did not see the exchange.
+	 */
+	public static @Nullable Reservation reservation(ServerWebExchange exchange) {
+		return exchange.getAttribute(RESERVATION);
+	}
+
+	/**
+	 * The exchange whose request a publisher is subscribed for, as the starter's {@code WebFilter} puts it in the
+	 * Reactor context: for code that is given no exchange (Spring Cloud Gateway's {@code RateLimiter}s); empty
+	 * outside a request.
+	 */
+	public static Mono<ServerWebExchange> currentExchange() {
+		return Mono.deferContextual((context) -> Mono.justOrEmpty(context.getOrEmpty(ReactiveCallLimiter.EXCHANGE)));
+	}
+
 	/** Gives back the leases {@code held} holds, once its request or call has ended; never blocks. */
-	void release(Reservation held) {
+	public void release(Reservation held) {
 		this.enforcer.release(held);
 	}
 

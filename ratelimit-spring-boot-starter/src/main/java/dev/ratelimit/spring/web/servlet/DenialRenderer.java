@@ -15,16 +15,18 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * application customises both in one place; without Spring MVC, the container's error page with the same status and
  * header fields.
  */
-final class DenialRenderer {
+public final class DenialRenderer {
 
 	/** Looked up once it exists: a bean lookup per denial cost a denied flood a fifth of its throughput. */
 	private final SingletonSupplier<HandlerExceptionResolver> exceptionResolver;
 
-	DenialRenderer(ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
+	public DenialRenderer(ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		this.exceptionResolver = SingletonSupplier.of(exceptionResolver::getIfAvailable);
 	}
 
-	void render(HttpServletRequest request, HttpServletResponse response, RateLimitException ex) throws IOException {
+	/** Writes the answer to {@code ex} on {@code response}: its status, header fields and problem body. */
+	public void render(HttpServletRequest request, HttpServletResponse response, RateLimitException ex)
+			throws IOException {
 		HandlerExceptionResolver resolver = this.exceptionResolver.get();
 		if (resolver != null && resolver.resolveException(request, response, null, ex) != null) {
 			return;

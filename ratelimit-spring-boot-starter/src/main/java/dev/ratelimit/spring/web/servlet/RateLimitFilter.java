@@ -10,8 +10,6 @@ import dev.ratelimit.spring.enforce.Reservation;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.enforce.RequestConfiguration;
 import dev.ratelimit.spring.limits.LimitConfigurations;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -84,51 +82,12 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 			chain.doFilter(request, response);
 			return;
 		}
-		boolean async = false;
 		try {
 			chain.doFilter(request, response);
-			async = request.isAsyncStarted();
 		}
 		finally {
-			if (async) {
-				// DeferredResult, Callable, streaming: the request ends when its asynchronous response does (a
-				// finally here would give the leases back while it runs); added before this dispatch returns to the
-				// container, as the Servlet specification requires
-				request.getAsyncContext().addListener(new LeaseRelease(this.waits.enforcer(), held));
-			}
-			else {
-				this.waits.enforcer().release(held);
-			}
+			RequestEnd.release(request, this.waits.enforcer(), held);
 		}
-	}
-
-	/**
-	 * Gives a request's leases back when its asynchronous response completes, fails, times out (the container's
-	 * error dispatch or completion follows, and the leases go once) or the client goes away.
-	 */
-	private record LeaseRelease(RateLimitEnforcer enforcer, Reservation held) implements AsyncListener {
-
-		@Override
-		public void onComplete(AsyncEvent event) {
-			this.enforcer.release(this.held);
-		}
-
-		@Override
-		public void onTimeout(AsyncEvent event) {
-			this.enforcer.release(this.held);
-		}
-
-		@Override
-		public void onError(AsyncEvent event) {
-			this.enforcer.release(this.held);
-		}
-
-		@Override
-		public void onStartAsync(AsyncEvent event) {
-			// a new asynchronous cycle of the same request: this listener must be added to it again to be told
-			event.getAsyncContext().addListener(this);
-		}
-
 	}
 
 }

@@ -1,0 +1,76 @@
+package dev.ratelimit.spring.gateway;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.LimitConfiguration;
+import dev.ratelimit.spring.limits.LimitConfigurations;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.Expression;
+import org.springframework.util.StringUtils;
+
+/**
+ * The starter's limits of route limits: each resolved once per configuration of the limits (so that overrides and
+ * plans apply to it by name, and every change is checked against it), and registered with the configuration's names
+ * (for the {@code ratelimits} endpoint and the meters) the first time it is resolved.
+ */
+public final class RouteLimits {
+
+	/** The ids that Spring Cloud Gateway's Java DSL gives routes built without one ({@code randomId()}). */
+	private static final Pattern RANDOM_ID = Pattern
+		.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+
+	private final LimitConfigurations configurations;
+
+	public RouteLimits(LimitConfigurations configurations) {
+		this.configurations = configurations;
+	}
+
+	public LimitConfigurations configurations() {
+		return this.configurations;
+	}
+
+	/**
+	 * Checks {@code limit} of the route {@code routeId} in the configuration in force, as the route is built, and
+	 * registers it: an invalid limit stops the route (and at startup the application) rather than leave it unlimited.
+	 * @throws IllegalArgumentException naming the route and the value
+	 */
+	public void check(String routeId, RouteLimit limit, @Nullable Expression key) {
+		resolve(this.configurations.current(), routeId, limit, key);
+	}
+
+	/**
+	 * The limits of {@code limit} of the route {@code routeId} in {@code configuration}: the limit itself, or its
+	 * shape in each plan when {@code ratelimit.plans} name it.
+	 * @param key the limit's client key ({@link RouteKeys}), {@code null} for the client's address
+	 * @throws IllegalArgumentException naming the route when a value is invalid, or when the limit has no name and
+	 * the route a random id
+	 */
+	public List<ConfiguredLimit> resolve(LimitConfiguration configuration, String routeId, RouteLimit limit,
+			@Nullable Expression key) {
+		List<@Nullable Object> identity = new ArrayList<>(limit.values());
+		identity.add(0, routeId);
+		return configuration.methodLimits(identity, (each) -> List
+			.of(each.names().register(each.resolver().fromRoute(limit, requireStableId(routeId, limit),
+					source(routeId, limit), key))));
+	}
+
+	/** How messages, the endpoint and the logs name a route's limit. */
+	static String source(String routeId, RouteLimit limit) {
+		return "route '" + routeId + "'";
+	}
+
+	private static String requireStableId(String routeId, RouteLimit limit) {
+		if (!StringUtils.hasText(limit.getName()) && RANDOM_ID.matcher(routeId).matches()) {
+			throw new IllegalArgumentException("The rate limit of route '" + routeId + "' has no name, and the route"
+					+ " a random id (a route of the Java DSL built without one): a limit named after it would be a"
+					+ " budget per instance and per restart. Give the route an id (routes().route(\"api\", ...)), or"
+					+ " the limit a name");
+		}
+		return routeId;
+	}
+
+}

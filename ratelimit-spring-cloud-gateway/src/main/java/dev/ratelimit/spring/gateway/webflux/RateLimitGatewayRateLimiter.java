@@ -1,0 +1,250 @@
+package dev.ratelimit.spring.gateway.webflux;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.spring.RateLimitException;
+import dev.ratelimit.spring.enforce.PermitWaiter;
+import dev.ratelimit.spring.enforce.RequestConfiguration;
+import dev.ratelimit.spring.enforce.Reservation;
+import dev.ratelimit.spring.gateway.RouteKeyRequest;
+import dev.ratelimit.spring.gateway.RouteKeys;
+import dev.ratelimit.spring.gateway.RouteLimit;
+import dev.ratelimit.spring.gateway.RouteLimits;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.http.HttpHeaders;
+
+/**
+ * A {@code RateLimiter} for the gateway's own {@code RequestRateLimiter} filter, in place of its
+ * {@code RedisRateLimiter}: the same route, key resolver and arguments ({@code redis-rate-limiter.replenishRate},
+ * {@code burstCapacity}, {@code requestedTokens}, as {@code long}s), decided by the starter's token bucket exactly to
+ * the millisecond; or any of the starter's rate limits under {@code ratelimit.*} ({@code ratelimit.algorithm},
+ * {@code limit}, {@code window}, ...). A denial carries {@code Retry-After} and the {@code RateLimit} fields (or the
+ * style of {@code ratelimit.headers}), and, with {@code gateway-headers: true}, the gateway's
+ * {@code X-RateLimit-Remaining}, {@code -Burst-Capacity}, {@code -Replenish-Rate} and {@code -Requested-Tokens}.
+ *
+ * <pre>
+ * filters:
+ *   - name: RequestRateLimiter
+ *     args:
+ *       rate-limiter: "#{@rateLimitGatewayRateLimiter}"
+ *       key-resolver: "#{@userKeyResolver}"
+ *       redis-rate-limiter.replenishRate: 1        # unchanged from RedisRateLimiter's
+ *       redis-rate-limiter.burstCapacity: 5
+ * </pre>
+ *
+ * Inside {@code RequestRateLimiter} the gateway, not the starter, answers: the status (429, or
+ * {@code status-code}), no body, and a missing key (403 with {@code deny-empty-key}, the gateway's default). A
+ * route's limit is named after its id, as the route filter's. The bean is no default autowire candidate: the gateway's
+ * {@code RequestRateLimiter} keeps its own limiter unless a route names this one.
+ */
+public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGatewayRateLimiter.Config> {
+
+	/** The prefix of this limiter's arguments in a route's {@code RequestRateLimiter} filter. */
+	public static final String CONFIGURATION_PROPERTY_NAME = "ratelimit";
+
+	/** The prefix of {@code RedisRateLimiter}'s arguments, taken as they are. */
+	private static final String REDIS_RATE_LIMITER = "redis-rate-limiter.";
+
+	private static final Log logger = LogFactory.getLog(RateLimitGatewayRateLimiter.class);
+
+	private static final Pattern REMAINING = Pattern.compile(";r=(\\d+)");
+
+	private static final RouteKeyRequest NO_REQUEST = new RouteKeyRequest((name) -> null, (name) -> null,
+			(name) -> null, "", "", null, null);
+
+	private final RouteLimits limits;
+
+	private final PermitWaiter waits;
+
+	public RateLimitGatewayRateLimiter(RouteLimits limits, PermitWaiter waits,
+			@Nullable ConfigurationService configurationService) {
+		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+		this.limits = limits;
+		this.waits = waits;
+	}
+
+	/**
+	 * Binds a route's arguments, {@code RedisRateLimiter}'s as this limiter's own, and checks the route's limit
+	 * as the route is built.
+	 */
+	@Override
+	public void onApplicationEvent(FilterArgsEvent event) {
+		Map<String, Object> args = new LinkedHashMap<>();
+		event.getArgs().forEach((name, value) -> args.put(name.startsWith(REDIS_RATE_LIMITER)
+				? CONFIGURATION_PROPERTY_NAME + "." + name.substring(REDIS_RATE_LIMITER.length()) : name, value));
+		super.onApplicationEvent(new FilterArgsEvent(event.getSource(), event.getRouteId(), args));
+		Config config = getConfig().get(event.getRouteId());
+		if (config != null) {
+			this.limits.check(event.getRouteId(), config.limit(event.getRouteId()), RouteKeys.RESOLVED);
+		}
+	}
+
+	@Override
+	public Mono<Response> isAllowed(String routeId, String id) {
+		Config config = getConfig().getOrDefault(routeId, new Config());
+		GatewayLimitedRequest request = new GatewayLimitedRequest();
+		List<ConfiguredLimit> limits;
+		try {
+			limits = this.limits.resolve(RequestConfiguration.of(request, this.limits.configurations()), routeId,
+					config.limit(routeId), RouteKeys.RESOLVED);
+		}
+		catch (IllegalArgumentException ex) {
+			logger.error("Refusing the requests of a route whose rate limit is invalid: " + ex.getMessage());
+			return Mono.just(new Response(false, Map.of()));
+		}
+		EvaluationContext key = RouteKeys.context(NO_REQUEST, null, id);
+		return Mono
+			.fromCompletionStage(() -> this.waits.enforceAsync(request, limits, key,
+					this.waits.maxWait(limits, true), new Reservation()))
+			.then(Mono.fromSupplier(() -> new Response(true, headers(request.headers(), config))))
+			.onErrorResume(RateLimitException.class,
+					(ex) -> Mono.just(new Response(false, headers(ex.getHeaders(), config))));
+	}
+
+	private static Map<String, String> headers(HttpHeaders fields, Config config) {
+		Map<String, String> headers = new LinkedHashMap<>();
+		fields.forEach((name, values) -> headers.put(name, String.join(", ", values)));
+		if (config.isGatewayHeaders()) {
+			String remaining = remaining(fields);
+			if (remaining != null) {
+				headers.put("X-RateLimit-Remaining", remaining);
+			}
+			putIfSet(headers, "X-RateLimit-Burst-Capacity", config.getBurstCapacity());
+			putIfSet(headers, "X-RateLimit-Replenish-Rate", config.getReplenishRate());
+			putIfSet(headers, "X-RateLimit-Requested-Tokens",
+					(config.getRequestedTokens() != null) ? config.getRequestedTokens() : config.getCost());
+		}
+		return headers;
+	}
+
+	/** What the fields of {@code ratelimit.headers} say is left, whichever their style. */
+	private static @Nullable String remaining(HttpHeaders fields) {
+		String state = fields.getFirst("RateLimit");
+		if (state != null) {
+			Matcher matcher = REMAINING.matcher(state);
+			return matcher.find() ? matcher.group(1) : null;
+		}
+		String remaining = fields.getFirst("X-RateLimit-Remaining");
+		return (remaining != null) ? remaining : fields.getFirst("RateLimit-Remaining");
+	}
+
+	private static void putIfSet(Map<String, String> headers, String name, @Nullable Long value) {
+		if (value != null) {
+			headers.put(name, Long.toString(value));
+		}
+	}
+
+	/**
+	 * A route's arguments: {@code RedisRateLimiter}'s ({@code replenishRate} tokens per second, up to
+	 * {@code burstCapacity}, {@code requestedTokens} per request: a token bucket) or the starter's (those of
+	 * {@link RouteLimit} but {@code key}, which the gateway's {@code KeyResolver} resolves).
+	 */
+	public static class Config extends RouteLimit {
+
+		private @Nullable Long replenishRate;
+
+		private @Nullable Long burstCapacity;
+
+		private @Nullable Long requestedTokens;
+
+		private boolean gatewayHeaders;
+
+		/** Tokens added per second: the token bucket's limit per {@code 1s}, unless {@code window} says otherwise. */
+		public @Nullable Long getReplenishRate() {
+			return this.replenishRate;
+		}
+
+		public Config setReplenishRate(@Nullable Long replenishRate) {
+			this.replenishRate = replenishRate;
+			return this;
+		}
+
+		/** The token bucket's capacity. */
+		public @Nullable Long getBurstCapacity() {
+			return this.burstCapacity;
+		}
+
+		public Config setBurstCapacity(@Nullable Long burstCapacity) {
+			this.burstCapacity = burstCapacity;
+			return this;
+		}
+
+		/** Tokens per request: the cost. */
+		public @Nullable Long getRequestedTokens() {
+			return this.requestedTokens;
+		}
+
+		public Config setRequestedTokens(@Nullable Long requestedTokens) {
+			this.requestedTokens = requestedTokens;
+			return this;
+		}
+
+		/** Whether answers carry {@code RedisRateLimiter}'s {@code X-RateLimit-*} fields too. */
+		public boolean isGatewayHeaders() {
+			return this.gatewayHeaders;
+		}
+
+		public Config setGatewayHeaders(boolean gatewayHeaders) {
+			this.gatewayHeaders = gatewayHeaders;
+			return this;
+		}
+
+		/**
+		 * The route's limit: {@code RedisRateLimiter}'s arguments as a token bucket of {@code replenishRate} per
+		 * second and {@code burstCapacity}, or the starter's arguments.
+		 * @throws IllegalArgumentException naming the route when both name one value, or the algorithm is
+		 * {@code concurrency} (a {@code RateLimiter} is never told when the request ends)
+		 */
+		RouteLimit limit(String routeId) {
+			RouteLimit limit = new RouteLimit().setName(getName())
+				.setAlgorithm(getAlgorithm())
+				.setLimit(either(routeId, "limit", getLimit(), "replenishRate", this.replenishRate))
+				.setWindow(getWindow())
+				.setCapacity(either(routeId, "capacity", getCapacity(), "burstCapacity", this.burstCapacity))
+				.setCost(either(routeId, "cost", getCost(), "requestedTokens", this.requestedTokens))
+				.setMode(getMode())
+				.setFailurePolicy(getFailurePolicy());
+			if (this.replenishRate != null || this.burstCapacity != null) {
+				if (getAlgorithm() != null && getAlgorithm() != Algorithm.TOKEN_BUCKET) {
+					throw new IllegalArgumentException("The rate limit of route '" + routeId + "' has replenishRate or"
+							+ " burstCapacity, which are a token bucket's, and algorithm " + getAlgorithm());
+				}
+				limit.setAlgorithm(Algorithm.TOKEN_BUCKET);
+				if (getWindow() == null) {
+					limit.setWindow(java.time.Duration.ofSeconds(1));
+				}
+			}
+			if (limit.getAlgorithm() == Algorithm.CONCURRENCY) {
+				throw new IllegalArgumentException("The rate limit of route '" + routeId + "' is a concurrency limit,"
+						+ " which RequestRateLimiter cannot give back when the request ends: use the RateLimited"
+						+ " route filter for it");
+			}
+			return limit;
+		}
+
+		private static @Nullable Long either(String routeId, String own, @Nullable Long ownValue, String gateways,
+				@Nullable Long gatewaysValue) {
+			if (ownValue != null && gatewaysValue != null) {
+				throw new IllegalArgumentException("The rate limit of route '" + routeId + "' has both " + own
+						+ " and " + gateways + "; give one");
+			}
+			return (ownValue != null) ? ownValue : gatewaysValue;
+		}
+
+	}
+
+}
