@@ -18,7 +18,7 @@ import com.sun.net.httpserver.HttpServer;
 /**
  * The backend the test gateways proxy to: a real HTTP server on a free port that counts the requests reaching it by
  * their first path segment. A path under {@code /held/} waits until {@link #release()} (so that calls are in flight
- * together), one under {@code /error/} answers 500, every other 200.
+ * together), one under {@code /error/} or ending in {@code /fail} answers 500, every other 200.
  */
 final class Backend implements AutoCloseable {
 
@@ -89,7 +89,7 @@ final class Backend implements AutoCloseable {
 				this.inFlight.decrementAndGet();
 			}
 		}
-		else if (path.startsWith("/error/")) {
+		else if (path.startsWith("/error/") || path.endsWith("/fail")) {
 			status = 500;
 		}
 		byte[] body = ("backend " + path).getBytes(StandardCharsets.UTF_8);

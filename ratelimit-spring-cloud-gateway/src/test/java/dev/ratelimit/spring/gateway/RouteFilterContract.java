@@ -1,0 +1,289 @@
+package dev.ratelimit.spring.gateway;
+
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code RateLimited} route filter on two real gateway instances sharing one Redis, proxying over HTTP to a real
+ * backend that counts what reaches it; written once for both gateway servers.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class RouteFilterContract {
+
+	private static final String[] ALGORITHMS = { "fixed-window", "sliding-log", "sliding-window-counter",
+			"token-bucket" };
+
+	private Backend backend;
+
+	private Gateway first;
+
+	private Gateway second;
+
+	@BeforeAll
+	void start() throws Exception {
+		backend = new Backend();
+		List<String> properties = new ArrayList<>();
+		String routes = routes();
+		int i = 0;
+		for (String algorithm : ALGORITHMS) {
+			// one route per algorithm, the backend's first path segment telling them apart
+			properties.addAll(route(i++, algorithm, "Path=/" + algorithm + "/**", "name=RateLimited",
+					"args.algorithm=" + algorithm, "args.limit=5", "args.window=1h",
+					"args.key=#request.getHeader('X-Client')"));
+		}
+		properties.addAll(route(i++, "gone", "Path=/held/gone/**", "name=RateLimited", "args.algorithm=concurrency",
+				"args.limit=1", "args.key=#request.getHeader('X-Client')"));
+		properties.addAll(route(i++, "held", "Path=/held/**", "name=RateLimited", "args.algorithm=concurrency",
+				"args.limit=2", "args.key=#request.getHeader('X-Client')"));
+		properties.addAll(route(i++, "error", "Path=/error/**", "name=RateLimited", "args.algorithm=concurrency",
+				"args.limit=1", "args.key=#request.getHeader('X-Client')"));
+		// a Retry filter before the limit and after it: retried calls of one client request are charged once
+		properties.add(routes + "[" + i + "].id=retry-outer");
+		properties.add(routes + "[" + i + "].uri=" + backend.uri());
+		properties.add(routes + "[" + i + "].predicates[0]=Path=/retry-outer/**");
+		properties.add(routes + "[" + i + "].filters[0]=Retry=2");
+		properties.add(routes + "[" + i + "].filters[1].name=RateLimited");
+		properties.add(routes + "[" + i + "].filters[1].args.limit=2");
+		properties.add(routes + "[" + i + "].filters[1].args.window=1h");
+		i++;
+		properties.add(routes + "[" + i + "].id=retry-inner");
+		properties.add(routes + "[" + i + "].uri=" + backend.uri());
+		properties.add(routes + "[" + i + "].predicates[0]=Path=/retry-inner/**");
+		properties.add(routes + "[" + i + "].filters[0]=RateLimited=2, 1h");
+		properties.add(routes + "[" + i + "].filters[1]=Retry=2");
+		i++;
+		// the shortcut form: limit, window, algorithm; keyed by the client's address
+		properties.add(routes + "[" + i + "].id=short");
+		properties.add(routes + "[" + i + "].uri=" + backend.uri());
+		properties.add(routes + "[" + i + "].predicates[0]=Path=/short/**");
+		properties.add(routes + "[" + i + "].filters[0]=RateLimited=2, 1h, sliding-log");
+		i++;
+		// a route chosen by its Host, which a path rule cannot target
+		properties.addAll(route(i++, "by-host", "Host=limited.example", "name=RateLimited", "args.limit=1",
+				"args.window=1h"));
+		first = gateway(properties.toArray(String[]::new));
+		second = gateway(properties.toArray(String[]::new));
+	}
+
+	/** A gateway of the server under test with {@code properties}. */
+	abstract Gateway gateway(String... properties);
+
+	/** The property of the server's routes. */
+	abstract String routes();
+
+	private List<String> route(int index, String id, String predicate, String... filter) {
+		String route = routes() + "[" + index + "]";
+		List<String> properties = new ArrayList<>(List.of(route + ".id=" + id, route + ".uri=" + backend.uri(),
+				route + ".predicates[0]=" + predicate));
+		for (String part : filter) {
+			properties.add(route + ".filters[0]." + part);
+		}
+		return properties;
+	}
+
+	@AfterAll
+	void stop() {
+		if (first != null) {
+			first.close();
+		}
+		if (second != null) {
+			second.close();
+		}
+		if (backend != null) {
+			backend.close();
+		}
+	}
+
+	@Test
+	void aRouteFilterOfEachAlgorithmAdmitsExactlyItsLimitOverTwoGateways() throws Exception {
+		ExecutorService clients = Executors.newFixedThreadPool(16);
+		try {
+			for (String algorithm : ALGORITHMS) {
+				List<Callable<Integer>> burst = new ArrayList<>();
+				for (int n = 0; n < 40; n++) {
+					Gateway gateway = (n % 2 == 0) ? first : second;
+					burst.add(() -> gateway.get("/" + algorithm + "/items", "X-Client", "burst").statusCode());
+				}
+				Map<Integer, Long> statuses = new java.util.TreeMap<>();
+				for (Future<Integer> status : clients.invokeAll(burst)) {
+					statuses.merge(status.get(), 1L, Long::sum);
+				}
+				assertThat(statuses).as(algorithm).isEqualTo(Map.of(200, 5L, 429, 35L));
+				assertThat(backend.hits(algorithm)).as(algorithm).isEqualTo(5);
+			}
+		}
+		finally {
+			clients.shutdownNow();
+		}
+	}
+
+	@Test
+	void aDenialIsTheStartersAnswerAndNeverReachesTheBackend() throws Exception {
+		for (int n = 0; n < 2; n++) {
+			assertThat(first.get("/short/a").statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> denied = first.get("/short/a");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(denied.headers().firstValue("Retry-After")).hasValueSatisfying(
+				(seconds) -> assertThat(Long.parseLong(seconds)).isBetween(1L, 3600L));
+		assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"short\";q=2;w=3600");
+		assertThat(denied.headers().firstValue("RateLimit")).hasValueSatisfying(
+				(value) -> assertThat(value).startsWith("\"short\";r=0;t="));
+		assertThat(denied.headers().firstValue("Cache-Control")).hasValue("no-store");
+		assertThat(denied.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(denied.body()).contains("\"status\":429").contains("\"violated-policies\":[\"short\"]");
+		assertThat(backend.hits("short")).isEqualTo(2);
+	}
+
+	@Test
+	void aRouteChosenByItsHostIsLimited() throws Exception {
+		assertThat(first.get("/anything", "Host", "limited.example").statusCode()).isEqualTo(200);
+		assertThat(second.get("/anything", "Host", "limited.example").statusCode()).isEqualTo(429);
+		assertThat(backend.hits("anything")).isEqualTo(1);
+	}
+
+	@Test
+	void aConcurrencyLimitedRouteHoldsItsLeasesWhileProxyingAndGivesThemBackWhenTheBackendAnswers()
+			throws Exception {
+		ExecutorService clients = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<HttpResponse<String>>> calls = new ArrayList<>();
+			for (int n = 0; n < 6; n++) {
+				Gateway gateway = (n % 2 == 0) ? first : second;
+				calls.add(clients.submit(() -> gateway.get("/held/x", "X-Client", "leases")));
+			}
+			// four are refused while two are held at the backend
+			awaitDone(calls, 4);
+			awaitInFlight(2);
+			List<Integer> refused = new ArrayList<>();
+			for (Future<HttpResponse<String>> call : calls) {
+				if (call.isDone()) {
+					refused.add(call.get().statusCode());
+				}
+			}
+			assertThat(refused).containsOnly(429).hasSize(4);
+			backend.release();
+			List<Integer> statuses = new ArrayList<>();
+			for (Future<HttpResponse<String>> call : calls) {
+				statuses.add(call.get().statusCode());
+			}
+			assertThat(statuses.stream().collect(Collectors.groupingBy((s) -> s, Collectors.counting())))
+				.isEqualTo(Map.of(200, 2L, 429, 4L));
+			assertThat(backend.mostInFlight()).isEqualTo(2);
+			// both leases come back (a release is sent, not waited for): two more calls are admitted at once
+			Future<HttpResponse<String>> again = clients.submit(() -> admitted(first, "/held/y", "leases"));
+			Future<HttpResponse<String>> andAgain = clients.submit(() -> admitted(second, "/held/y", "leases"));
+			awaitInFlight(2);
+			backend.release();
+			assertThat(again.get().statusCode()).isEqualTo(200);
+			assertThat(andAgain.get().statusCode()).isEqualTo(200);
+		}
+		finally {
+			backend.release();
+			clients.shutdownNow();
+		}
+	}
+
+	@Test
+	void aConcurrencyLimitedRouteGivesItsLeaseBackWhenTheBackendFails() throws Exception {
+		for (int n = 0; n < 3; n++) {
+			// a denial while the previous lease is on its way back spends nothing
+			assertThat(admitted(first, "/error/x", "errors").statusCode()).isEqualTo(500);
+		}
+		assertThat(backend.hits("error")).isEqualTo(3);
+	}
+
+	@Test
+	void aClientThatGoesAwayMidProxyGivesItsLeaseBack() throws Exception {
+		ExecutorService clients = Executors.newFixedThreadPool(2);
+		try (Socket socket = new Socket("127.0.0.1", first.port())) {
+			socket.getOutputStream().write(("GET /held/gone/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Client: gone\r\n\r\n")
+				.getBytes(StandardCharsets.US_ASCII));
+			socket.getOutputStream().flush();
+			awaitInFlight(1);
+		}
+		// the client is gone; its call is still held at the backend
+		Future<HttpResponse<String>> next = clients.submit(() -> admitted(second, "/held/gone/2", "gone"));
+		if (!noticesAClientGoneWhileTheBackendHolds()) {
+			// a servlet container learns that the client is gone when it writes the proxied response
+			backend.release();
+			awaitInFlight(0);
+		}
+		awaitInFlight(noticesAClientGoneWhileTheBackendHolds() ? 2 : 1);
+		backend.release();
+		assertThat(next.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		clients.shutdownNow();
+	}
+
+	/**
+	 * Whether the server cancels a proxied exchange as soon as its client goes away (Reactor Netty), rather than when
+	 * it writes the proxied response (a servlet container).
+	 */
+	abstract boolean noticesAClientGoneWhileTheBackendHolds();
+
+	@Test
+	void aRetryFilterBeforeTheLimitChargesOneClientRequestOnce() throws Exception {
+		// each client request: three calls of the backend (two retries of its 500), one unit of the limit of 2; what
+		// the client gets once the retries are spent is the gateway's (Gateway Server MVC's is no 500)
+		assertThat(first.get("/retry-outer/fail").statusCode()).isNotEqualTo(429);
+		assertThat(second.get("/retry-outer/fail").statusCode()).isNotEqualTo(429);
+		assertThat(backend.hits("retry-outer")).isEqualTo(6);
+		HttpResponse<String> denied = first.get("/retry-outer/fail");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(denied.headers().firstValue("Retry-After")).isPresent();
+		assertThat(backend.hits("retry-outer")).isEqualTo(6);
+	}
+
+	@Test
+	void aRetryFilterAfterTheLimitRetriesWithinTheOneChargedRequest() throws Exception {
+		assertThat(first.get("/retry-inner/fail").statusCode()).isNotEqualTo(429);
+		assertThat(second.get("/retry-inner/fail").statusCode()).isNotEqualTo(429);
+		assertThat(backend.hits("retry-inner")).isEqualTo(6);
+		assertThat(first.get("/retry-inner/fail").statusCode()).isEqualTo(429);
+		assertThat(backend.hits("retry-inner")).isEqualTo(6);
+	}
+
+	/** The first answer to {@code path} for {@code client} that is not a 429, within 10 s. */
+	private static HttpResponse<String> admitted(Gateway gateway, String path, String client) throws Exception {
+		long deadline = System.nanoTime() + 10_000_000_000L;
+		HttpResponse<String> response = gateway.get(path, "X-Client", client);
+		while (response.statusCode() == 429 && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+			response = gateway.get(path, "X-Client", client);
+		}
+		return response;
+	}
+
+	private static void awaitDone(List<? extends Future<?>> calls, int done) throws InterruptedException {
+		long deadline = System.nanoTime() + 10_000_000_000L;
+		while (calls.stream().filter(Future::isDone).count() < done && System.nanoTime() < deadline) {
+			Thread.sleep(10);
+		}
+	}
+
+	private void awaitInFlight(int calls) throws InterruptedException {
+		long deadline = System.nanoTime() + 10_000_000_000L;
+		while (backend.inFlight() != calls && System.nanoTime() < deadline) {
+			Thread.sleep(10);
+		}
+		assertThat(backend.inFlight()).isEqualTo(calls);
+	}
+
+}
