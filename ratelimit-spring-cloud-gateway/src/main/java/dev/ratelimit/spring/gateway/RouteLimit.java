@@ -139,6 +139,11 @@ public class RouteLimit implements LimitSettings.Limit {
 		return this;
 	}
 
+	/** The filter whose limit this is, as routes name it. */
+	protected String filterName() {
+		return "RateLimited";
+	}
+
 	/** What tells two limits of one route apart: equal values resolve to the same limit. */
 	List<@Nullable Object> values() {
 		return Arrays.asList(this.name, this.algorithm, this.limit, this.window, this.capacity, this.cost, this.mode,

@@ -53,14 +53,24 @@ public final class RouteLimits {
 			@Nullable Expression key) {
 		List<@Nullable Object> identity = new ArrayList<>(limit.values());
 		identity.add(0, routeId);
-		return configuration.methodLimits(identity, (each) -> List
-			.of(each.names().register(each.resolver().fromRoute(limit, requireStableId(routeId, limit),
-					source(routeId, limit), key))));
+		identity.add(1, limit.getClass());
+		try {
+			return configuration.methodLimits(identity, (each) -> List
+				.of(each.names().register(each.resolver().fromRoute(limit, requireStableId(routeId, limit),
+						source(routeId, limit), key))));
+		}
+		catch (IllegalStateException ex) {
+			// two limits of one name that cannot be one budget
+			throw new IllegalArgumentException(ex.getMessage(), ex);
+		}
 	}
 
-	/** How messages, the endpoint and the logs name a route's limit. */
+	/**
+	 * How messages, the endpoint and the logs name a route's limit: the route and the filter, since a route's filters
+	 * (its own, {@code default-filters}, a {@code RequestRateLimiter}) each name their limit after it.
+	 */
 	static String source(String routeId, RouteLimit limit) {
-		return "route '" + routeId + "'";
+		return "route '" + routeId + "' (" + limit.filterName() + ")";
 	}
 
 	private static String requireStableId(String routeId, RouteLimit limit) {

@@ -55,7 +55,11 @@ final class Gateway implements AutoCloseable {
 				"management.endpoints.web.exposure.include=ratelimits,gateway",
 				"management.endpoint.gateway.access=unrestricted"));
 		all.addAll(List.of(properties));
-		SpringApplication application = new SpringApplicationBuilder(sources).web(type)
+		List<Class<?>> classes = new ArrayList<>(List.of(sources));
+		if (type == WebApplicationType.REACTIVE) {
+			classes.add(WebFluxResources.class);
+		}
+		SpringApplication application = new SpringApplicationBuilder(classes.toArray(Class<?>[]::new)).web(type)
 			.properties(all.toArray(String[]::new))
 			.build();
 		return application.run();

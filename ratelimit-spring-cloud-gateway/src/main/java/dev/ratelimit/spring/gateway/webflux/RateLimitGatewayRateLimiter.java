@@ -210,7 +210,14 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 		 * {@code concurrency} (a {@code RateLimiter} is never told when the request ends)
 		 */
 		RouteLimit limit(String routeId) {
-			RouteLimit limit = new RouteLimit().setName(getName())
+			RouteLimit limit = new RouteLimit() {
+
+				@Override
+				protected String filterName() {
+					return "RequestRateLimiter";
+				}
+
+			}.setName(getName())
 				.setAlgorithm(getAlgorithm())
 				.setLimit(either(routeId, "limit", getLimit(), "replenishRate", this.replenishRate))
 				.setWindow(getWindow())

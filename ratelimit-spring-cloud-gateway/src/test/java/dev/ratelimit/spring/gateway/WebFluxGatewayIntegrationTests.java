@@ -1,0 +1,330 @@
+package dev.ratelimit.spring.gateway;
+
+import java.io.File;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.ratelimit.spring.gateway.webflux.RateLimitedGatewayFilterFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
+import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
+import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
+import org.springframework.cloud.gateway.route.RouteLocator;
+import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.core.NestedExceptionUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * What only Gateway Server WebFlux has: the gateway's {@code RequestRateLimiter} with the starter's
+ * {@code RateLimiter} (beside the gateway's own {@code RedisRateLimiter}), a route filter keyed by a
+ * {@code KeyResolver}, routes posted to the gateway's endpoint, the Java DSL, and the application's own bean named
+ * {@code rateLimiter}.
+ */
+class WebFluxGatewayIntegrationTests {
+
+	private static final String ROUTES = "spring.cloud.gateway.server.webflux.routes";
+
+	static Backend backend;
+
+	private static Gateway gateway;
+
+	@BeforeAll
+	static void start() throws Exception {
+		backend = new Backend();
+		List<String> properties = new ArrayList<>();
+		route(properties, 0, "rrl", "/rrl/**", "name=RequestRateLimiter",
+				"args.rate-limiter=#{@rateLimitGatewayRateLimiter}", "args.key-resolver=#{@userKeyResolver}",
+				"args.redis-rate-limiter.replenishRate=1", "args.redis-rate-limiter.burstCapacity=3",
+				"args.ratelimit.gateway-headers=true");
+		route(properties, 1, "rrl-own", "/rrl-own/**", "name=RequestRateLimiter",
+				"args.rate-limiter=#{@rateLimitGatewayRateLimiter}", "args.key-resolver=#{@userKeyResolver}",
+				"args.ratelimit.algorithm=sliding-log", "args.ratelimit.limit=2", "args.ratelimit.window=1h");
+		// the gateway's own limiter, which a route gets when it names none: still there, and still the default
+		route(properties, 2, "gateways-own", "/gateways-own/**", "name=RequestRateLimiter",
+				"args.key-resolver=#{@userKeyResolver}", "args.redis-rate-limiter.replenishRate=1",
+				"args.redis-rate-limiter.burstCapacity=1");
+		route(properties, 3, "resolver", "/resolver/**", "name=RateLimited", "args.key-resolver=#{@userKeyResolver}",
+				"args.limit=1", "args.window=1h");
+		route(properties, 4, "keyed", "/keyed/**", "name=RateLimited", "args.key=#request.getHeader('X-Api-Key')",
+				"args.limit=1", "args.window=1h");
+		gateway = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, KeyResolvers.class },
+				properties.toArray(String[]::new));
+	}
+
+	private static void route(List<String> properties, int index, String id, String path, String... filter) {
+		String route = ROUTES + "[" + index + "]";
+		properties.addAll(List.of(route + ".id=" + id, route + ".uri=" + backend.uri(),
+				route + ".predicates[0]=Path=" + path));
+		for (String part : filter) {
+			properties.add(route + ".filters[0]." + part);
+		}
+	}
+
+	@AfterAll
+	static void stop() {
+		if (gateway != null) {
+			gateway.close();
+		}
+		backend.close();
+	}
+
+	@Test
+	void requestRateLimiterWithTheStartersLimiterTakesTheGatewaysArgumentsAndAnswersWithRetryAfter()
+			throws Exception {
+		for (int n = 0; n < 3; n++) {
+			HttpResponse<String> admitted = gateway.get("/rrl/a", "X-User", "ann");
+			assertThat(admitted.statusCode()).isEqualTo(200);
+			assertThat(admitted.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(2 - n));
+		}
+		HttpResponse<String> denied = gateway.get("/rrl/a", "X-User", "ann");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(denied.headers().firstValue("Retry-After")).hasValue("1");
+		assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"rrl\";q=1;w=1");
+		assertThat(denied.headers().firstValue("RateLimit")).hasValue("\"rrl\";r=0;t=1");
+		assertThat(denied.headers().map()).containsEntry("X-RateLimit-Remaining", List.of("0"))
+			.containsEntry("X-RateLimit-Burst-Capacity", List.of("3"))
+			.containsEntry("X-RateLimit-Replenish-Rate", List.of("1"));
+		assertThat(backend.hits("rrl")).isEqualTo(3);
+		// another key, another budget
+		assertThat(gateway.get("/rrl/a", "X-User", "bob").statusCode()).isEqualTo(200);
+		// no key: the gateway's own answer (deny-empty-key, 403), the limiter not asked
+		assertThat(gateway.get("/rrl/a").statusCode()).isEqualTo(403);
+		assertThat(backend.hits("rrl")).isEqualTo(4);
+	}
+
+	@Test
+	void requestRateLimiterWithTheStartersLimiterTakesAnyOfItsAlgorithms() throws Exception {
+		assertThat(gateway.get("/rrl-own/a", "X-User", "ann").statusCode()).isEqualTo(200);
+		assertThat(gateway.get("/rrl-own/a", "X-User", "ann").statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = gateway.get("/rrl-own/a", "X-User", "ann");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"rrl-own\";q=2;w=3600");
+		assertThat(denied.headers().firstValue("Retry-After")).isPresent();
+		assertThat(backend.hits("rrl-own")).isEqualTo(2);
+	}
+
+	@Test
+	void theGatewaysOwnRedisRateLimiterStaysTheDefault() throws Exception {
+		assertThat(gateway.context().getBeansOfType(RateLimiter.class)).containsKey("redisRateLimiter");
+		assertThat(gateway.get("/gateways-own/a", "X-User", "ann").statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = gateway.get("/gateways-own/a", "X-User", "ann");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		// RedisRateLimiter's answer: none of the starter's fields
+		assertThat(denied.headers().firstValue("X-RateLimit-Replenish-Rate")).hasValue("1");
+		assertThat(denied.headers().firstValue("Retry-After")).isEmpty();
+	}
+
+	@Test
+	void aRouteFilterTakesItsKeyFromAKeyResolverAndAMissingKeyFallsBackToTheClientsAddress() throws Exception {
+		int resolverHits = backend.hits("resolver");
+		int keyedHits = backend.hits("keyed");
+		assertThat(gateway.get("/resolver/a", "X-User", "ann").statusCode()).isEqualTo(200);
+		assertThat(gateway.get("/resolver/a", "X-User", "ann").statusCode()).isEqualTo(429);
+		assertThat(gateway.get("/resolver/a", "X-User", "bob").statusCode()).isEqualTo(200);
+		// ratelimit.missing-key=fallback-to-ip: without the header, the client's address is the key
+		assertThat(gateway.get("/keyed/a").statusCode()).isEqualTo(200);
+		assertThat(gateway.get("/keyed/a").statusCode()).isEqualTo(429);
+		assertThat(gateway.get("/keyed/a", "X-Api-Key", "k-1").statusCode()).isEqualTo(200);
+		assertThat(backend.hits("resolver") - resolverHits).isEqualTo(2);
+		assertThat(backend.hits("keyed") - keyedHits).isEqualTo(2);
+	}
+
+	@Test
+	void aLimitInDefaultFiltersIsABudgetPerRouteUnlessNamed() throws Exception {
+		List<String> properties = new ArrayList<>();
+		properties.add("spring.cloud.gateway.server.webflux.default-filters[0]=RateLimited=2, 1h");
+		properties.add("spring.cloud.gateway.server.webflux.default-filters[1].name=RateLimited");
+		properties.add("spring.cloud.gateway.server.webflux.default-filters[1].args.name=all-routes");
+		properties.add("spring.cloud.gateway.server.webflux.default-filters[1].args.limit=3");
+		properties.add("spring.cloud.gateway.server.webflux.default-filters[1].args.window=1h");
+		route(properties, 0, "defaults-a", "/defaults-a/**");
+		route(properties, 1, "defaults-b", "/defaults-b/**");
+		try (Gateway defaults = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class },
+				properties.toArray(String[]::new))) {
+			assertThat(defaults.get("/defaults-a/x").statusCode()).isEqualTo(200);
+			assertThat(defaults.get("/defaults-a/x").statusCode()).isEqualTo(200);
+			// the unnamed one: a budget per route, named after it
+			HttpResponse<String> perRoute = defaults.get("/defaults-a/x");
+			assertThat(perRoute.statusCode()).isEqualTo(429);
+			assertThat(perRoute.headers().firstValue("RateLimit-Policy")).hasValue("\"defaults-a\";q=2;w=3600");
+			// the named one: one budget over every route, whose third unit goes to another route
+			assertThat(defaults.get("/defaults-b/x").statusCode()).isEqualTo(200);
+			HttpResponse<String> shared = defaults.get("/defaults-b/x");
+			assertThat(shared.statusCode()).isEqualTo(429);
+			assertThat(shared.headers().firstValue("RateLimit")).hasValueSatisfying(
+					(states) -> assertThat(states).contains("\"all-routes\";r=0"));
+		}
+	}
+
+	@Test
+	void aRoutePostedWithAKeyThatWouldRunCodeRunsNothing() throws Exception {
+		File marker = new File(System.getProperty("java.io.tmpdir"), "ratelimit-gateway-" + ProcessHandle.current().pid());
+		marker.delete();
+		String exec = "getRuntime().exec('touch " + marker.getAbsolutePath() + "')";
+		// a type reference: the filter refuses the route as it is built (and the gateway keeps the routes it had)
+		assertThat(postRoute("evil", "/evil/**", "T(java.lang.Runtime)." + exec).statusCode()).isEqualTo(201);
+		gateway.send("POST", "/actuator/gateway/refresh", "");
+		assertThat(gateway.get("/evil/x").statusCode()).isEqualTo(404);
+		assertThat(gateway.get("/resolver/evil", "X-User", "evil").statusCode()).isEqualTo(200);
+		assertThat(gateway.send("DELETE", "/actuator/gateway/routes/evil", "").statusCode()).isEqualTo(200);
+		// reaching a type through an object passes the parse, and fails in the restricted context: the key is
+		// missing, and the client's address is the key
+		assertThat(postRoute("sly", "/sly/**", "#request.getClass().forName('java.lang.Runtime')." + exec)
+			.statusCode()).isEqualTo(201);
+		gateway.send("POST", "/actuator/gateway/refresh", "");
+		assertThat(gateway.get("/sly/x").statusCode()).isEqualTo(200);
+		assertThat(gateway.get("/sly/x").statusCode()).isEqualTo(429);
+		assertThat(marker).doesNotExist();
+		assertThat(backend.hits("evil")).isZero();
+	}
+
+	private HttpResponse<String> postRoute(String id, String path, String key) throws Exception {
+		String json = "{\"id\":\"" + id + "\",\"uri\":\"" + backend.uri() + "\",\"predicates\":[{\"name\":\"Path\","
+				+ "\"args\":{\"_genkey_0\":\"" + path + "\"}}],\"filters\":[{\"name\":\"RateLimited\",\"args\":"
+				+ "{\"limit\":\"1\",\"window\":\"1h\",\"key\":\"" + key.replace("\"", "\\\"") + "\"}}]}";
+		return gateway.send("POST", "/actuator/gateway/routes/" + id, json);
+	}
+
+	@Test
+	void theEndpointListsRouteLimitsAndChangesThemOnEveryInstance() throws Exception {
+		HttpResponse<String> listed = gateway.get("/actuator/ratelimits");
+		assertThat(listed.statusCode()).isEqualTo(200);
+		assertThat(listed.body()).contains("\"resolver\"").contains("route 'resolver'").contains("\"rrl\"");
+		assertThat(gateway.send("POST", "/actuator/ratelimits/keyed", "{\"limit\": 3}").statusCode())
+			.isEqualTo(200);
+		try {
+			for (int n = 0; n < 3; n++) {
+				assertThat(gateway.get("/keyed/b", "X-Api-Key", "k-override").statusCode()).isEqualTo(200);
+			}
+			HttpResponse<String> denied = gateway.get("/keyed/b", "X-Api-Key", "k-override");
+			assertThat(denied.statusCode()).isEqualTo(429);
+			assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"keyed\";q=3;w=3600");
+		}
+		finally {
+			gateway.send("POST", "/actuator/ratelimits/keyed", "{\"undo\": true}");
+		}
+	}
+
+	@Test
+	void javaDslRoutesWithAStableIdShareOneBudgetOverTwoInstances() {
+		try (Gateway one = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, DslRoutes.class });
+				Gateway two = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, DslRoutes.class })) {
+			assertThat(one.get("/dsl/x").statusCode()).isEqualTo(200);
+			assertThat(two.get("/dsl/x").statusCode()).isEqualTo(429);
+			assertThat(one.get("/dsl/x").statusCode()).isEqualTo(429);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@Test
+	void aJavaDslRouteWithARandomIdAndAnUnnamedLimitStopsStartup() {
+		assertThatException()
+			.isThrownBy(() -> Gateway.run(WebApplicationType.REACTIVE,
+					new Class<?>[] { GatewayTestApplication.class, RandomIdRoutes.class }))
+			.satisfies((ex) -> assertThat(NestedExceptionUtils.getMostSpecificCause(ex))
+				.hasMessageContaining("a random id")
+				.hasMessageContaining("Give the route an id"));
+	}
+
+	@Test
+	void anApplicationBeanNamedRateLimiterSurvivesTheStarter() throws Exception {
+		try (Gateway own = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, KeyResolvers.class,
+				OwnRateLimiter.class }, ROUTES + "[0].id=own", ROUTES + "[0].uri=" + backend.uri(),
+				ROUTES + "[0].predicates[0]=Path=/own/**", ROUTES + "[0].filters[0].name=RequestRateLimiter",
+				ROUTES + "[0].filters[0].args.key-resolver=#{@userKeyResolver}")) {
+			assertThat(own.context().getBean("rateLimiter")).isInstanceOf(DenyAll.class);
+			HttpResponse<String> denied = own.get("/own/x", "X-User", "ann");
+			assertThat(denied.statusCode()).isEqualTo(429);
+			assertThat(denied.headers().firstValue("X-App-Limiter")).hasValue("denied");
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class KeyResolvers {
+
+		@Bean
+		KeyResolver userKeyResolver() {
+			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-User"));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DslRoutes {
+
+		@Bean
+		RouteLocator dslRoutes(RouteLocatorBuilder routes, RateLimitedGatewayFilterFactory rateLimited) {
+			return routes.routes()
+				.route("dsl", (r) -> r.path("/dsl/**")
+					.filters((f) -> f.filter(rateLimited.apply((c) -> c.setLimit(1L).setWindow(java.time.Duration.ofHours(1)))))
+					.uri(backend.uri()))
+				.build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RandomIdRoutes {
+
+		@Bean
+		RouteLocator randomIdRoutes(RouteLocatorBuilder routes, RateLimitedGatewayFilterFactory rateLimited) {
+			return routes.routes()
+				.route((r) -> r.path("/random/**")
+					.filters((f) -> f.filter(rateLimited.apply((c) -> c.setLimit(1L))))
+					.uri(backend.uri()))
+				.build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnRateLimiter {
+
+		/** The application's own limiter, under the name applications give theirs. */
+		@Bean
+		@Primary
+		DenyAll rateLimiter() {
+			return new DenyAll();
+		}
+
+	}
+
+	static class DenyAll implements RateLimiter<Object> {
+
+		@Override
+		public Mono<Response> isAllowed(String routeId, String id) {
+			return Mono.just(new Response(false, Map.of("X-App-Limiter", "denied")));
+		}
+
+		@Override
+		public Map<String, Object> getConfig() {
+			return Map.of();
+		}
+
+		@Override
+		public Class<Object> getConfigClass() {
+			return Object.class;
+		}
+
+		@Override
+		public Object newConfig() {
+			return new Object();
+		}
+
+	}
+
+}
