@@ -75,6 +75,22 @@ abstract class RouteFilterContract {
 		properties.add(routes + "[" + i + "].predicates[0]=Path=/short/**");
 		properties.add(routes + "[" + i + "].filters[0]=RateLimited=2, 1h, sliding-log");
 		i++;
+		// keyed by the client's address, as the server reports it
+		properties.add(routes + "[" + i + "].id=by-address");
+		properties.add(routes + "[" + i + "].uri=" + backend.uri());
+		properties.add(routes + "[" + i + "].predicates[0]=Path=/by-address/**");
+		properties.add(routes + "[" + i + "].filters[0]=RateLimited=1, 1h");
+		i++;
+		// a route with a path rule of ratelimit.filter.rules on it too
+		properties.add(routes + "[" + i + "].id=both");
+		properties.add(routes + "[" + i + "].uri=" + backend.uri());
+		properties.add(routes + "[" + i + "].predicates[0]=Path=/both/**");
+		properties.add(routes + "[" + i + "].filters[0]=RateLimited=1, 1h");
+		properties.add("ratelimit.filter.rules[0].name=rule-on-both");
+		properties.add("ratelimit.filter.rules[0].paths=/both/**");
+		properties.add("ratelimit.filter.rules[0].limit=10");
+		properties.add("ratelimit.filter.rules[0].window=1h");
+		i++;
 		// a route chosen by its Host, which a path rule cannot target
 		properties.addAll(route(i++, "by-host", "Host=limited.example", "name=RateLimited", "args.limit=1",
 				"args.window=1h"));
@@ -258,6 +274,30 @@ abstract class RouteFilterContract {
 		assertThat(backend.hits("retry-inner")).isEqualTo(6);
 		assertThat(first.get("/retry-inner/fail").statusCode()).isEqualTo(429);
 		assertThat(backend.hits("retry-inner")).isEqualTo(6);
+	}
+
+	@Test
+	void aForgedForwardedForBuysNoFreshBudget() throws Exception {
+		// without server.forward-headers-strategy the client's address is the connection's, whatever it claims
+		assertThat(first.get("/by-address/x", "X-Forwarded-For", "198.51.100.1").statusCode()).isEqualTo(200);
+		assertThat(first.get("/by-address/x", "X-Forwarded-For", "198.51.100.2").statusCode()).isEqualTo(429);
+		assertThat(second.get("/by-address/x", "Forwarded", "for=198.51.100.3").statusCode()).isEqualTo(429);
+		assertThat(backend.hits("by-address")).isEqualTo(1);
+	}
+
+	@Test
+	void aPathRuleAndARouteFilterAreTwoDecisionsTheRulesFirst() throws Exception {
+		assertThat(first.get("/both/x").statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = first.get("/both/x");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(
+				(policies) -> assertThat(policies).contains("\"both\";q=1;w=3600"));
+		// the rule was decided on arrival, before the route's filter denied: its unit is spent (docs/GATEWAY.md)
+		HttpResponse<String> again = second.get("/both/x");
+		assertThat(again.statusCode()).isEqualTo(429);
+		assertThat(again.headers().firstValue("RateLimit")).hasValueSatisfying(
+				(states) -> assertThat(states).contains("\"rule-on-both\";r=7"));
+		assertThat(backend.hits("both")).isEqualTo(1);
 	}
 
 	/** The first answer to {@code path} for {@code client} that is not a 429, within 10 s. */
