@@ -5,6 +5,7 @@ import dev.ratelimit.spring.autoconfigure.RateLimitWebMvcAutoConfiguration;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.gateway.RouteLimits;
 import dev.ratelimit.spring.gateway.mvc.MvcRouteLimiter;
+import dev.ratelimit.spring.gateway.mvc.MvcRouteLimitsCheck;
 import dev.ratelimit.spring.gateway.mvc.RateLimitedFilterFunctions;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.web.servlet.DenialRenderer;
@@ -19,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.cloud.gateway.server.mvc.filter.FilterSupplier;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /** Spring Cloud Gateway Server MVC: the {@code RateLimited} route filter. */
@@ -40,6 +42,12 @@ public final class RateLimitGatewayMvcAutoConfiguration {
 	MvcRouteLimiter rateLimitMvcRouteLimiter(RouteLimits limits, PermitWaiter waits,
 			@Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
 		return new MvcRouteLimiter(limits, waits, new DenialRenderer(exceptionResolver));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitMvcRouteLimitsCheck")
+	MvcRouteLimitsCheck rateLimitMvcRouteLimitsCheck(Environment environment, RouteLimits limits) {
+		return new MvcRouteLimitsCheck(environment, limits);
 	}
 
 	/** How Gateway Server MVC finds the {@code RateLimited} filter of its routes. */
