@@ -128,7 +128,7 @@ public class RouteLimit implements LimitSettings.Limit {
 	/**
 	 * Client key: an expression that reads the request only ({@link RouteKeys}), such as
 	 * {@code #request.getHeader('X-Api-Key')}; the client's address when unset, or when the key is missing and
-	 * {@code ratelimit.missing-key} is {@code fallback-to-ip}.
+	 * {@code ratelimit.missing-key} is {@code client-ip}.
 	 */
 	public @Nullable String getKey() {
 		return this.key;

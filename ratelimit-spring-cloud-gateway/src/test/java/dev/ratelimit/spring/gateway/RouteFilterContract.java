@@ -94,6 +94,8 @@ abstract class RouteFilterContract {
 		// a route chosen by its Host, which a path rule cannot target
 		properties.addAll(route(i++, "by-host", "Host=limited.example", "name=RateLimited", "args.limit=1",
 				"args.window=1h"));
+		// a request without the key of a route's expression is refused rather than keyed by its address
+		properties.add("ratelimit.missing-key=reject");
 		first = gateway(properties.toArray(String[]::new));
 		second = gateway(properties.toArray(String[]::new));
 	}
@@ -166,6 +168,15 @@ abstract class RouteFilterContract {
 		assertThat(denied.headers().firstValue("Content-Type")).hasValue("application/problem+json");
 		assertThat(denied.body()).contains("\"status\":429").contains("\"violated-policies\":[\"short\"]");
 		assertThat(backend.hits("short")).isEqualTo(2);
+	}
+
+	@Test
+	void aRequestWithoutItsKeyFollowsTheMissingKeyPolicyAndNeverReachesTheBackend() throws Exception {
+		int hits = backend.hits("token-bucket");
+		HttpResponse<String> refused = first.get("/token-bucket/no-key");
+		assertThat(refused.statusCode()).isEqualTo(400);
+		assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(backend.hits("token-bucket")).isEqualTo(hits);
 	}
 
 	@Test

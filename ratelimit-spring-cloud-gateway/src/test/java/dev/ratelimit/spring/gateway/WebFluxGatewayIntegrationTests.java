@@ -133,7 +133,7 @@ class WebFluxGatewayIntegrationTests {
 		assertThat(gateway.get("/resolver/a", "X-User", "ann").statusCode()).isEqualTo(200);
 		assertThat(gateway.get("/resolver/a", "X-User", "ann").statusCode()).isEqualTo(429);
 		assertThat(gateway.get("/resolver/a", "X-User", "bob").statusCode()).isEqualTo(200);
-		// ratelimit.missing-key=fallback-to-ip: without the header, the client's address is the key
+		// ratelimit.missing-key=client-ip (the default): without the header, the client's address is the key
 		assertThat(gateway.get("/keyed/a").statusCode()).isEqualTo(200);
 		assertThat(gateway.get("/keyed/a").statusCode()).isEqualTo(429);
 		assertThat(gateway.get("/keyed/a", "X-Api-Key", "k-1").statusCode()).isEqualTo(200);
