@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.spring.gateway.webflux.RateLimitedGatewayFilterFactory;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
 import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
+import org.springframework.cloud.gateway.support.ipresolver.XForwardedRemoteAddressResolver;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -59,6 +61,10 @@ class WebFluxGatewayIntegrationTests {
 				"args.limit=1", "args.window=1h");
 		route(properties, 4, "keyed", "/keyed/**", "name=RateLimited", "args.key=#request.getHeader('X-Api-Key')",
 				"args.limit=1", "args.window=1h");
+		// behind one trusted proxy (docs/GATEWAY.md): the address that proxy appended, whatever the client claims
+		route(properties, 5, "proxied", "/proxied/**", "name=RateLimited", "args.key-resolver=#{@clientAddress}",
+				"args.limit=1", "args.window=1h");
+		properties.add("server.forward-headers-strategy=native");
 		gateway = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, KeyResolvers.class },
 				properties.toArray(String[]::new));
 	}
@@ -198,6 +204,25 @@ class WebFluxGatewayIntegrationTests {
 	}
 
 	@Test
+	void behindATrustedProxyTheAddressItAppendedIsTheKeyWhateverTheClientForged() throws Exception {
+		assertThat(gateway.get("/proxied/x", "X-Forwarded-For", "198.51.100.1, 10.0.0.7").statusCode())
+			.isEqualTo(200);
+		assertThat(gateway.get("/proxied/x", "X-Forwarded-For", "198.51.100.2, 10.0.0.7").statusCode())
+			.isEqualTo(429);
+		assertThat(gateway.get("/proxied/x", "X-Forwarded-For", "10.0.0.8").statusCode()).isEqualTo(200);
+		assertThat(backend.hits("proxied")).isEqualTo(2);
+	}
+
+	@Test
+	void routeLimitsHaveTheirMeters() throws Exception {
+		gateway.get("/resolver/meters", "X-User", "meters");
+		gateway.get("/resolver/meters", "X-User", "meters");
+		MeterRegistry meters = gateway.context().getBean(MeterRegistry.class);
+		assertThat(meters.get("ratelimit.decisions").tag("limit", "resolver").tag("outcome", "denied").counter()
+			.count()).isGreaterThanOrEqualTo(1);
+	}
+
+	@Test
 	void theEndpointListsRouteLimitsAndChangesThemOnEveryInstance() throws Exception {
 		HttpResponse<String> listed = gateway.get("/actuator/ratelimits");
 		assertThat(listed.statusCode()).isEqualTo(200);
@@ -256,9 +281,17 @@ class WebFluxGatewayIntegrationTests {
 	@Configuration(proxyBeanMethods = false)
 	static class KeyResolvers {
 
+		/** The gateway's RequestRateLimiter takes one KeyResolver by type: with two, the application marks one. */
 		@Bean
+		@Primary
 		KeyResolver userKeyResolver() {
 			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-User"));
+		}
+
+		@Bean
+		KeyResolver clientAddress() {
+			XForwardedRemoteAddressResolver addresses = XForwardedRemoteAddressResolver.maxTrustedIndex(1);
+			return (exchange) -> Mono.just(addresses.resolve(exchange).getAddress().getHostAddress());
 		}
 
 	}
