@@ -93,6 +93,9 @@ final class Backend implements AutoCloseable {
 			status = 500;
 		}
 		byte[] body = ("backend " + path).getBytes(StandardCharsets.UTF_8);
+		// a connection per request: the JDK's server drops idle connections on its own schedule, and a gateway's pool
+		// reusing one it dropped would make a test wait on the network rather than on the limiter
+		exchange.getResponseHeaders().set("Connection", "close");
 		exchange.sendResponseHeaders(status, body.length);
 		try (OutputStream out = exchange.getResponseBody()) {
 			out.write(body);

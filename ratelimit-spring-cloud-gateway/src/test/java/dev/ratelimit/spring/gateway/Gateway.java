@@ -20,6 +20,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * A real gateway application (Gateway Server WebFlux on Netty, or Gateway Server MVC on Tomcat) with the starter, on
  * a free port and the shared test Redis, and a real HTTP client of it.
+ *
+ * <p>
+ * WebFlux gateways use Reactor Netty's global resources, as applications do (the gateway's client then runs on the
+ * server's event loops): closing one gateway stops the loops of every other of the JVM, so a test class closes its
+ * gateways only when it is done with all of them.
  */
 final class Gateway implements AutoCloseable {
 
@@ -55,11 +60,7 @@ final class Gateway implements AutoCloseable {
 				"management.endpoints.web.exposure.include=ratelimits,gateway",
 				"management.endpoint.gateway.access=unrestricted"));
 		all.addAll(List.of(properties));
-		List<Class<?>> classes = new ArrayList<>(List.of(sources));
-		if (type == WebApplicationType.REACTIVE) {
-			classes.add(WebFluxResources.class);
-		}
-		SpringApplication application = new SpringApplicationBuilder(classes.toArray(Class<?>[]::new)).web(type)
+		SpringApplication application = new SpringApplicationBuilder(sources).web(type)
 			.properties(all.toArray(String[]::new))
 			.build();
 		return application.run();

@@ -148,33 +148,6 @@ class WebFluxGatewayIntegrationTests {
 	}
 
 	@Test
-	void aLimitInDefaultFiltersIsABudgetPerRouteUnlessNamed() throws Exception {
-		List<String> properties = new ArrayList<>();
-		properties.add("spring.cloud.gateway.server.webflux.default-filters[0]=RateLimited=2, 1h");
-		properties.add("spring.cloud.gateway.server.webflux.default-filters[1].name=RateLimited");
-		properties.add("spring.cloud.gateway.server.webflux.default-filters[1].args.name=all-routes");
-		properties.add("spring.cloud.gateway.server.webflux.default-filters[1].args.limit=3");
-		properties.add("spring.cloud.gateway.server.webflux.default-filters[1].args.window=1h");
-		route(properties, 0, "defaults-a", "/defaults-a/**");
-		route(properties, 1, "defaults-b", "/defaults-b/**");
-		try (Gateway defaults = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class },
-				properties.toArray(String[]::new))) {
-			assertThat(defaults.get("/defaults-a/x").statusCode()).isEqualTo(200);
-			assertThat(defaults.get("/defaults-a/x").statusCode()).isEqualTo(200);
-			// the unnamed one: a budget per route, named after it
-			HttpResponse<String> perRoute = defaults.get("/defaults-a/x");
-			assertThat(perRoute.statusCode()).isEqualTo(429);
-			assertThat(perRoute.headers().firstValue("RateLimit-Policy")).hasValue("\"defaults-a\";q=2;w=3600");
-			// the named one: one budget over every route, whose third unit goes to another route
-			assertThat(defaults.get("/defaults-b/x").statusCode()).isEqualTo(200);
-			HttpResponse<String> shared = defaults.get("/defaults-b/x");
-			assertThat(shared.statusCode()).isEqualTo(429);
-			assertThat(shared.headers().firstValue("RateLimit")).hasValueSatisfying(
-					(states) -> assertThat(states).contains("\"all-routes\";r=0"));
-		}
-	}
-
-	@Test
 	void aRoutePostedWithAKeyThatWouldRunCodeRunsNothing() throws Exception {
 		File marker = new File(System.getProperty("java.io.tmpdir"), "ratelimit-gateway-" + ProcessHandle.current().pid());
 		marker.delete();
@@ -242,42 +215,6 @@ class WebFluxGatewayIntegrationTests {
 		}
 	}
 
-	@Test
-	void javaDslRoutesWithAStableIdShareOneBudgetOverTwoInstances() {
-		try (Gateway one = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, DslRoutes.class });
-				Gateway two = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, DslRoutes.class })) {
-			assertThat(one.get("/dsl/x").statusCode()).isEqualTo(200);
-			assertThat(two.get("/dsl/x").statusCode()).isEqualTo(429);
-			assertThat(one.get("/dsl/x").statusCode()).isEqualTo(429);
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	@Test
-	void aJavaDslRouteWithARandomIdAndAnUnnamedLimitStopsStartup() {
-		assertThatException()
-			.isThrownBy(() -> Gateway.run(WebApplicationType.REACTIVE,
-					new Class<?>[] { GatewayTestApplication.class, RandomIdRoutes.class }))
-			.satisfies((ex) -> assertThat(NestedExceptionUtils.getMostSpecificCause(ex))
-				.hasMessageContaining("a random id")
-				.hasMessageContaining("Give the route an id"));
-	}
-
-	@Test
-	void anApplicationBeanNamedRateLimiterSurvivesTheStarter() throws Exception {
-		try (Gateway own = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, KeyResolvers.class,
-				OwnRateLimiter.class }, ROUTES + "[0].id=own", ROUTES + "[0].uri=" + backend.uri(),
-				ROUTES + "[0].predicates[0]=Path=/own/**", ROUTES + "[0].filters[0].name=RequestRateLimiter",
-				ROUTES + "[0].filters[0].args.key-resolver=#{@userKeyResolver}")) {
-			assertThat(own.context().getBean("rateLimiter")).isInstanceOf(DenyAll.class);
-			HttpResponse<String> denied = own.get("/own/x", "X-User", "ann");
-			assertThat(denied.statusCode()).isEqualTo(429);
-			assertThat(denied.headers().firstValue("X-App-Limiter")).hasValue("denied");
-		}
-	}
-
 	@Configuration(proxyBeanMethods = false)
 	static class KeyResolvers {
 
@@ -292,70 +229,6 @@ class WebFluxGatewayIntegrationTests {
 		KeyResolver clientAddress() {
 			XForwardedRemoteAddressResolver addresses = XForwardedRemoteAddressResolver.maxTrustedIndex(1);
 			return (exchange) -> Mono.just(addresses.resolve(exchange).getAddress().getHostAddress());
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class DslRoutes {
-
-		@Bean
-		RouteLocator dslRoutes(RouteLocatorBuilder routes, RateLimitedGatewayFilterFactory rateLimited) {
-			return routes.routes()
-				.route("dsl", (r) -> r.path("/dsl/**")
-					.filters((f) -> f.filter(rateLimited.apply((c) -> c.setLimit(1L).setWindow(java.time.Duration.ofHours(1)))))
-					.uri(backend.uri()))
-				.build();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class RandomIdRoutes {
-
-		@Bean
-		RouteLocator randomIdRoutes(RouteLocatorBuilder routes, RateLimitedGatewayFilterFactory rateLimited) {
-			return routes.routes()
-				.route((r) -> r.path("/random/**")
-					.filters((f) -> f.filter(rateLimited.apply((c) -> c.setLimit(1L))))
-					.uri(backend.uri()))
-				.build();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class OwnRateLimiter {
-
-		/** The application's own limiter, under the name applications give theirs. */
-		@Bean
-		@Primary
-		DenyAll rateLimiter() {
-			return new DenyAll();
-		}
-
-	}
-
-	static class DenyAll implements RateLimiter<Object> {
-
-		@Override
-		public Mono<Response> isAllowed(String routeId, String id) {
-			return Mono.just(new Response(false, Map.of("X-App-Limiter", "denied")));
-		}
-
-		@Override
-		public Map<String, Object> getConfig() {
-			return Map.of();
-		}
-
-		@Override
-		public Class<Object> getConfigClass() {
-			return Object.class;
-		}
-
-		@Override
-		public Object newConfig() {
-			return new Object();
 		}
 
 	}

@@ -18,6 +18,7 @@ import dev.ratelimit.spring.limits.LimitConfigurations;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 import org.springframework.expression.EvaluationContext;
 import org.springframework.web.server.ServerWebExchange;
@@ -100,6 +101,15 @@ public final class ReactiveEnforcer {
 	 */
 	public static Mono<ServerWebExchange> currentExchange() {
 		return Mono.deferContextual((context) -> Mono.justOrEmpty(context.getOrEmpty(ReactiveCallLimiter.EXCHANGE)));
+	}
+
+	/**
+	 * Where a publisher that waited for the limiter goes on for {@code exchange}: its connection's event loop on
+	 * Reactor Netty ({@link RequestThreads}), for code that decides without this class (Spring Cloud Gateway's
+	 * {@code RateLimiter}s).
+	 */
+	public static Scheduler requestThread(ServerWebExchange exchange) {
+		return RequestThreads.of(exchange);
 	}
 
 	/** Gives back the leases {@code held} holds, once its request or call has ended; never blocks. */

@@ -16,10 +16,12 @@ import dev.ratelimit.spring.gateway.RouteKeys;
 import dev.ratelimit.spring.gateway.RouteLimit;
 import dev.ratelimit.spring.gateway.RouteLimits;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.web.reactive.ReactiveEnforcer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
@@ -107,12 +109,18 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 			return Mono.just(new Response(false, Map.of()));
 		}
 		EvaluationContext key = RouteKeys.context(NO_REQUEST, null, id);
-		return Mono
+		Mono<Response> decided = Mono
 			.fromCompletionStage(() -> this.waits.enforceAsync(request, limits, key,
 					this.waits.maxWait(limits, true), new Reservation()))
 			.then(Mono.fromSupplier(() -> new Response(true, headers(request.headers(), config))))
 			.onErrorResume(RateLimitException.class,
 					(ex) -> Mono.just(new Response(false, headers(ex.getHeaders(), config))));
+		// the request goes on on its own connection's event loop, not the limiter's Redis threads: proxied from
+		// another loop, Reactor Netty 1.3 can leave the client's next request on that connection unanswered
+		return ReactiveEnforcer.currentExchange()
+			.map(ReactiveEnforcer::requestThread)
+			.defaultIfEmpty(Schedulers.immediate())
+			.flatMap(decided::publishOn);
 	}
 
 	private static Map<String, String> headers(HttpHeaders fields, Config config) {
