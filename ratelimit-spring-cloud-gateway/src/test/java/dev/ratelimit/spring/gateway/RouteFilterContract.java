@@ -63,34 +63,17 @@ abstract class RouteFilterContract {
 		properties.add(routes + "[" + i + "].filters[1].args.limit=2");
 		properties.add(routes + "[" + i + "].filters[1].args.window=1h");
 		i++;
-		properties.add(routes + "[" + i + "].id=retry-inner");
-		properties.add(routes + "[" + i + "].uri=" + backend.uri());
-		properties.add(routes + "[" + i + "].predicates[0]=Path=/retry-inner/**");
-		properties.add(routes + "[" + i + "].filters[0]=RateLimited=2, 1h");
-		properties.add(routes + "[" + i + "].filters[1]=Retry=2");
-		i++;
+		properties.addAll(shortcuts(i++, "retry-inner", "Path=/retry-inner/**", "RateLimited=2, 1h", "Retry=2"));
 		// the shortcut form: limit, window, algorithm; keyed by the client's address
-		properties.add(routes + "[" + i + "].id=short");
-		properties.add(routes + "[" + i + "].uri=" + backend.uri());
-		properties.add(routes + "[" + i + "].predicates[0]=Path=/short/**");
-		properties.add(routes + "[" + i + "].filters[0]=RateLimited=2, 1h, sliding-log");
-		i++;
+		properties.addAll(shortcuts(i++, "short", "Path=/short/**", "RateLimited=2, 1h, sliding-log"));
 		// keyed by the client's address, as the server reports it
-		properties.add(routes + "[" + i + "].id=by-address");
-		properties.add(routes + "[" + i + "].uri=" + backend.uri());
-		properties.add(routes + "[" + i + "].predicates[0]=Path=/by-address/**");
-		properties.add(routes + "[" + i + "].filters[0]=RateLimited=1, 1h");
-		i++;
+		properties.addAll(shortcuts(i++, "by-address", "Path=/by-address/**", "RateLimited=1, 1h"));
 		// a route with a path rule of ratelimit.filter.rules on it too
-		properties.add(routes + "[" + i + "].id=both");
-		properties.add(routes + "[" + i + "].uri=" + backend.uri());
-		properties.add(routes + "[" + i + "].predicates[0]=Path=/both/**");
-		properties.add(routes + "[" + i + "].filters[0]=RateLimited=1, 1h");
+		properties.addAll(shortcuts(i++, "both", "Path=/both/**", "RateLimited=1, 1h"));
 		properties.add("ratelimit.filter.rules[0].name=rule-on-both");
 		properties.add("ratelimit.filter.rules[0].paths=/both/**");
 		properties.add("ratelimit.filter.rules[0].limit=10");
 		properties.add("ratelimit.filter.rules[0].window=1h");
-		i++;
 		// a route chosen by its Host, which a path rule cannot target
 		properties.addAll(route(i++, "by-host", "Host=limited.example", "name=RateLimited", "args.limit=1",
 				"args.window=1h"));
@@ -105,6 +88,15 @@ abstract class RouteFilterContract {
 
 	/** The property of the server's routes. */
 	abstract String routes();
+
+	/** A route with filters in the shortcut form ({@code RateLimited=2, 1h}), in order. */
+	private List<String> shortcuts(int index, String id, String predicate, String... filters) {
+		List<String> properties = route(index, id, predicate);
+		for (int k = 0; k < filters.length; k++) {
+			properties.add(routes() + "[" + index + "].filters[" + k + "]=" + filters[k]);
+		}
+		return properties;
+	}
 
 	private List<String> route(int index, String id, String predicate, String... filter) {
 		String route = routes() + "[" + index + "]";

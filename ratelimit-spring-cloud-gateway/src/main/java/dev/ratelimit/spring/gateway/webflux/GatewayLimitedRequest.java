@@ -1,9 +1,8 @@
 package dev.ratelimit.spring.gateway.webflux;
 
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ratelimit.spring.enforce.BackgroundCall;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -11,42 +10,38 @@ import org.springframework.http.HttpHeaders;
 
 /**
  * A request as a gateway's {@code RateLimiter} sees it: the gateway gives it a route and a key, nothing of the
- * exchange, and takes back the header fields to set on the response.
+ * exchange (so, as a call outside a request, no address and no path), and takes back the header fields to set on the
+ * response.
  */
 final class GatewayLimitedRequest implements LimitedRequest {
 
-	private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+	private final BackgroundCall call = new BackgroundCall();
 
 	private final HttpHeaders headers = new HttpHeaders();
 
 	@Override
 	public @Nullable String remoteAddress() {
-		return null;
+		return this.call.remoteAddress();
 	}
 
 	@Override
 	public @Nullable String path() {
-		return null;
+		return this.call.path();
 	}
 
 	@Override
 	public @Nullable Object getAttribute(String name) {
-		return this.attributes.get(name);
+		return this.call.getAttribute(name);
 	}
 
 	@Override
 	public void setAttribute(String name, @Nullable Object value) {
-		if (value == null) {
-			this.attributes.remove(name);
-		}
-		else {
-			this.attributes.put(name, value);
-		}
+		this.call.setAttribute(name, value);
 	}
 
 	@Override
 	public void removeAttribute(String name) {
-		this.attributes.remove(name);
+		this.call.removeAttribute(name);
 	}
 
 	@Override
