@@ -144,6 +144,11 @@ public class RouteLimit implements LimitSettings.Limit {
 		return "RateLimited";
 	}
 
+	/** Whether the filter gives a concurrency limit's lease back when the request ends. */
+	protected boolean takesLeases() {
+		return true;
+	}
+
 	/** What tells two limits of one route apart: equal values resolve to the same limit. */
 	List<@Nullable Object> values() {
 		return Arrays.asList(this.name, this.algorithm, this.limit, this.window, this.capacity, this.cost, this.mode,

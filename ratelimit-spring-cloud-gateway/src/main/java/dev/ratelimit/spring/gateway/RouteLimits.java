@@ -55,14 +55,30 @@ public final class RouteLimits {
 		identity.add(0, routeId);
 		identity.add(1, limit.getClass());
 		try {
-			return configuration.methodLimits(identity, (each) -> List
-				.of(each.names().register(each.resolver().fromRoute(limit, requireStableId(routeId, limit),
-						source(routeId, limit), key))));
+			return configuration.methodLimits(identity, (each) -> List.of(each.names()
+				.register(requireRateUnlessAllowed(limit, each.resolver()
+					.fromRoute(limit, requireStableId(routeId, limit), source(routeId, limit), key)))));
 		}
 		catch (IllegalStateException ex) {
 			// two limits of one name that cannot be one budget
-			throw new IllegalArgumentException(ex.getMessage(), ex);
+			throw new IllegalArgumentException(ex.getMessage() + " (each RateLimited filter of a route without a"
+					+ " name, its own and one of default-filters alike, is named after the route: name one of them)",
+					ex);
 		}
+	}
+
+	/**
+	 * {@code resolved}, unless it is a concurrency limit (in some plan, or by an override) where {@code limit}
+	 * cannot give a lease back: in every configuration, so that no override makes it one.
+	 */
+	private static ConfiguredLimit requireRateUnlessAllowed(RouteLimit limit, ConfiguredLimit resolved) {
+		if (!limit.takesLeases() && (resolved.concurrency()
+				|| resolved.byPlan().values().stream().anyMatch(ConfiguredLimit::concurrency))) {
+			throw new IllegalArgumentException("The rate limit '" + resolved.name() + "' of " + resolved.source()
+					+ " would be a concurrency limit, which " + limit.filterName() + " cannot give back when the"
+					+ " request ends: use the RateLimited route filter for it");
+		}
+		return resolved;
 	}
 
 	/**

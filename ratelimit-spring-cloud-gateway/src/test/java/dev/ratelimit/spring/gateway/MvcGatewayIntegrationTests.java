@@ -50,6 +50,9 @@ class MvcGatewayIntegrationTests {
 			assertThat(denied.body()).contains("\"violated-policies\":[\"mvc-dsl\"]");
 			assertThat(two.get("/mvc-dsl/x", "X-User", "bob").statusCode()).isEqualTo(200);
 			assertThat(backend.hits("mvc-dsl")).isEqualTo(2);
+			// a key function that fails leaves the key missing (the client's address), never a 500
+			assertThat(one.get("/mvc-failing/x").statusCode()).isEqualTo(200);
+			assertThat(two.get("/mvc-failing/x").statusCode()).isEqualTo(429);
 		}
 	}
 
@@ -85,7 +88,13 @@ class MvcGatewayIntegrationTests {
 				.filter(rateLimited((c) -> c.setKeyResolver((request) -> request.headers().firstHeader("X-User"))
 					.setLimit(1L)
 					.setWindow(java.time.Duration.ofHours(1))))
-				.build();
+				.build()
+				.and(route("mvc-failing").GET("/mvc-failing/**", http())
+					.before(uri(backend.uri()))
+					.filter(rateLimited((c) -> c.setKeyResolver((request) -> {
+						throw new IllegalStateException("the user service is down");
+					}).setLimit(1L).setWindow(java.time.Duration.ofHours(1))))
+					.build());
 		}
 
 	}

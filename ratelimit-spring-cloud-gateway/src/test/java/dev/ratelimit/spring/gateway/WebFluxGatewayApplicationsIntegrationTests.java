@@ -104,6 +104,21 @@ class WebFluxGatewayApplicationsIntegrationTests {
 	}
 
 	@Test
+	void aRouteWithTwoUnnamedLimitsOneFromDefaultFiltersStopsStartup() {
+		List<String> properties = new ArrayList<>();
+		properties.add("spring.cloud.gateway.server.webflux.default-filters[0]=RateLimited=4, 1h");
+		properties.add(ROUTES + "[0].id=twice");
+		properties.add(ROUTES + "[0].uri=" + backend.uri());
+		properties.add(ROUTES + "[0].predicates[0]=Path=/twice/**");
+		properties.add(ROUTES + "[0].filters[0]=RateLimited=4, 1h");
+		assertThatException()
+			.isThrownBy(() -> Gateway.run(WebApplicationType.REACTIVE, new Class<?>[] { GatewayTestApplication.class },
+					properties.toArray(String[]::new)))
+			.satisfies((ex) -> assertThat(ex).hasStackTraceContaining(
+					"Route 'twice' has two RateLimited filters of the name 'twice'"));
+	}
+
+	@Test
 	void anApplicationBeanNamedRateLimiterSurvivesTheStarter() throws Exception {
 		try (Gateway own = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, WebFluxGatewayIntegrationTests.KeyResolvers.class,
 				OwnRateLimiter.class }, ROUTES + "[0].id=own", ROUTES + "[0].uri=" + backend.uri(),

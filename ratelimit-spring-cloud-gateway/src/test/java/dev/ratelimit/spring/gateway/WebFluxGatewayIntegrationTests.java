@@ -61,6 +61,8 @@ class WebFluxGatewayIntegrationTests {
 				"args.limit=1", "args.window=1h");
 		route(properties, 4, "keyed", "/keyed/**", "name=RateLimited", "args.key=#request.getHeader('X-Api-Key')",
 				"args.limit=1", "args.window=1h");
+		route(properties, 6, "failing", "/failing/**", "name=RateLimited", "args.key-resolver=#{@failingKeyResolver}",
+				"args.limit=1", "args.window=1h");
 		// behind one trusted proxy (docs/GATEWAY.md): the address that proxy appended, whatever the client claims
 		route(properties, 5, "proxied", "/proxied/**", "name=RateLimited", "args.key-resolver=#{@clientAddress}",
 				"args.limit=1", "args.window=1h");
@@ -101,7 +103,8 @@ class WebFluxGatewayIntegrationTests {
 		assertThat(denied.headers().firstValue("RateLimit")).hasValue("\"rrl\";r=0;t=1");
 		assertThat(denied.headers().map()).containsEntry("X-RateLimit-Remaining", List.of("0"))
 			.containsEntry("X-RateLimit-Burst-Capacity", List.of("3"))
-			.containsEntry("X-RateLimit-Replenish-Rate", List.of("1"));
+			.containsEntry("X-RateLimit-Replenish-Rate", List.of("1"))
+			.containsEntry("X-RateLimit-Requested-Tokens", List.of("1"));
 		assertThat(backend.hits("rrl")).isEqualTo(3);
 		// another key, another budget
 		assertThat(gateway.get("/rrl/a", "X-User", "bob").statusCode()).isEqualTo(200);
@@ -187,6 +190,13 @@ class WebFluxGatewayIntegrationTests {
 	}
 
 	@Test
+	void aKeyResolverThatFailsLeavesTheKeyMissingNeverA500() throws Exception {
+		assertThat(gateway.get("/failing/x").statusCode()).isEqualTo(200);
+		assertThat(gateway.get("/failing/x").statusCode()).isEqualTo(429);
+		assertThat(backend.hits("failing")).isEqualTo(1);
+	}
+
+	@Test
 	void routeLimitsHaveTheirMeters() throws Exception {
 		gateway.get("/resolver/meters", "X-User", "meters");
 		gateway.get("/resolver/meters", "X-User", "meters");
@@ -200,6 +210,13 @@ class WebFluxGatewayIntegrationTests {
 		HttpResponse<String> listed = gateway.get("/actuator/ratelimits");
 		assertThat(listed.statusCode()).isEqualTo(200);
 		assertThat(listed.body()).contains("\"resolver\"").contains("route 'resolver'").contains("\"rrl\"");
+		// a RequestRateLimiter with the gateway's own RedisRateLimiter is none of the starter's limits
+		assertThat(listed.body()).doesNotContain("gateways-own");
+		// no override makes a RequestRateLimiter's limit one that would never give its leases back
+		HttpResponse<String> refused = gateway.send("POST", "/actuator/ratelimits/rrl-own",
+				"{\"algorithm\": \"concurrency\"}");
+		assertThat(refused.statusCode()).isEqualTo(400);
+		assertThat(refused.body()).contains("concurrency limit");
 		assertThat(gateway.send("POST", "/actuator/ratelimits/keyed", "{\"limit\": 3}").statusCode())
 			.isEqualTo(200);
 		try {
@@ -223,6 +240,11 @@ class WebFluxGatewayIntegrationTests {
 		@Primary
 		KeyResolver userKeyResolver() {
 			return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-User"));
+		}
+
+		@Bean
+		KeyResolver failingKeyResolver() {
+			return (exchange) -> Mono.error(new IllegalStateException("the user service is down"));
 		}
 
 		@Bean

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.gateway.mvc;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.function.Function;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.PermitWaiter;
@@ -79,7 +80,7 @@ public final class MvcRouteLimiter {
 			logger.error("Refusing the requests of a route whose rate limit is invalid: " + ex.getMessage());
 			return ServerResponse.status(HttpStatus.SERVICE_UNAVAILABLE).build();
 		}
-		String resolved = (config.getKeyResolver() != null) ? config.getKeyResolver().apply(request) : null;
+		String resolved = resolvedKey(request, config);
 		EvaluationContext keys = RouteKeys.context(keyRequest(servletRequest), servletRequest.getUserPrincipal(),
 				resolved);
 		Reservation held = new Reservation();
@@ -106,6 +107,23 @@ public final class MvcRouteLimiter {
 			throw ex;
 		}
 		return new ReleasingResponse(response, this.waits, held);
+	}
+
+	/** The key function's key, {@code null} when it gives none or fails: then the key is missing. */
+	private static @Nullable String resolvedKey(ServerRequest request, RateLimitedFilterFunctions.Config config) {
+		Function<ServerRequest, @Nullable String> resolver = config.getKeyResolver();
+		if (resolver == null) {
+			return null;
+		}
+		try {
+			return resolver.apply(request);
+		}
+		catch (RuntimeException ex) {
+			// a failing key function must not fail the request: its key is missing (ratelimit.missing-key)
+			logger.warn("The key resolver of the rate limit of route '" + routeId(request) + "' failed; treating"
+					+ " the key as missing (ratelimit.missing-key): " + ex);
+			return null;
+		}
 	}
 
 	private static String routeId(ServerRequest request) {

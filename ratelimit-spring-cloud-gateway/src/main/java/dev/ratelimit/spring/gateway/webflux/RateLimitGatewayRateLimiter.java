@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.gateway.webflux;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -7,6 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RequestConfiguration;
@@ -85,6 +87,10 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 	 */
 	@Override
 	public void onApplicationEvent(FilterArgsEvent event) {
+		if (!event.getArgs().containsValue(this)) {
+			// another filter's arguments, or a RequestRateLimiter with another limiter (RedisRateLimiter's own)
+			return;
+		}
 		Map<String, Object> args = new LinkedHashMap<>();
 		event.getArgs().forEach((name, value) -> args.put(name.startsWith(REDIS_RATE_LIMITER)
 				? CONFIGURATION_PROPERTY_NAME + "." + name.substring(REDIS_RATE_LIMITER.length()) : name, value));
@@ -112,9 +118,9 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 		Mono<Response> decided = Mono
 			.fromCompletionStage(() -> this.waits.enforceAsync(request, limits, key,
 					this.waits.maxWait(limits, true), new Reservation()))
-			.then(Mono.fromSupplier(() -> new Response(true, headers(request.headers(), config))))
+			.then(Mono.fromSupplier(() -> new Response(true, headers(request.headers(), config, limits))))
 			.onErrorResume(RateLimitException.class,
-					(ex) -> Mono.just(new Response(false, headers(ex.getHeaders(), config))));
+					(ex) -> Mono.just(new Response(false, headers(ex.getHeaders(), config, limits))));
 		// the request goes on on its own connection's event loop, not the limiter's Redis threads: proxied from
 		// another loop, Reactor Netty 1.3 can leave the client's next request on that connection unanswered
 		return ReactiveEnforcer.currentExchange()
@@ -123,18 +129,24 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 			.flatMap(decided::publishOn);
 	}
 
-	private static Map<String, String> headers(HttpHeaders fields, Config config) {
+	/**
+	 * The fields of the decision, with {@code RedisRateLimiter}'s when asked: of the limit in force (overrides
+	 * included), the replenish rate only where its window is a second.
+	 */
+	private static Map<String, String> headers(HttpHeaders fields, Config config, List<ConfiguredLimit> limits) {
 		Map<String, String> headers = new LinkedHashMap<>();
 		fields.forEach((name, values) -> headers.put(name, String.join(", ", values)));
 		if (config.isGatewayHeaders()) {
+			LimitRequest limit = limits.get(0).request();
 			String remaining = remaining(fields);
 			if (remaining != null) {
 				headers.put("X-RateLimit-Remaining", remaining);
 			}
-			putIfSet(headers, "X-RateLimit-Burst-Capacity", config.getBurstCapacity());
-			putIfSet(headers, "X-RateLimit-Replenish-Rate", config.getReplenishRate());
-			putIfSet(headers, "X-RateLimit-Requested-Tokens",
-					(config.getRequestedTokens() != null) ? config.getRequestedTokens() : config.getCost());
+			headers.put("X-RateLimit-Burst-Capacity", Long.toString(limit.definition().capacity()));
+			if (limit.definition().window().equals(Duration.ofSeconds(1))) {
+				headers.put("X-RateLimit-Replenish-Rate", Long.toString(limit.definition().limit()));
+			}
+			headers.put("X-RateLimit-Requested-Tokens", Long.toString(limit.cost()));
 		}
 		return headers;
 	}
@@ -148,12 +160,6 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 		}
 		String remaining = fields.getFirst("X-RateLimit-Remaining");
 		return (remaining != null) ? remaining : fields.getFirst("RateLimit-Remaining");
-	}
-
-	private static void putIfSet(Map<String, String> headers, String name, @Nullable Long value) {
-		if (value != null) {
-			headers.put(name, Long.toString(value));
-		}
 	}
 
 	/**
@@ -225,6 +231,11 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 					return "RequestRateLimiter";
 				}
 
+				@Override
+				protected boolean takesLeases() {
+					return false;
+				}
+
 			}.setName(getName())
 				.setAlgorithm(getAlgorithm())
 				.setLimit(either(routeId, "limit", getLimit(), "replenishRate", this.replenishRate))
@@ -240,7 +251,7 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 				}
 				limit.setAlgorithm(Algorithm.TOKEN_BUCKET);
 				if (getWindow() == null) {
-					limit.setWindow(java.time.Duration.ofSeconds(1));
+					limit.setWindow(Duration.ofSeconds(1));
 				}
 			}
 			if (limit.getAlgorithm() == Algorithm.CONCURRENCY) {

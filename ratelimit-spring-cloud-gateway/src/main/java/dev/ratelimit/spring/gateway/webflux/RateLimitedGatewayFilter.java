@@ -17,6 +17,7 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.route.Route;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.expression.Expression;
@@ -97,11 +98,21 @@ final class RateLimitedGatewayFilter implements GatewayFilter {
 		return (exchangeHeld != null) ? proxied : proxied.doFinally((signal) -> this.decisions.release(held));
 	}
 
+	/** The key resolver's key, empty when it resolves none or fails: then the key is missing. */
 	private Mono<Optional<String>> resolvedKey(ServerWebExchange exchange) {
-		if (this.config.getKeyResolver() == null) {
+		KeyResolver resolver = this.config.getKeyResolver();
+		if (resolver == null) {
 			return Mono.just(Optional.empty());
 		}
-		return this.config.getKeyResolver().resolve(exchange).map(Optional::of).defaultIfEmpty(Optional.empty());
+		return Mono.defer(() -> resolver.resolve(exchange))
+			.map(Optional::of)
+			.defaultIfEmpty(Optional.empty())
+			.onErrorResume((ex) -> {
+				// a failing resolver must not fail the request: its key is missing (ratelimit.missing-key)
+				logger.warn("The KeyResolver of the rate limit of route '" + routeId(exchange) + "' failed; treating"
+						+ " the key as missing (ratelimit.missing-key): " + ex);
+				return Mono.just(Optional.empty());
+			});
 	}
 
 	private String routeId(ServerWebExchange exchange) {

@@ -1,7 +1,9 @@
 package dev.ratelimit.spring.gateway.webflux;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import dev.ratelimit.spring.gateway.RouteLimits;
 
@@ -41,10 +43,18 @@ public final class RouteLimitsCheck implements ApplicationListener<ApplicationRe
 			return;
 		}
 		for (Route route : routes) {
+			Set<String> names = new HashSet<>();
 			for (GatewayFilter filter : route.getFilters()) {
 				GatewayFilter own = (filter instanceof OrderedGatewayFilter ordered) ? ordered.getDelegate() : filter;
 				if (own instanceof RateLimitedGatewayFilter limited) {
 					this.limits.check(route.getId(), limited.config(), limited.key());
+					String name = (limited.config().getName() != null) ? limited.config().getName() : route.getId();
+					if (!names.add(name)) {
+						throw new IllegalStateException("Route '" + route.getId() + "' has two RateLimited filters"
+								+ " of the name '" + name + "' (a filter without a name is named after the route, and"
+								+ " one may come from default-filters): each request would be charged twice. Give"
+								+ " them distinct names");
+					}
 				}
 			}
 		}
