@@ -54,7 +54,7 @@ final class AnnotationValueParser {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("unknown algorithm '" + value
-					+ "'; use fixed-window, sliding-log, sliding-window-counter or token-bucket");
+					+ "'; use fixed-window, sliding-log, sliding-window-counter, token-bucket or concurrency");
 		}
 	}
 
