@@ -280,6 +280,7 @@ public final class TestRedis implements AutoCloseable {
 		while (true) {
 			try {
 				if ("+PONG".equals(exchange("127.0.0.1", port, new String[] { "PING" }, TestRedis::readLine))) {
+					requireServerName(port, process);
 					return process;
 				}
 			}
@@ -292,6 +293,26 @@ public final class TestRedis implements AutoCloseable {
 				throw new IllegalStateException("redis-server did not start on port " + port + ": " + command);
 			}
 			sleepBriefly();
+		}
+	}
+
+	/**
+	 * With {@code -Dtest.redis.server-name=valkey} (CI's run on Valkey), fails loudly unless the server started says
+	 * so in {@code INFO server}: Valkey reports {@code redis_version:7.2.4}, so only its {@code server_name} tells a
+	 * run on Valkey from one that silently ran Redis.
+	 */
+	private static void requireServerName(int port, Process process) {
+		String expected = System.getProperty("test.redis.server-name");
+		if (expected == null || expected.isBlank()) {
+			return;
+		}
+		Object info = call("127.0.0.1", port, "INFO", "server");
+		if (!String.valueOf(info).contains("server_name:" + expected)) {
+			process.destroyForcibly();
+			waitFor(process);
+			throw new IllegalStateException("test.redis.server-name=" + expected + ", but the redis-server on the PATH"
+					+ " is another server: " + String.valueOf(info).lines().filter((line) -> line.startsWith("redis_")
+							|| line.startsWith("server_name")).toList());
 		}
 	}
 
