@@ -76,26 +76,44 @@ final class SampleProcess implements AutoCloseable {
 	}
 
 	private static SampleProcess launch(String name, Map<String, String> environment, int port, String... args) {
-		Path jar = Path.of(System.getProperty("sample.jar", "target/ratelimit-sample-app-0.1.0-SNAPSHOT.jar"));
-		if (!Files.isRegularFile(jar)) {
-			throw new IllegalStateException(jar + " is missing: run the tests with 'mvn verify', after 'package'");
-		}
+		Path jar = jar();
 		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
 				// A quicker start on small machines: the processes live for seconds, peak performance does not matter.
 				"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar.toString()));
 		command.addAll(List.of(args));
+		return start(name, new ProcessBuilder(command), environment, port);
+	}
+
+	/**
+	 * Runs {@code commandLine} as a user types it (bash, in {@code directory}); a single command, so that bash runs it
+	 * in its own place and the process is the application itself.
+	 * @param port the port the command makes the application listen on
+	 */
+	static SampleProcess shell(String name, Path directory, String commandLine, int port) {
+		return start(name, new ProcessBuilder("bash", "-c", commandLine).directory(directory.toFile()), Map.of(), port);
+	}
+
+	/** The repackaged jar that 'package' built (the failsafe plugin's sample.jar). */
+	static Path jar() {
+		Path jar = Path.of(System.getProperty("sample.jar", "target/ratelimit-sample-app-0.1.0-SNAPSHOT.jar"));
+		if (!Files.isRegularFile(jar)) {
+			throw new IllegalStateException(jar + " is missing: run the tests with 'mvn verify', after 'package'");
+		}
+		return jar.toAbsolutePath();
+	}
+
+	private static SampleProcess start(String name, ProcessBuilder builder, Map<String, String> environment, int port) {
 		try {
 			Path logs = Files.createDirectories(Path.of(System.getProperty("sample.logs", "target/e2e-logs")));
 			Path log = logs.resolve(name + ".log");
-			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(log.toFile());
+			builder.redirectErrorStream(true).redirectOutput(log.toFile());
 			// Only what the test passes decides which Redis the application uses.
 			builder.environment().keySet().removeIf((key) -> key.equals("REDIS_URL") || key.startsWith("SPRING_DATA_REDIS"));
 			builder.environment().putAll(environment);
 			return new SampleProcess(name, builder.start(), log, port);
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("Could not start " + command, ex);
+			throw new UncheckedIOException("Could not start " + builder.command(), ex);
 		}
 	}
 
@@ -143,6 +161,11 @@ final class SampleProcess implements AutoCloseable {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/** The process itself: its pid, and what it runs. */
+	ProcessHandle handle() {
+		return this.process.toHandle();
 	}
 
 	/** The processes this one started that are still running (an embedded redis-server would be one). */

@@ -44,8 +44,8 @@ import org.springframework.http.HttpHeaders;
  * filters:
  *   - name: RequestRateLimiter
  *     args:
- *       rate-limiter: "#{@rateLimitGatewayRateLimiter}"
- *       key-resolver: "#{@userKeyResolver}"
+ *       rate-limiter: "#{&#64;rateLimitGatewayRateLimiter}"
+ *       key-resolver: "#{&#64;userKeyResolver}"
  *       redis-rate-limiter.replenishRate: 1        # unchanged from RedisRateLimiter's
  *       redis-rate-limiter.burstCapacity: 5
  * </pre>
