@@ -1,15 +1,9 @@
 package dev.ratelimit.test;
 
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -113,95 +107,7 @@ public final class TestRedis implements AutoCloseable {
 
 	/** Sends one command in RESP and returns the raw reply's first line, e.g. {@code "+OK"}. */
 	public String command(String... words) {
-		return exchange(host(), port(), words, TestRedis::readLine);
-	}
-
-	/**
-	 * Sends one command in RESP on a new connection to {@code host:port} and returns the whole reply: a
-	 * {@code String} (simple or bulk string), a {@code Long}, a {@code List} of replies, or {@code null}.
-	 * @throws IllegalStateException with Redis' message when it answers an error, e.g. {@code MOVED 1234 ...}
-	 */
-	@SuppressWarnings("NullAway") // T is @Nullable Object, which NullAway sees in JSpecify mode only
-	static @Nullable Object call(String host, int port, String... words) {
-		return exchange(host, port, words, TestRedis::readReply);
-	}
-
-	private interface ReplyReader<T extends @Nullable Object> {
-
-		T read(InputStream in) throws IOException;
-
-	}
-
-	private static <T extends @Nullable Object> T exchange(String host, int port, String[] words,
-			ReplyReader<T> reader) {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(host, port), 1000);
-			socket.setSoTimeout(2000);
-			StringBuilder request = new StringBuilder("*" + words.length + "\r\n");
-			for (String word : words) {
-				request.append('$').append(word.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(word).append("\r\n");
-			}
-			OutputStream out = socket.getOutputStream();
-			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
-			out.flush();
-			return reader.read(new BufferedInputStream(socket.getInputStream()));
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
-
-	private static String readLine(InputStream in) throws IOException {
-		ByteArrayOutputStream line = new ByteArrayOutputStream();
-		for (int ch = in.read(); ch != -1 && ch != '\r'; ch = in.read()) {
-			line.write(ch);
-		}
-		return line.toString(StandardCharsets.UTF_8);
-	}
-
-	private static @Nullable Object readReply(InputStream in) throws IOException {
-		String line = readLine(in);
-		if (in.read() != '\n' || line.isEmpty()) {
-			throw new IOException("malformed RESP reply: '" + line + "'");
-		}
-		String rest = line.substring(1);
-		switch (line.charAt(0)) {
-			case '+':
-				return rest;
-			case '-':
-				throw new IllegalStateException(rest);
-			case ':':
-				return Long.parseLong(rest);
-			case '$': {
-				int length = Integer.parseInt(rest);
-				if (length < 0) {
-					return null;
-				}
-				byte[] bulk = in.readNBytes(length + 2);
-				if (bulk.length != length + 2) {
-					throw new IOException("RESP bulk string cut short");
-				}
-				return new String(bulk, 0, length, StandardCharsets.UTF_8);
-			}
-			case '*': {
-				int count = Integer.parseInt(rest);
-				if (count < 0) {
-					return null;
-				}
-				List<Object> elements = new ArrayList<>(count);
-				for (int i = 0; i < count; i++) {
-					try {
-						elements.add(readReply(in));
-					}
-					catch (IllegalStateException error) {
-						elements.add(error);
-					}
-				}
-				return elements;
-			}
-			default:
-				throw new IOException("unexpected RESP reply: '" + line + "'");
-		}
+		return Resp.firstLine(host(), port(), words);
 	}
 
 	/** Freezes the server: it keeps its connections but answers nothing until {@link #resume()}. */
@@ -279,7 +185,7 @@ public final class TestRedis implements AutoCloseable {
 		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
 		while (true) {
 			try {
-				if ("+PONG".equals(exchange("127.0.0.1", port, new String[] { "PING" }, TestRedis::readLine))) {
+				if ("+PONG".equals(Resp.firstLine("127.0.0.1", port, "PING"))) {
 					requireServerName(port, process);
 					return process;
 				}
@@ -306,7 +212,7 @@ public final class TestRedis implements AutoCloseable {
 		if (expected == null || expected.isBlank()) {
 			return;
 		}
-		Object info = call("127.0.0.1", port, "INFO", "server");
+		Object info = Resp.call("127.0.0.1", port, "INFO", "server");
 		if (!String.valueOf(info).contains("server_name:" + expected)) {
 			process.destroyForcibly();
 			waitFor(process);

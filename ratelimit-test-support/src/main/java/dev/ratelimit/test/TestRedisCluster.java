@@ -119,7 +119,7 @@ public final class TestRedisCluster implements AutoCloseable {
 	 * @throws IllegalStateException with Redis' message when it answers an error, such as {@code MOVED ...}
 	 */
 	public @Nullable Object call(int node, String... words) {
-		return TestRedis.call(HOST, this.ports.get(node), words);
+		return Resp.call(HOST, this.ports.get(node), words);
 	}
 
 	/** The hash slot of {@code key}, as the cluster computes it ({@code CLUSTER KEYSLOT} on the first node that runs). */

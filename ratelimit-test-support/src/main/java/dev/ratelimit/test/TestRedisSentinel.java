@@ -161,7 +161,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 	 * @throws IllegalStateException with Redis' message when it answers an error, such as {@code READONLY ...}
 	 */
 	public @Nullable Object call(int port, String... words) {
-		return TestRedis.call(HOST, port, words);
+		return Resp.call(HOST, port, words);
 	}
 
 	/** {@link #call(int, String...)} on the first Sentinel that runs. */
@@ -358,7 +358,7 @@ public final class TestRedisSentinel implements AutoCloseable {
 		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
 		while (true) {
 			try {
-				if ("PONG".equals(TestRedis.call(HOST, port, "PING"))) {
+				if ("PONG".equals(Resp.call(HOST, port, "PING"))) {
 					return process;
 				}
 			}

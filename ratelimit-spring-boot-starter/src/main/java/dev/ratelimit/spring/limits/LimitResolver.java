@@ -88,18 +88,6 @@ public final class LimitResolver {
 		return this.overrides;
 	}
 
-	private LimitShape overridden(String name, LimitShape shape) {
-		return this.overrides.applyTo(name, shape);
-	}
-
-	private LimitMode overridden(String name, LimitMode mode) {
-		return this.overrides.applyTo(name, mode);
-	}
-
-	private FailurePolicy overridden(String name, FailurePolicy failurePolicy) {
-		return this.overrides.applyTo(name, failurePolicy);
-	}
-
 	/** The plans, checked. */
 	public PlanSelector plans() {
 		return this.plans;
@@ -111,12 +99,12 @@ public final class LimitResolver {
 	public ConfiguredLimit fromAnnotation(RateLimited annotation, String defaultName, String source, KeyVariables variables) {
 		try {
 			String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name()) : defaultName;
-			LimitShape shape = overridden(name, shape(annotation));
+			LimitShape shape = this.overrides.applyTo(name, shape(annotation));
 			long cost = (annotation.cost() != RateLimited.UNSET) ? annotation.cost()
 					: concurrencyCost(shape, this.defaults.getCost());
-			FailurePolicy failurePolicy = overridden(name, StringUtils.hasText(annotation.failurePolicy())
+			FailurePolicy failurePolicy = this.overrides.applyTo(name, StringUtils.hasText(annotation.failurePolicy())
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy());
-			LimitMode mode = overridden(name, StringUtils.hasText(annotation.mode()) ? parseMode(resolve(annotation.mode()))
+			LimitMode mode = this.overrides.applyTo(name, StringUtils.hasText(annotation.mode()) ? parseMode(resolve(annotation.mode()))
 					: this.defaults.getMode());
 			LimitRequest request = definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW);
 			Expression key = this.expressions.parse(annotation.key(), variables);
@@ -238,16 +226,16 @@ public final class LimitResolver {
 	 */
 	private ConfiguredLimit limit(LimitSettings.Limit limit, String name, @Nullable Expression key,
 			ConfiguredLimit.Origin origin, Function<FailurePolicy, ConfiguredLimit.Handling> handling) {
-		LimitMode mode = overridden(name, (limit.getMode() != null) ? limit.getMode() : this.defaults.getMode());
+		LimitMode mode = this.overrides.applyTo(name, (limit.getMode() != null) ? limit.getMode() : this.defaults.getMode());
 		LimitShape shape = LimitShape.of(this.defaults).with(limit);
 		if (limit.getWindow() == null) {
 			shape = shape.withWindow(defaultWindow(shape.algorithm()));
 		}
-		shape = overridden(name, shape);
+		shape = this.overrides.applyTo(name, shape);
 		LimitRequest request = definition(name, shape,
 				(limit.getCost() != null) ? limit.getCost() : concurrencyCost(shape, this.defaults.getCost()))
 			.withShadow(mode == LimitMode.SHADOW);
-		FailurePolicy failurePolicy = overridden(name,
+		FailurePolicy failurePolicy = this.overrides.applyTo(name,
 				(limit.getFailurePolicy() != null) ? limit.getFailurePolicy() : this.defaults.getFailurePolicy());
 		LimitRequest localShare;
 		try {
