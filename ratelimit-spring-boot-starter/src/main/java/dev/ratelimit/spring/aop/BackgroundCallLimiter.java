@@ -48,7 +48,7 @@ public final class BackgroundCallLimiter implements CallLimiter {
 		PermitWaiter waits = this.waits.getObject();
 		EvaluationContext context = waits.enforcer()
 			.clientKeys()
-			.context(null, null, null, method, invocation.getArguments());
+			.context(new BackgroundCall(), null, null, null, method, invocation.getArguments());
 		ReturnType type = ReturnType.of(method.getReturnType());
 		if (type.reactive()) {
 			return Reactive.invoke(invocation, method, waits, limits, context);

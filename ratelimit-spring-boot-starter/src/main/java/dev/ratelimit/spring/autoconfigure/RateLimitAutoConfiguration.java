@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
@@ -36,8 +37,10 @@ public final class RateLimitAutoConfiguration {
 	 */
 	@Bean(StarterBeans.CONFIGURATIONS)
 	@ConditionalOnMissingBean(value = LimitConfigurations.class, name = StarterBeans.CONFIGURATIONS)
-	LimitConfigurations rateLimitConfigurations(Environment environment, BeanFactory beanFactory) {
-		return new LimitConfigurations(() -> LimitSettingsBinding.bind(environment), environment, beanFactory);
+	LimitConfigurations rateLimitConfigurations(Environment environment, BeanFactory beanFactory,
+			ApplicationContext context) {
+		return new LimitConfigurations(() -> LimitSettingsBinding.bind(environment), environment, beanFactory,
+				RequestStacks.of(context));
 	}
 
 	/** An application's bean named as one of the starter's never leaves the application without that part. */

@@ -22,7 +22,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
@@ -60,7 +59,10 @@ public final class ClientKeyResolver {
 
 	private final RateLimitResponder responses;
 
-	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+	private final ParameterNameDiscoverer discoverer = new DefaultParameterNameDiscoverer();
+
+	/** The parameter names of annotated methods, discovered once each. */
+	private final Map<Method, String[]> parameterNames = new ConcurrentHashMap<>();
 
 	/** The limits whose key expression has failed once already. */
 	private final Set<String> warned = ConcurrentHashMap.newKeySet();
@@ -73,20 +75,38 @@ public final class ClientKeyResolver {
 
 	/**
 	 * An evaluation context for a filter rule.
+	 * @param limited the request, for the key helpers ({@code #header(name)}, ...)
 	 * @param request {@code #request}
 	 * @param principal {@code #principal}, or null
 	 * @param exchange {@code #exchange} on WebFlux, null on Spring MVC
 	 */
-	public EvaluationContext context(@Nullable Object request, @Nullable Principal principal,
+	public EvaluationContext context(LimitedRequest limited, @Nullable Object request, @Nullable Principal principal,
 			@Nullable Object exchange) {
-		return withRequest(new StandardEvaluationContext(), request, principal, exchange);
+		return withRequest(new KeyEvaluationContext(new KeyHelpers(limited, principal), Set.of()), request, principal,
+				exchange);
 	}
 
-	/** An evaluation context for an annotated method, with its arguments by name. */
-	public EvaluationContext context(@Nullable Object request, @Nullable Principal principal,
+	/**
+	 * An evaluation context for an annotated method, with its arguments by name and as {@code #p0} / {@code #a0}.
+	 * Set at once rather than looked up on demand, as {@code MethodBasedEvaluationContext} does, so that a parameter
+	 * named like a key helper hides the helper whatever its value.
+	 */
+	public EvaluationContext context(LimitedRequest limited, @Nullable Object request, @Nullable Principal principal,
 			@Nullable Object exchange, Method method, @Nullable Object[] arguments) {
-		return withRequest(new MethodBasedEvaluationContext(null, method, arguments, this.parameterNames), request,
-				principal, exchange);
+		String[] names = this.parameterNames.computeIfAbsent(method, (unused) -> {
+			String[] discovered = this.discoverer.getParameterNames(method);
+			return (discovered != null) ? discovered : new String[0];
+		});
+		KeyEvaluationContext context = new KeyEvaluationContext(new KeyHelpers(limited, principal),
+				Set.of(names));
+		for (int i = 0; i < arguments.length; i++) {
+			context.setVariable("p" + i, arguments[i]);
+			context.setVariable("a" + i, arguments[i]);
+			if (i < names.length) {
+				context.setVariable(names[i], arguments[i]);
+			}
+		}
+		return withRequest(context, request, principal, exchange);
 	}
 
 	/**

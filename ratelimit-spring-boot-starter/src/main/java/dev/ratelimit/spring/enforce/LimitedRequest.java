@@ -17,6 +17,22 @@ public interface LimitedRequest {
 	 */
 	@Nullable String remoteAddress();
 
+	/**
+	 * The first line of a request header field, for the key helper {@code #header(name)}; {@code null} when the
+	 * request has none, or outside a request.
+	 */
+	default @Nullable String header(String name) {
+		return null;
+	}
+
+	/**
+	 * The first value of a query parameter, decoded, for the key helper {@code #queryParam(name)}: the query string
+	 * only, never a form body; {@code null} when it has none, or outside a request.
+	 */
+	default @Nullable String queryParameter(String name) {
+		return null;
+	}
+
 	/** The request's path, for the problem's {@code instance}. */
 	@Nullable String path();
 

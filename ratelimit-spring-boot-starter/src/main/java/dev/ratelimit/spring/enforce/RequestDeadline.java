@@ -87,6 +87,16 @@ public final class RequestDeadline {
 		}
 
 		@Override
+		public @Nullable String header(String name) {
+			return this.request.header(name);
+		}
+
+		@Override
+		public @Nullable String queryParameter(String name) {
+			return this.request.queryParameter(name);
+		}
+
+		@Override
 		public @Nullable Object getAttribute(String name) {
 			return this.owned.contains(name) ? this.attributes.get(name) : this.request.getAttribute(name);
 		}

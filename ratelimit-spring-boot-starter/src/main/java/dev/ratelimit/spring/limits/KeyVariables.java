@@ -1,7 +1,13 @@
 package dev.ratelimit.spring.limits;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -16,7 +22,37 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
  */
 public record KeyVariables(Set<String> names, String hint) {
 
+	/**
+	 * The key helpers, by name, with the number of arguments each takes: functions that read the same on Spring MVC,
+	 * WebFlux and the gateway ({@code #header('X-Api-Key')}, {@code #queryParam('tenant')}, {@code #clientIp()},
+	 * {@code #principalName()}), each {@code null} where there is nothing to read (outside a request, no such
+	 * field). {@code #header(name)} gives exactly what {@code #request.getHeader(name)} gives on Spring MVC, so a key
+	 * moved from one to the other keeps every client's budget.
+	 */
+	public static final Map<String, Integer> HELPERS = Map.of("header", 1, "queryParam", 1, "clientIp", 0,
+			"principalName", 0);
+
 	private static final Set<String> ALWAYS = Set.of("request", "principal", "exchange", "root", "this");
+
+	/**
+	 * The key helpers as methods of {@code type}: for each helper, its method of the same name, returning a
+	 * {@code String} and taking its arguments as strings, to bind to an instance and register as a SpEL function.
+	 * @param lookup a lookup that can see those methods (the caller's own)
+	 * @throws IllegalStateException when {@code type} lacks one
+	 */
+	public static Map<String, MethodHandle> helpers(Class<?> type, MethodHandles.Lookup lookup) {
+		Map<String, MethodHandle> helpers = new HashMap<>();
+		HELPERS.forEach((name, arguments) -> {
+			MethodType signature = MethodType.methodType(String.class, Collections.<Class<?>>nCopies(arguments, String.class));
+			try {
+				helpers.put(name, lookup.findVirtual(type, name, signature));
+			}
+			catch (ReflectiveOperationException ex) {
+				throw new IllegalStateException(type.getName() + " has no key helper " + name + signature, ex);
+			}
+		});
+		return Map.copyOf(helpers);
+	}
 
 	/** The variables of a filter rule. */
 	static KeyVariables ofRequest() {

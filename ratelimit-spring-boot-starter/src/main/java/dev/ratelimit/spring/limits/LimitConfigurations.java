@@ -37,6 +37,8 @@ public final class LimitConfigurations {
 
 	private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
+	private final @Nullable RequestStack stack;
+
 	/** The settings in force; written under this object's lock. */
 	private Settings settings;
 
@@ -46,13 +48,17 @@ public final class LimitConfigurations {
 	 * @param binding a fresh binding of {@code ratelimit.*}, for startup and for each change of the environment
 	 * @param environment resolves placeholders in annotation attributes
 	 * @param beanFactory for the bean references of expressions
+	 * @param stack the application's web stack, whose {@code #request} key expressions are checked against; null
+	 * outside a web application
 	 * @throws org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException naming the
 	 * property when the configuration is invalid
 	 */
-	public LimitConfigurations(Supplier<Settings> binding, Environment environment, BeanFactory beanFactory) {
+	public LimitConfigurations(Supplier<Settings> binding, Environment environment, BeanFactory beanFactory,
+			@Nullable RequestStack stack) {
 		this.binding = binding;
 		this.environment = environment;
 		this.beanFactory = beanFactory;
+		this.stack = stack;
 		this.settings = binding.get();
 		this.current = assemble(1, this.settings, LimitOverrides.NONE, null);
 	}
@@ -182,7 +188,7 @@ public final class LimitConfigurations {
 	private LimitConfiguration assemble(long version, Settings settings, LimitOverrides overrides,
 			@Nullable LimitConfiguration previous) {
 		LimitResolver resolver = new LimitResolver(settings.limits(), overrides, settings.failLocalInstances(),
-				this.environment, this.beanFactory);
+				this.environment, this.beanFactory, this.stack);
 		LimitRegistry names = new LimitRegistry();
 		FilterRuleMatcher rules = FilterRuleMatcher.of(settings.rules(), resolver, names);
 		LimitConfiguration configuration = new LimitConfiguration(version, resolver, names, rules);

@@ -64,20 +64,21 @@ public final class LimitResolver {
 	 */
 	public LimitResolver(LimitSettings properties, @Nullable Integer failLocalInstances, Environment environment,
 			BeanFactory beanFactory) {
-		this(properties, LimitOverrides.NONE, failLocalInstances, environment, beanFactory);
+		this(properties, LimitOverrides.NONE, failLocalInstances, environment, beanFactory, null);
 	}
 
 	/**
 	 * A resolver whose limits have the shapes, modes and failure policies that {@code overrides} change.
+	 * @param stack the web stack whose {@code #request} key expressions are checked against, or null
 	 * @throws InvalidConfigurationPropertyValueException naming the property when the defaults or plans are invalid
 	 */
 	public LimitResolver(LimitSettings properties, LimitOverrides overrides, @Nullable Integer failLocalInstances,
-			Environment environment, BeanFactory beanFactory) {
+			Environment environment, BeanFactory beanFactory, @Nullable RequestStack stack) {
 		this.overrides = overrides;
 		this.defaults = properties.getDefaults();
 		this.shares = new FailLocalShareCalculator(failLocalInstances);
 		this.environment = environment;
-		this.expressions = new LimitExpressionParser(beanFactory);
+		this.expressions = new LimitExpressionParser(beanFactory, stack);
 		checkDefaults();
 		this.plans = new PlanResolver(this.expressions, LimitShape.of(this.defaults), this::definition)
 			.plans(properties.getPlan(), this.overrides.applyTo(properties.getPlans()));

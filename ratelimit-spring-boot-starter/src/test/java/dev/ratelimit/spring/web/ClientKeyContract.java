@@ -36,6 +36,22 @@ public final class ClientKeyContract {
 		}
 
 		@Test
+		void theKeyHelpersKeyByTheHeaderAndTheQueryParameterOnEveryStack() throws Exception {
+			String address = "10.2.0.21";
+			assertThat(status(address, "/keys/helper-header", "X-Api-Key", "key-21")).isEqualTo(200);
+			assertThat(status(address, "/keys/helper-header", "X-Api-Key", "key-21")).isEqualTo(200);
+			assertThat(status(address, "/keys/helper-header", "X-Api-Key", "key-21")).isEqualTo(429);
+			assertThat(status(address, "/keys/helper-header", "X-Api-Key", "key-22")).as("another key, one address")
+				.isEqualTo(200);
+			assertThat(status(address, "/keys/helper-query?tenant=acme%20eu")).isEqualTo(200);
+			assertThat(status("10.2.0.22", "/keys/helper-query?page=2&tenant=acme+eu")).as("the same tenant")
+				.isEqualTo(200);
+			assertThat(status("10.2.0.23", "/keys/helper-query?tenant=acme%20eu")).isEqualTo(429);
+			assertThat(status("10.2.0.23", "/keys/helper-query?tenant=globex")).isEqualTo(200);
+			assertThat(status("10.2.0.24", "/keys/helper-query")).as("no tenant: by address").isEqualTo(200);
+		}
+
+		@Test
 		void missingKeyHeaderFallsBackToTheClientIp() throws Exception {
 			assertThat(status("10.2.0.2", "/keys/api-key")).isEqualTo(200);
 			assertThat(status("10.2.0.2", "/keys/api-key")).isEqualTo(200);

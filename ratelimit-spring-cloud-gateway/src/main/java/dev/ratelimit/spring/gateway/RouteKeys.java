@@ -1,8 +1,13 @@
 package dev.ratelimit.spring.gateway;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
 import java.security.Principal;
+import java.util.Map;
 import java.util.Set;
 
+import dev.ratelimit.spring.enforce.ClientKeyResolver;
+import dev.ratelimit.spring.limits.KeyVariables;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationContext;
@@ -25,7 +30,9 @@ import org.springframework.util.StringUtils;
  * repositories in Redis), so a key expression may come from whoever can post a route: it is evaluated in a
  * {@link SimpleEvaluationContext}, where it can read {@code #request} (a {@link RouteKeyRequest}: header fields,
  * query parameters, cookies, path, host, method, client address), {@code #principal} (its {@code name}) and
- * {@code #key} (what the route's {@code KeyResolver} resolved) and call methods on them, but not name a type
+ * {@code #key} (what the route's {@code KeyResolver} resolved) and call methods on them, and call the key helpers
+ * ({@code #header('X-Api-Key')}, {@code #queryParam(name)}, {@code #clientIp()}, {@code #principalName()}, as in the
+ * starter's filter rules), but not name a type
  * ({@code T(java.lang.Runtime)}), create an object, reach a bean or assign anything; an expression that tries is
  * refused when the route is built. (Filter rules of {@code ratelimit.filter.rules} come from the application's own
  * configuration, and keep the full context.)
@@ -37,13 +44,17 @@ public final class RouteKeys {
 
 	private static final Set<String> VARIABLES = Set.of("request", "principal", "key");
 
+	/** The key helpers of {@link KeyVariables#HELPERS}, as methods of {@link Helpers}. */
+	private static final Map<String, MethodHandle> HELPERS = KeyVariables.helpers(Helpers.class, MethodHandles.lookup());
+
 	private RouteKeys() {
 	}
 
 	/**
 	 * @return the parsed key, or {@code null} when {@code key} is empty (the client's address)
 	 * @throws IllegalArgumentException when {@code key} is not SpEL, or names a type, a constructor, a bean, a
-	 * function, an assignment or a variable other than {@code #request}, {@code #principal} and {@code #key}
+	 * function other than the key helpers, an assignment or a variable other than {@code #request},
+	 * {@code #principal} and {@code #key}
 	 */
 	public static @Nullable Expression parse(@Nullable String key) {
 		if (!StringUtils.hasText(key)) {
@@ -61,8 +72,11 @@ public final class RouteKeys {
 	}
 
 	private static void check(SpelNode node, String key) {
-		if (node instanceof TypeReference || node instanceof ConstructorReference || node instanceof BeanReference
-				|| node instanceof FunctionReference || node instanceof Assign) {
+		if (node instanceof FunctionReference) {
+			checkHelper(node, key);
+		}
+		else if (node instanceof TypeReference || node instanceof ConstructorReference || node instanceof BeanReference
+				|| node instanceof Assign) {
 			throw new IllegalArgumentException("Key expression '" + key + "' may only read the request (#request,"
 					+ " #principal, #key): a route's key cannot name a type, create an object, reach a bean or assign,"
 					+ " since route definitions can arrive over HTTP; use a KeyResolver bean for more");
@@ -76,8 +90,20 @@ public final class RouteKeys {
 		}
 	}
 
+	/** A function call must be a key helper's, with its arguments. */
+	private static void checkHelper(SpelNode node, String key) {
+		String call = node.toStringAST();
+		String name = call.substring(1, call.indexOf('('));
+		Integer arguments = KeyVariables.HELPERS.get(name);
+		if (arguments == null || node.getChildCount() != arguments) {
+			throw new IllegalArgumentException("Key expression '" + key + "' calls " + call + "; a route's key can"
+					+ " call the key helpers #header('name'), #queryParam('name'), #clientIp() and #principalName()");
+		}
+	}
+
 	/**
-	 * The context in which route keys are evaluated: read-only, methods of the given objects only.
+	 * The context in which route keys are evaluated: read-only, methods of the given objects only, and the key
+	 * helpers, which read the request as they do on the starter's filter rules.
 	 * @param principal the request's principal, or {@code null}; only its name is given
 	 * @param resolved what the route's {@code KeyResolver} resolved, or {@code null}
 	 */
@@ -87,7 +113,40 @@ public final class RouteKeys {
 		context.setVariable("request", request);
 		context.setVariable("principal", (principal != null) ? new Name(principal.getName()) : null);
 		context.setVariable("key", resolved);
+		Helpers helpers = new Helpers(request, principal);
+		HELPERS.forEach((name, helper) -> context.setVariable(name, helper.bindTo(helpers)));
 		return context;
+	}
+
+	/** What the key helpers read of a route's request. */
+	private static final class Helpers {
+
+		private final RouteKeyRequest request;
+
+		private final @Nullable Principal principal;
+
+		Helpers(RouteKeyRequest request, @Nullable Principal principal) {
+			this.request = request;
+			this.principal = principal;
+		}
+
+		@Nullable String header(String name) {
+			return this.request.getHeader(name);
+		}
+
+		@Nullable String queryParam(String name) {
+			return this.request.getParameter(name);
+		}
+
+		@Nullable String clientIp() {
+			String address = this.request.getRemoteAddr();
+			return (address != null) ? ClientKeyResolver.canonicalIp(address) : null;
+		}
+
+		@Nullable String principalName() {
+			return (this.principal != null) ? this.principal.getName() : null;
+		}
+
 	}
 
 	/** A principal as a route key sees it: its name, and nothing that could reach further. */

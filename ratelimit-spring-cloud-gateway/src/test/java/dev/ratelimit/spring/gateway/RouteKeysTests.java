@@ -33,8 +33,22 @@ class RouteKeysTests {
 	}
 
 	@Test
+	void theKeyHelpersReadTheRequestAsOnTheStartersRules() {
+		EvaluationContext context = RouteKeys.context(new RouteKeyRequest(Map.of("X-Api-Key", "k-42")::get,
+				Map.of("tenant", "acme")::get, (name) -> null, "GET", "/api/items", "api.example", "::1"), () -> "ann",
+				null);
+		assertThat(value("#header('X-Api-Key') + ':' + #queryParam('tenant')", context)).isEqualTo("k-42:acme");
+		assertThat(value("#clientIp()", context)).as("canonical, as the starter keys an address")
+			.isEqualTo("0:0:0:0:0:0:0:1");
+		assertThat(value("#principalName()", context)).isEqualTo("ann");
+		assertThat(value("#header('X-Missing')", context)).isNull();
+		assertThat(value("#principalName()", RouteKeys.context(this.request, null, null))).isNull();
+	}
+
+	@Test
 	void aKeyThatNamesATypeCreatesAnObjectReachesABeanOrAssignsIsRefused() {
-		for (String key : new String[] { "T(java.lang.Runtime).getRuntime().exec('touch /tmp/x')",
+		for (String key : new String[] { "#exec('touch /tmp/x')", "#header()", "#clientIp",
+				"T(java.lang.Runtime).getRuntime().exec('touch /tmp/x')",
 				"new java.io.File('/tmp/x').delete()", "@environment.getProperty('secret')", "#request = null",
 				"#root.class", "#this", "#systemProperties['user.home']" }) {
 			assertThatIllegalArgumentException().as(key).isThrownBy(() -> RouteKeys.parse(key));

@@ -72,8 +72,8 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		ServerHttpRequest request = exchange.getRequest();
-		FilterRuleMatcher rules = RequestConfiguration.of(new ExchangeLimitedRequest(exchange), this.configurations)
-			.rules();
+		ExchangeLimitedRequest limited = new ExchangeLimitedRequest(exchange);
+		FilterRuleMatcher rules = RequestConfiguration.of(limited, this.configurations).rules();
 		List<ConfiguredLimit> matched = rules.anyChargedByOutcome() && !CorsUtils.isPreFlightRequest(request)
 				? rules.matchingChargedByOutcome(request.getMethod().name(),
 						request.getPath().pathWithinApplication())
@@ -81,12 +81,12 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 		if (matched.isEmpty()) {
 			return chain.filter(exchange);
 		}
-		EvaluationContext context = this.clientKeys.context(request, null, exchange);
+		EvaluationContext context = this.clientKeys.context(limited, request, null, exchange);
 		Set<String> costHeaders = StatusChargedRules.costHeaders(matched);
 		Map<String, String> taken = new ConcurrentHashMap<>();
 		Function<String, @Nullable String> costs = (name) -> costOf(exchange, taken, name);
 		AtomicBoolean charged = new AtomicBoolean();
-		return Mono.fromCallable(() -> this.charges.admit(new ExchangeLimitedRequest(exchange), matched, context))
+		return Mono.fromCallable(() -> this.charges.admit(limited, matched, context))
 			.subscribeOn(Schedulers.boundedElastic())
 			.publishOn(RequestThreads.of(exchange))
 			.onErrorResume(RateLimitException.class, (ex) -> this.errors.render(exchange, ex).then(Mono.empty()))

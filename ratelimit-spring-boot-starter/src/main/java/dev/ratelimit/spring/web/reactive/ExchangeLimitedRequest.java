@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.web.server.ServerWebExchange;
 
 /** A WebFlux exchange as the limiter sees it. */
-record ExchangeLimitedRequest(ServerWebExchange exchange) implements LimitedRequest {
+public record ExchangeLimitedRequest(ServerWebExchange exchange) implements LimitedRequest {
 
 	@Override
 	public String remoteAddress() {
@@ -24,6 +24,16 @@ record ExchangeLimitedRequest(ServerWebExchange exchange) implements LimitedRequ
 	@Override
 	public String path() {
 		return this.exchange.getRequest().getPath().value();
+	}
+
+	@Override
+	public @Nullable String header(String name) {
+		return this.exchange.getRequest().getHeaders().getFirst(name);
+	}
+
+	@Override
+	public @Nullable String queryParameter(String name) {
+		return this.exchange.getRequest().getQueryParams().getFirst(name);
 	}
 
 	@Override

@@ -52,14 +52,14 @@ public final class ReactiveEnforcer {
 	 */
 	Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits, Reservation held) {
 		return decide(request, limits, (principal) -> this.enforcer.clientKeys()
-			.context(request.exchange().getRequest(), principal, request.exchange()), held);
+			.context(request, request.exchange().getRequest(), principal, request.exchange()), held);
 	}
 
 	/** Decides a call of an annotated method, with its arguments. */
 	Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits, Method method,
 			@Nullable Object[] arguments, Reservation held) {
 		return decide(request, limits, (principal) -> this.enforcer.clientKeys()
-			.context(request.exchange().getRequest(), principal, request.exchange(), method, arguments), held);
+			.context(request, request.exchange().getRequest(), principal, request.exchange(), method, arguments), held);
 	}
 
 	private Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
@@ -123,7 +123,7 @@ public final class ReactiveEnforcer {
 		return principal(request, limits).flatMap((principal) -> reactive(request).invokeChargedByOutcome(
 				new LimitedCall(invocation, method, request, limits,
 						this.enforcer.clientKeys()
-							.context(request.exchange().getRequest(), principal.orElse(null), request.exchange(),
+							.context(request, request.exchange().getRequest(), principal.orElse(null), request.exchange(),
 									method, invocation.getArguments())),
 				this.waits.maxWait(limits, true)));
 	}

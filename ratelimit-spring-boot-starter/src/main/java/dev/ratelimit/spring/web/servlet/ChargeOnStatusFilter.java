@@ -65,7 +65,7 @@ public final class ChargeOnStatusFilter extends OncePerRequestFilter {
 			chain.doFilter(request, response);
 			return;
 		}
-		EvaluationContext context = this.clientKeys.context(request, null, null);
+		EvaluationContext context = this.clientKeys.context(limited, request, null, null);
 		StatusChargedRules.Admission admission;
 		try {
 			admission = this.charges.admit(limited, matched, context);

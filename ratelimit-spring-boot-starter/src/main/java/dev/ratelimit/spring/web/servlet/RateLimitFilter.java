@@ -70,7 +70,7 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 			try {
 				// waits for a permit only when every limit is a handler's that sets maxWait
 				this.waits.enforce(limited, matched,
-						this.waits.enforcer().clientKeys().context(request, request.getUserPrincipal(), null),
+						this.waits.enforcer().clientKeys().context(limited, request, request.getUserPrincipal(), null),
 						this.waits.maxWait(matched, true), held);
 			}
 			catch (RateLimitException ex) {

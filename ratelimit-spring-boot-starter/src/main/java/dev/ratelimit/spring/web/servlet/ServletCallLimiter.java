@@ -62,7 +62,7 @@ public final class ServletCallLimiter implements CallLimiter {
 		PermitWaiter waits = this.waits.getObject();
 		RateLimitEnforcer enforcer = waits.enforcer();
 		EvaluationContext context = enforcer.clientKeys()
-			.context(servlet.getRequest(), servlet.getRequest().getUserPrincipal(), null, method,
+			.context(request, servlet.getRequest(), servlet.getRequest().getUserPrincipal(), null, method,
 					invocation.getArguments());
 		if (ChargeByOutcome.any(left)) {
 			return ChargeByOutcome.invoke(waits, new LimitedCall(invocation, method, request, left, context),

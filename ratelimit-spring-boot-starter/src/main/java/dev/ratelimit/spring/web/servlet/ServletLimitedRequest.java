@@ -1,11 +1,16 @@
 package dev.ratelimit.spring.web.servlet;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.web.util.UriComponentsBuilder;
 
 /** A servlet request and its response, as the limiter sees them. */
 public record ServletLimitedRequest(HttpServletRequest request, @Nullable HttpServletResponse response)
@@ -19,6 +24,34 @@ public record ServletLimitedRequest(HttpServletRequest request, @Nullable HttpSe
 	@Override
 	public String path() {
 		return this.request.getRequestURI();
+	}
+
+	@Override
+	public @Nullable String header(String name) {
+		return this.request.getHeader(name);
+	}
+
+	/**
+	 * From the query string alone: {@code getParameter} would read a form body too, and reading it in a filter takes
+	 * it from the application. Decoded as WebFlux decodes its query parameters, so that both stacks key alike.
+	 */
+	@Override
+	public @Nullable String queryParameter(String name) {
+		String query = this.request.getQueryString();
+		if (query == null) {
+			return null;
+		}
+		for (Map.Entry<String, List<@Nullable String>> parameter : UriComponentsBuilder.newInstance()
+			.query(query)
+			.build()
+			.getQueryParams()
+			.entrySet()) {
+			if (URLDecoder.decode(parameter.getKey(), StandardCharsets.UTF_8).equals(name)) {
+				String value = parameter.getValue().get(0);
+				return (value != null) ? URLDecoder.decode(value, StandardCharsets.UTF_8) : null;
+			}
+		}
+		return null;
 	}
 
 	@Override

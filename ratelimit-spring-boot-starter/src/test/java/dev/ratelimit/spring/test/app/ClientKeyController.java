@@ -19,6 +19,19 @@ public class ClientKeyController {
 		return "api-key";
 	}
 
+	/** The key helpers, written alike on every stack. */
+	@GetMapping("/keys/helper-header")
+	@RateLimited(name = "by-header-helper", limit = 2, window = "1m", key = "#header('X-Api-Key')")
+	public String helperHeader() {
+		return "helper-header";
+	}
+
+	@GetMapping("/keys/helper-query")
+	@RateLimited(name = "by-query-helper", limit = 2, window = "1m", key = "#queryParam('tenant')")
+	public String helperQuery() {
+		return "helper-query";
+	}
+
 	@GetMapping("/keys/users/{username}")
 	@RateLimited(name = "by-username", limit = 2, window = "1m", key = "#username")
 	public String user(@PathVariable String username) {

@@ -140,9 +140,14 @@ public final class MvcRouteLimiter {
 		return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getResponse() : null;
 	}
 
+	/**
+	 * Query parameters from the query string alone: {@code getParameter} would read a form body too, which the
+	 * gateway must still forward.
+	 */
 	static RouteKeyRequest keyRequest(HttpServletRequest request) {
 		String host = request.getServerName();
-		return new RouteKeyRequest(request::getHeader, request::getParameter, (name) -> cookie(request, name),
+		ServletLimitedRequest query = new ServletLimitedRequest(request, null);
+		return new RouteKeyRequest(request::getHeader, query::queryParameter, (name) -> cookie(request, name),
 				request.getMethod(), request.getRequestURI(), host, request.getRemoteAddr());
 	}
 
