@@ -14,8 +14,8 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@link EndpointWriteContract} on WebFlux (Reactor Netty). */
-class WebFluxEndpointWriteTests extends EndpointWriteContract {
+/** {@link SecuredApplicationContract} on WebFlux (Reactor Netty). */
+class WebFluxSecuredApplicationTests extends SecuredApplicationContract {
 
 	@Override
 	WebApplicationType type() {

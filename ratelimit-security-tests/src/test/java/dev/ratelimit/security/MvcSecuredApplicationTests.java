@@ -12,8 +12,8 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@link EndpointWriteContract} on Spring MVC (Tomcat). */
-class MvcEndpointWriteTests extends EndpointWriteContract {
+/** {@link SecuredApplicationContract} on Spring MVC (Tomcat). */
+class MvcSecuredApplicationTests extends SecuredApplicationContract {
 
 	@Override
 	WebApplicationType type() {

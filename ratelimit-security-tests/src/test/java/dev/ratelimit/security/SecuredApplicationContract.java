@@ -1,6 +1,10 @@
 package dev.ratelimit.security;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,22 +18,36 @@ import java.util.List;
 import dev.ratelimit.test.TestRedis;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code ratelimits} endpoint's write operations (a POST that overrides a limit, a DELETE that resets a client)
- * behind Spring Boot's security, over a real server: what an operator meets with Boot's default chain (the right
- * password refused, since the CSRF filter runs before HTTP Basic reads it), and that the documented snippet
- * (docs/OPERATIONS.md) lets the operator in with credentials and the role, refuses them without, and leaves every
- * other URL protected as before, CSRF included. Written once, run on Spring MVC and WebFlux.
+ * The starter in an application secured by Spring Boot, over a real server; written once, run on Spring MVC and
+ * WebFlux.
+ *
+ * <p>
+ * The {@code ratelimits} endpoint's write operations (a POST that overrides a limit, a DELETE that resets a client):
+ * what an operator meets with Boot's default chain (the right password refused, since the CSRF filter runs before
+ * HTTP Basic reads it), and that the documented snippet (docs/OPERATIONS.md) lets the operator in with credentials
+ * and the role, refuses them without, and leaves every other URL protected as before, CSRF included.
+ *
+ * <p>
+ * A key helper that reads a header value Spring Security's firewall refuses (docs/ANNOTATIONS-AND-RULES.md, Client
+ * keys): the key expression throws as it reads it, the request is keyed by its address (ratelimit.missing-key's
+ * default), one WARN names the expression, and nothing becomes a 500. The value is {@code ключ} sent as UTF-8, which
+ * the server reads as ISO-8859-1, two of whose characters are then control characters.
  */
-abstract class EndpointWriteContract {
+@ExtendWith(OutputCaptureExtension.class)
+abstract class SecuredApplicationContract {
 
 	private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -56,6 +74,12 @@ abstract class EndpointWriteContract {
 
 	/** The status of a request that its CSRF token is missing refuses, before HTTP Basic has read the credentials. */
 	abstract int csrfRefusal();
+
+	/** Every test starts with no client state: the budgets of 127.0.0.1 are the tests' only client. */
+	@BeforeEach
+	void noState() {
+		TestRedis.shared().command("FLUSHALL");
+	}
 
 	@AfterEach
 	void stop() {
@@ -120,12 +144,19 @@ abstract class EndpointWriteContract {
 	}
 
 	private void start(String role, Class<?>... sources) {
+		start(role, new String[] { "--ratelimit.filter.rules[0].name=api", "--ratelimit.filter.rules[0].limit=100" },
+				sources);
+	}
+
+	private void start(String role, String[] rule, Class<?>... sources) {
+		List<String> arguments = new ArrayList<>(List.of("--server.port=0",
+				"--spring.data.redis.url=" + TestRedis.shared().url(), "--spring.security.user.name=ops",
+				"--spring.security.user.password=pw", "--spring.security.user.roles=" + role,
+				"--management.endpoints.web.exposure.include=ratelimits,health",
+				"--ratelimit.filter.rules[0].paths=/api/**", "--ratelimit.filter.rules[0].window=1m"));
+		arguments.addAll(List.of(rule));
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(sources).web(type())
-			.run("--server.port=0", "--spring.data.redis.url=" + TestRedis.shared().url(),
-					"--spring.security.user.name=ops", "--spring.security.user.password=pw",
-					"--spring.security.user.roles=" + role, "--management.endpoints.web.exposure.include=ratelimits,health",
-					"--ratelimit.filter.rules[0].name=api", "--ratelimit.filter.rules[0].paths=/api/**",
-					"--ratelimit.filter.rules[0].limit=100", "--ratelimit.filter.rules[0].window=1m");
+			.run(arguments.toArray(String[]::new));
 		this.started.add(context);
 		this.port = Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
 	}
@@ -146,6 +177,38 @@ abstract class EndpointWriteContract {
 				.encodeToString(("ops:" + password).getBytes(StandardCharsets.UTF_8)));
 		}
 		return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	@Test
+	void aHeaderValueTheFirewallRefusesKeysTheRequestByItsAddress(CapturedOutput output) throws Exception {
+		start("OPS", new String[] { "--ratelimit.filter.rules[0].name=keyed", "--ratelimit.filter.rules[0].limit=2",
+				"--ratelimit.filter.rules[0].key=#header('X-Api-Key')" }, application());
+
+		assertThat(get("ключ")).isEqualTo(200);
+		assertThat(get("ключ")).isEqualTo(200);
+		assertThat(get("ключ")).as("the address's budget, 2, is spent").isEqualTo(429);
+		assertThat(get("k-1")).as("a key the firewall accepts has its own budget").isEqualTo(200);
+		assertThat(output.getOut()).contains("Key expression '#header('X-Api-Key')' of ratelimit.filter.rules[0]"
+				+ " failed; treating the key as missing").contains("The request was rejected because the header");
+		assertThat(output.getOut().split("treating the key as missing \\(ratelimit.missing-key\\): ", -1))
+			.as("one WARN, later failures at DEBUG")
+			.hasSize(2);
+	}
+
+	/** {@code GET /api/hello} with Basic credentials and the key's UTF-8 bytes, written on the socket as they are. */
+	private int get(String key) throws IOException {
+		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), this.port)) {
+			socket.setSoTimeout(20_000);
+			OutputStream out = socket.getOutputStream();
+			out.write(("GET /api/hello HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic b3BzOnB3\r\n"
+					+ "Connection: close\r\nX-Api-Key: ").getBytes(StandardCharsets.US_ASCII));
+			out.write(key.getBytes(StandardCharsets.UTF_8));
+			out.write("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			String statusLine = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
+			return Integer.parseInt(statusLine.substring(9, 12));
+		}
 	}
 
 }
