@@ -2,27 +2,18 @@ package dev.ratelimit.spring.actuate.endpoint;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.function.BiFunction;
 
+import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.HeldLease;
-import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
-import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimiter;
-import dev.ratelimit.core.Settlement;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
-import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
 import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.LimitOverride;
-import dev.ratelimit.spring.limits.LimitOverrides;
 import dev.ratelimit.spring.limits.OverridesSync;
 import dev.ratelimit.spring.limits.PlanSelector;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -66,67 +57,47 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 @WebEndpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
 
-	private static final Log logger = LogFactory.getLog(RateLimitsEndpoint.class);
-
-	private final RateLimiter limiter;
-
 	private final LimitConfigurations configurations;
-
-	private final OverridesSync overrides;
 
 	private final String store;
 
-	private final DenialCache denials;
+	private final OverrideOperation overrides;
+
+	private final ClientStates clients;
 
 	/**
 	 * @param configurations the limits in force
 	 * @param overrides where overrides are checked, stored and applied
 	 * @param store {@code redis} or {@code in-memory}
+	 * @param denials the denials this instance remembers, forgotten for a client that is reset
 	 */
 	public RateLimitsEndpoint(RateLimiter limiter, LimitConfigurations configurations, OverridesSync overrides,
 			String store, DenialCache denials) {
-		this.limiter = limiter;
-		this.denials = denials;
 		this.configurations = configurations;
-		this.overrides = overrides;
 		this.store = store;
-	}
-
-	/** The limits in force, read from one configuration. */
-	private LimitLookup lookup() {
-		return new LimitLookup(this.configurations.current());
+		this.overrides = new OverrideOperation(configurations, overrides);
+		this.clients = new ClientStates(limiter, configurations, denials);
 	}
 
 	@ReadOperation
 	public Limits limits() {
-		LimitLookup lookup = lookup();
+		LimitLookup lookup = new LimitLookup(this.configurations.current());
 		List<Limit> limits = new ArrayList<>();
 		for (ConfiguredLimit limit : lookup.all()) {
 			for (ConfiguredLimit shaped : lookup.shapes(limit)) {
 				LimitDefinition definition = shaped.request().definition();
-				limits.add(new Limit(definition.name(), limit.source(), shaped.plan(), term(definition.algorithm()),
-						definition.limit(), definition.window().toString(), definition.capacity(), shaped.request().cost(),
-						(limit.key() != null) ? limit.key().getExpressionString() : null, term(limit.failurePolicy()),
+				limits.add(new Limit(definition.name(), limit.source(), shaped.plan(),
+						Responses.term(definition.algorithm()), definition.limit(), definition.window().toString(),
+						capacity(definition), shaped.request().cost(),
+						(limit.key() != null) ? limit.key().getExpressionString() : null,
+						Responses.term(limit.failurePolicy()),
 						limit.shadow() ? "shadow" : "enforce"));
 			}
 		}
 		PlanSelector plans = lookup.plans();
 		return new Limits(this.store, plans.names().isEmpty() ? null
 				: new PlanSelection(plans.expression(), plans.defaultPlan(), List.copyOf(plans.names())),
-				limits, overrides());
-	}
-
-	/** The overrides stored, each saying whether it is in force here. */
-	private List<Overridden> overrides() {
-		LimitOverrides inForce = this.configurations.current().overrides();
-		LimitOverrides stored = this.overrides.stored();
-		List<Overridden> list = new ArrayList<>();
-		stored.limits()
-			.forEach((name, override) -> list.add(Overridden.of(name, null, override, inForce.get(null, name) != null)));
-		stored.plans()
-			.forEach((plan, shapes) -> shapes.forEach((name, override) -> list
-				.add(Overridden.of(name, plan, override, inForce.get(plan, name) != null))));
-		return list;
+				limits, this.overrides.overrides());
 	}
 
 	/**
@@ -152,100 +123,14 @@ public class RateLimitsEndpoint {
 			@Nullable String plan, @Nullable String algorithm, @Nullable Long limit, @Nullable String window,
 			@Nullable Long capacity, @Nullable String mode, @Nullable String failurePolicy, @Nullable Boolean undo,
 			@Nullable String name, @Nullable String key, @Nullable String paths, @Nullable String expression) {
-		if (key != null || paths != null || expression != null) {
-			return badRequest("The ratelimits endpoint changes a limit's algorithm, limit, window, capacity, mode and"
-					+ " failure policy, and a plan's shape of it; keys, rules and plan expressions come only from the"
-					+ " application's configuration (they are expressions, and the endpoint runs no code)");
-		}
-		if (name != null) {
-			return badRequest("The limit is the one the path names (/actuator/ratelimits/{name}); the body gives"
-					+ " what changes");
-		}
-		LimitLookup lookup = lookup();
-		String limitName = lookup.name(limitPath);
-		boolean undoing = Boolean.TRUE.equals(undo);
-		boolean stored = this.overrides.stored().get(plan, limitName) != null;
-		if (!lookup.known(limitName) && !(undoing && stored)) {
-			return notFound(lookup, limitName);
-		}
-		if (plan != null && !lookup.plans().names().contains(plan) && !(undoing && stored)) {
-			return new WebEndpointResponse<>(new Error("No plan is named '" + plan + "'; the plans are "
-					+ String.join(", ", lookup.plans().names())), WebEndpointResponse.STATUS_NOT_FOUND);
-		}
-		LimitOverride override;
-		try {
-			override = LimitOverride.of(algorithm, limit, window, capacity, mode, failurePolicy);
-		}
-		catch (IllegalArgumentException ex) {
-			return badRequest(ex.getMessage());
-		}
-		if (undoing) {
-			if (!override.isEmpty()) {
-				return badRequest("undo removes the override whole; give it alone, or the values without undo");
-			}
-			override = null;
-		}
-		else if (override.isEmpty()) {
-			return badRequest("Nothing to change: give algorithm, limit, window, capacity, mode or failurePolicy,"
-					+ " or undo=true");
-		}
-		else if (plan != null && !override.shapeOnly()) {
-			return badRequest("A plan shapes a limit's algorithm, limit, window and capacity; its mode and failure"
-					+ " policy are the limit's own (set them without plan)");
-		}
-		try {
-			this.overrides.override(plan, limitName, override);
-		}
-		catch (OverridesSync.InvalidOverrideException ex) {
-			// exactly what startup would say of the same values in application.yml
-			return badRequest(ex.getMessage());
-		}
-		catch (RuntimeException ex) {
-			return storeFailed("change", limitName, ex);
-		}
-		logger.info("Rate limit '" + limitName + "'" + ((plan != null) ? " in plan '" + plan + "'" : "")
-				+ ((override != null) ? " overridden (" + override.encode() + ")" : ": override undone")
-				+ " through the ratelimits endpoint");
-		return new WebEndpointResponse<>(overrides());
+		return this.overrides.override(limitPath, plan, algorithm, limit, window, capacity, mode, failurePolicy, undo,
+				name, key, paths, expression);
 	}
 
-	private static WebEndpointResponse<Object> badRequest(@Nullable String message) {
-		return new WebEndpointResponse<>(new Error(message), WebEndpointResponse.STATUS_BAD_REQUEST);
-	}
-
+	/** The client's state of every shape of the limit, read without consuming anything. */
 	@ReadOperation
 	public WebEndpointResponse<Object> state(@Selector(match = Match.ALL_REMAINING) String[] name, String client) {
-		return forClient(name, client, (limit, key) -> {
-			try {
-				List<State> states = new ArrayList<>();
-				LimitLookup lookup = lookup();
-				for (Map.Entry<LimitDefinition, @Nullable String> shape : lookup.shapesOf(limit).entrySet()) {
-					states.add(state(key, shape.getKey().request().withShadow(lookup.shadow(limit)), shape.getValue(),
-							lookup.costsOf(limit)));
-				}
-				return new WebEndpointResponse<>(new ClientState(limit, key, states));
-			}
-			catch (RuntimeException ex) {
-				return storeFailed("read", limit, ex);
-			}
-		});
-	}
-
-	/** The client's state of one shape, and what a request of each cost would get now. */
-	@SuppressWarnings("NullAway") // peeked: a limit has at least one cost
-	private State state(String key, LimitRequest shape, @Nullable String plan, List<Long> costs) {
-		LimitDefinition definition = shape.definition();
-		List<Request> requests = new ArrayList<>();
-		LimitDecision peeked = null;
-		for (long cost : costs) {
-			peeked = this.limiter.peek(key, shape.withCost(cost));
-			requests.add(new Request(cost, peeked.allowed(), peeked.retryAfterMs().orElse(Request.NEVER),
-					shape.shadow() ? null : RateLimitHeaderWriter.stateItem(peeked)));
-		}
-		return new State(plan, term(definition.algorithm()), definition.limit(), definition.window().toString(),
-				definition.capacity(), peeked.remaining(), peeked.resetAfterMs(), peeked.moreAfterMs(), requests,
-				definition.algorithm().rate() ? null
-						: this.limiter.leases(key, definition).stream().map(LeaseHolder::of).toList());
+		return this.clients.state(name, client);
 	}
 
 	/**
@@ -255,94 +140,12 @@ public class RateLimitsEndpoint {
 	@DeleteOperation
 	public WebEndpointResponse<Object> reset(@Selector(match = Match.ALL_REMAINING) String[] name, String client,
 			@Nullable String lease) {
-		if (lease != null) {
-			return release(name, client, lease);
-		}
-		return forClient(name, client, (limit, key) -> {
-			// This instance's remembered denials of the client end now, even if the reset fails (it may still reach
-			// Redis); other instances' within ratelimit.denials.max-age.
-			this.denials.forget(key);
-			try {
-				int deleted = this.limiter.reset(key, List.copyOf(lookup().shapesOf(limit).keySet()));
-				logger.info("Rate limit '" + limit + "' reset for one client through the ratelimits endpoint ("
-						+ deleted + ((deleted == 1) ? " state" : " states") + " deleted)");
-				return new WebEndpointResponse<>(new Reset(limit, key, deleted));
-			}
-			catch (RuntimeException ex) {
-				return storeFailed("reset", limit, ex);
-			}
-		});
+		return this.clients.reset(name, client, lease);
 	}
 
-	/** Gives back one lease of the client's concurrency limit, in every shape of the limit. */
-	private WebEndpointResponse<Object> release(String[] name, String client, String lease) {
-		return forClient(name, client, (limit, key) -> {
-			List<LimitDefinition> shapes = lookup().shapesOf(limit)
-				.keySet()
-				.stream()
-				.filter((shape) -> !shape.algorithm().rate())
-				.toList();
-			if (shapes.isEmpty()) {
-				return badRequest("lease applies to a concurrency limit; rate limit '" + limit + "' holds no leases");
-			}
-			try {
-				boolean held = false;
-				for (LimitDefinition shape : shapes) {
-					held |= this.limiter.leases(key, shape).stream().anyMatch((holder) -> holder.id().equals(lease));
-					this.limiter.settle(key, List.of(Settlement.release(shape.request().withLease(lease))));
-				}
-				logger.info("A lease of concurrency limit '" + limit + "' given back through the ratelimits endpoint"
-						+ (held ? "" : " (it was not held)"));
-				return new WebEndpointResponse<>(new Released(limit, key, lease, held));
-			}
-			catch (IllegalArgumentException ex) {
-				return badRequest(ex.getMessage());
-			}
-			catch (RuntimeException ex) {
-				return storeFailed("release a lease of", limit, ex);
-			}
-		});
-	}
-
-	/**
-	 * {@code operation} on the limit the path names and the client key: 404 for an unknown limit, 400 for a client
-	 * that is no client key.
-	 */
-	private WebEndpointResponse<Object> forClient(String[] name, String client,
-			BiFunction<String, String, WebEndpointResponse<Object>> operation) {
-		LimitLookup lookup = lookup();
-		String limit = lookup.name(name);
-		String key = ClientKeyResolver.canonicalKey(client);
-		if (!lookup.known(limit)) {
-			return notFound(lookup, limit);
-		}
-		if (!ClientKeyResolver.isClientKey(key)) {
-			return new WebEndpointResponse<>(new Error("client must be a client key as the limiter resolves it: '"
-					+ ClientKeyResolver.IP_PREFIX + "<address>' (a limit by IP address, or a missing key that fell back to it) or '"
-					+ ClientKeyResolver.KEY_PREFIX + "<value>' (the value of a key expression), but was '" + key + "'"),
-					WebEndpointResponse.STATUS_BAD_REQUEST);
-		}
-		return operation.apply(limit, key);
-	}
-
-	private static WebEndpointResponse<Object> notFound(LimitLookup lookup, String limit) {
-		return new WebEndpointResponse<>(
-				new Error("No rate limit is named '" + limit + "'; the limits are " + lookup.knownNames()),
-				WebEndpointResponse.STATUS_NOT_FOUND);
-	}
-
-	private static WebEndpointResponse<Object> storeFailed(String operation, String name, RuntimeException ex) {
-		if (ex instanceof UnsupportedOperationException) {
-			return new WebEndpointResponse<>(new Error(ex.getMessage()), 501);
-		}
-		logger.warn("The ratelimits endpoint could not " + operation + " rate limit '" + name + "': " + ex);
-		return new WebEndpointResponse<>(new Error("The rate limiter's store did not answer: " + ex),
-				WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
-	}
-
-	/** {@code TOKEN_BUCKET} as configured: {@code token-bucket}. */
-	private static String term(Enum<?> value) {
-		return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+	/** A token bucket's capacity; {@code null} for the other algorithms, which have none. */
+	static @Nullable Long capacity(LimitDefinition definition) {
+		return (definition.algorithm() == Algorithm.TOKEN_BUCKET) ? definition.capacity() : null;
 	}
 
 	/**
@@ -367,10 +170,10 @@ public class RateLimitsEndpoint {
 			boolean inForce) {
 
 		static Overridden of(String name, @Nullable String plan, LimitOverride override, boolean inForce) {
-			return new Overridden(name, plan, (override.algorithm() != null) ? term(override.algorithm()) : null,
+			return new Overridden(name, plan, (override.algorithm() != null) ? Responses.term(override.algorithm()) : null,
 					override.limit(), (override.window() != null) ? override.window().toString() : null,
-					override.capacity(), (override.mode() != null) ? term(override.mode()) : null,
-					(override.failurePolicy() != null) ? term(override.failurePolicy()) : null, inForce);
+					override.capacity(), (override.mode() != null) ? Responses.term(override.mode()) : null,
+					(override.failurePolicy() != null) ? Responses.term(override.failurePolicy()) : null, inForce);
 		}
 
 	}
@@ -385,6 +188,7 @@ public class RateLimitsEndpoint {
 	/**
 	 * One limit as one source configures it, in one plan's shape.
 	 * @param plan the plan whose shape this is, or {@code null} for a limit that is not planned
+	 * @param capacity the token bucket's size; {@code null} for the other algorithms
 	 * @param algorithm {@code fixed-window}, {@code sliding-log}, {@code sliding-window-counter} or {@code token-bucket}
 	 * @param window ISO-8601, such as {@code PT1M}
 	 * @param key the client key expression, or {@code null} for the client's IP address
@@ -392,7 +196,7 @@ public class RateLimitsEndpoint {
 	 * @param mode {@code enforce} or {@code shadow}
 	 */
 	public record Limit(String name, String source, @Nullable String plan, String algorithm, long limit, String window,
-			long capacity, long cost, @Nullable String key, String failurePolicy, String mode) {
+			@Nullable Long capacity, long cost, @Nullable String key, String failurePolicy, String mode) {
 	}
 
 	/** What {@code GET /actuator/ratelimits/{name}?client=...} answers: one state per shape of the limit. */
@@ -402,13 +206,15 @@ public class RateLimitsEndpoint {
 	/**
 	 * The client's state of one shape of a limit, as it stands.
 	 * @param plan the plan whose shape this is, or {@code null} for a limit that is not planned
+	 * @param capacity the token bucket's size; {@code null} for the other algorithms
 	 * @param remaining cost-1 requests the limit would admit at once
 	 * @param resetAfterMs ms until the full allowance is back, with no other traffic
 	 * @param moreAfterMs ms until {@code remaining} grows, 0 when the allowance is full
 	 * @param requests what a request of each cost that the limit's sources configure would get now
 	 * @param leases for a concurrency limit, the leases held, soonest expiry first; {@code null} for a rate limit
 	 */
-	public record State(@Nullable String plan, String algorithm, long limit, String window, long capacity, long remaining,
+	public record State(@Nullable String plan, String algorithm, long limit, String window, @Nullable Long capacity,
+			long remaining,
 			long resetAfterMs, long moreAfterMs, List<Request> requests, @Nullable List<LeaseHolder> leases) {
 	}
 

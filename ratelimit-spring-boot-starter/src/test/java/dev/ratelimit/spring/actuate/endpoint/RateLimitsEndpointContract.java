@@ -33,7 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.filter.rules[0].limit=100", "ratelimit.filter.rules[0].key=@apiKeyPlans.key(#request)",
 		"ratelimit.filter.rules[0].failure-policy=fail-closed", "ratelimit.filter.rules[1].paths=/shadow/only",
 		"ratelimit.filter.rules[1].algorithm=fixed-window", "ratelimit.filter.rules[1].limit=5",
-		"ratelimit.filter.rules[1].window=1h", "ratelimit.filter.rules[1].cost=2" })
+		"ratelimit.filter.rules[1].window=1h", "ratelimit.filter.rules[1].cost=2", "ratelimit.filter.rules[2].name=bucket",
+		"ratelimit.filter.rules[2].paths=/bucket/only", "ratelimit.filter.rules[2].algorithm=token-bucket",
+		"ratelimit.filter.rules[2].limit=10", "ratelimit.filter.rules[2].capacity=4" })
 abstract class RateLimitsEndpointContract extends ServerTestSupport {
 
 	@Autowired
@@ -57,19 +59,23 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 		List<Map<String, Object>> search = JsonPath.read(body, "$.limits[?(@.name == 'search')]");
 		// free names no shape for the rule: its own; pro its own shape
 		assertThat(search).containsExactly(
-				row("search", "ratelimit.filter.rules[0]", "free", "fixed-window", 100, "PT1M", 100, 1,
+				row("search", "ratelimit.filter.rules[0]", "free", "fixed-window", 100, "PT1M", null, 1,
 						"@apiKeyPlans.key(#request)", "fail-closed", "enforce"),
-				row("search", "ratelimit.filter.rules[0]", "pro", "sliding-log", 3, "PT1M", 3, 1,
+				row("search", "ratelimit.filter.rules[0]", "pro", "sliding-log", 3, "PT1M", null, 1,
 						"@apiKeyPlans.key(#request)", "fail-closed", "enforce"));
 		String source = "@RateLimited on dev.ratelimit.spring.test.app.PlansController.";
 		assertThat(JsonPath.<List<Map<String, Object>>>read(body, "$.limits[?(@.name == 'plan-reports')]"))
 			.containsExactly(
-					row("plan-reports", source + "reports()", "free", "fixed-window", 2, "PT1M", 2, 1,
+					row("plan-reports", source + "reports()", "free", "fixed-window", 2, "PT1M", null, 1,
 							"@apiKeyPlans.key(#request)", "fail-open", "enforce"),
-					row("plan-reports", source + "reports()", "pro", "fixed-window", 5, "PT1M", 5, 1,
+					row("plan-reports", source + "reports()", "pro", "fixed-window", 5, "PT1M", null, 1,
 							"@apiKeyPlans.key(#request)", "fail-open", "enforce"));
 		assertThat(JsonPath.<List<Map<String, Object>>>read(body, "$.limits[?(@.name == 'trial')]")).containsExactly(
-				row("trial", source + "both()", null, "fixed-window", 2, "PT1M", 2, 1, null, "fail-open", "shadow"));
+				row("trial", source + "both()", null, "fixed-window", 2, "PT1M", null, 1, null, "fail-open", "shadow"));
+		assertThat(JsonPath.<List<Map<String, Object>>>read(body, "$.limits[?(@.name == 'bucket')]")).as(
+				"only a token bucket has a capacity")
+			.containsExactly(row("bucket", "ratelimit.filter.rules[2]", null, "token-bucket", 10, "PT1M", 4, 1, null,
+					"fail-open", "enforce"));
 		assertThat(JsonPath.<List<String>>read(body, "$.limits[*].name")).isSorted();
 	}
 
@@ -330,7 +336,7 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 	}
 
 	private static Map<String, Object> row(String name, String source, String plan, String algorithm, long limit,
-			String window, long capacity, long cost, String key, String failurePolicy, String mode) {
+			String window, Integer capacity, long cost, String key, String failurePolicy, String mode) {
 		Map<String, Object> row = new java.util.LinkedHashMap<>();
 		row.put("name", name);
 		row.put("source", source);
@@ -338,7 +344,7 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 		row.put("algorithm", algorithm);
 		row.put("limit", (int) limit);
 		row.put("window", window);
-		row.put("capacity", (int) capacity);
+		row.put("capacity", capacity);
 		row.put("cost", (int) cost);
 		row.put("key", key);
 		row.put("failurePolicy", failurePolicy);
