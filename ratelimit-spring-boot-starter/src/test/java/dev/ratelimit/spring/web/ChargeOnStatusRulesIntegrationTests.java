@@ -178,6 +178,12 @@ class ChargeOnStatusRulesIntegrationTests {
 				HttpResponse<String> download = get(context, "/metered/download?bytes=10", client, null);
 				assertThat(download.statusCode()).as("download %d", i).isEqualTo(200);
 				assertThat(download.headers().firstValue("X-Bytes-Sent")).isEmpty();
+				assertThat(download.headers().firstValue("RateLimit-Policy")).contains("\"bytes\";q=1000;w=86400");
+				if (i < 2) {
+					// the fields of the admission, after the provisional 100: 1000 - 100, then 1000 - 10 - 100
+					assertThat(download.headers().firstValue("RateLimit").orElseThrow()).as("download %d", i)
+						.startsWith("\"bytes\";r=" + ((i == 0) ? 900 : 890) + ";");
+				}
 			}
 			// 500 used: 600 more are admitted on the provisional 100, and leave a debt of 100
 			assertThat(get(context, "/metered/download?bytes=600", client, null).statusCode()).isEqualTo(200);
