@@ -223,9 +223,17 @@ public final class ClientKeyResolver {
 	private StandardEvaluationContext withRequest(StandardEvaluationContext context, @Nullable Object request,
 			@Nullable Principal principal, @Nullable Object exchange) {
 		context.setBeanResolver(this.beanResolver);
-		context.setVariable("request", request);
-		context.setVariable("principal", principal);
-		context.setVariable("exchange", exchange);
+		// Only what there is: outside a request, a method's argument named request (or principal) is what #request
+		// reads, as it was when arguments were looked up on demand.
+		if (request != null) {
+			context.setVariable("request", request);
+		}
+		if (principal != null) {
+			context.setVariable("principal", principal);
+		}
+		if (exchange != null) {
+			context.setVariable("exchange", exchange);
+		}
 		return context;
 	}
 

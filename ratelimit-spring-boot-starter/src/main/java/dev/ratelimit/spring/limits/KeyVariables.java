@@ -19,8 +19,15 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
  * @param names {@code #request}, {@code #principal}, {@code #exchange} (WebFlux) and, on a method, its arguments by name and as {@code #p0} /
  * {@code #a0}
  * @param hint what to add to the message about an unknown variable
+ * @param parameters the method's parameter names (empty for a rule): a parameter named {@code request} is what
+ * {@code #request} reads outside an HTTP request, so its members are not checked against the stack's request type
  */
-public record KeyVariables(Set<String> names, String hint) {
+public record KeyVariables(Set<String> names, String hint, Set<String> parameters) {
+
+	/** The variables of an expression that reads no method's parameters. */
+	public KeyVariables(Set<String> names, String hint) {
+		this(names, hint, Set.of());
+	}
 
 	/**
 	 * The key helpers, by name, with the number of arguments each takes: functions that read the same on Spring MVC,
@@ -83,7 +90,8 @@ public record KeyVariables(Set<String> names, String hint) {
 		}
 		names.addAll(Set.of(parameterNames));
 		return new KeyVariables(names, "known are " + String.join(", ", parameterNames)
-				+ ((parameterNames.length > 0) ? ", " : "") + "#request, #principal and, on WebFlux, #exchange");
+				+ ((parameterNames.length > 0) ? ", " : "") + "#request, #principal and, on WebFlux, #exchange",
+				Set.of(parameterNames));
 	}
 
 }

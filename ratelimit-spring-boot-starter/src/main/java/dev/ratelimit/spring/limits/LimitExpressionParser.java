@@ -79,7 +79,7 @@ final class LimitExpressionParser {
 		Expression expression;
 		try {
 			expression = parse(annotation.chargeWhen(), new KeyVariables(names, "known are #result, #exception, and "
-					+ variables.hint().replaceFirst("^known are ", "")));
+					+ variables.hint().replaceFirst("^known are ", ""), variables.parameters()));
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException(
@@ -106,7 +106,7 @@ final class LimitExpressionParser {
 		names.add("result");
 		try {
 			return parse(annotation.settleCost(), new KeyVariables(names,
-					"known are #result, and " + variables.hint().replaceFirst("^known are ", "")));
+					"known are #result, and " + variables.hint().replaceFirst("^known are ", ""), variables.parameters()));
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException(
@@ -134,6 +134,7 @@ final class LimitExpressionParser {
 			}
 		}
 		if (node instanceof CompoundExpression && node.getChildCount() > 1 && this.stack != null
+				&& !variables.parameters().contains("request")
 				&& node.getChild(0) instanceof VariableReference variable && variable.toStringAST().equals("#request")) {
 			checkRequestMember(node.getChild(1), key, this.stack);
 		}
@@ -155,7 +156,7 @@ final class LimitExpressionParser {
 					+ " helper; the helpers are " + String.join(", ", KeyVariables.HELPERS.keySet().stream().sorted()
 						.map(LimitExpressionParser::helperForm).toList()));
 		}
-		if (variables.names().contains(name)) {
+		if (variables.parameters().contains(name)) {
 			throw new IllegalArgumentException("key expression '" + key + "' calls the key helper #" + name + "(),"
 					+ " which the method's parameter '" + name + "' hides; rename the parameter, or read the request"
 					+ " through #request");

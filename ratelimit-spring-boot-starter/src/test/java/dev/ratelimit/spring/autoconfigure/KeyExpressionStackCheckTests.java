@@ -48,6 +48,11 @@ class KeyExpressionStackCheckTests {
 	}
 
 	@Test
+	void aMethodsParameterNamedRequestIsNotCheckedAgainstTheStacksRequest() {
+		this.webFlux.withUserConfiguration(OrderService.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void webFluxsOwnExpressionsAndTheHelpersStart() {
 		this.webFlux.withPropertyValues(rule("#request.getHeaders().getFirst('X-Api-Key') ?: #header('X-Key')"))
 			.withPropertyValues(rule(1, "#request.remoteAddress?.hostString + #queryParam('tenant') + #clientIp()"))
@@ -113,6 +118,18 @@ class KeyExpressionStackCheckTests {
 			}
 			assertThat(messages.toString()).contains(parts);
 		};
+	}
+
+	record Order(String customer) {
+	}
+
+	static class OrderService {
+
+		@RateLimited(name = "orders", limit = 10, window = "1m", key = "#request.customer")
+		Mono<String> place(Order request) {
+			return Mono.just(request.customer());
+		}
+
 	}
 
 	@RestController

@@ -118,8 +118,20 @@ class KeyHelpersTests {
 		assertThat(value("#clientIp", absent)).as("the argument, null: never the helper itself").isNull();
 	}
 
+	@Test
+	void outsideARequestAParameterNamedRequestIsWhatRequestReads() throws Exception {
+		Method method = Jobs.class.getDeclaredMethod("order", Order.class);
+		EvaluationContext context = this.keys.context(new BackgroundCall(), null, null, null, method,
+				new Object[] { new Order("c-7") });
+
+		assertThat(value("#request.customer", context)).isEqualTo("c-7");
+	}
+
 	private static Object value(String expression, EvaluationContext context) {
 		return new SpelExpressionParser().parseExpression(expression).getValue(context);
+	}
+
+	record Order(String customer) {
 	}
 
 	static class Jobs {
@@ -128,6 +140,9 @@ class KeyHelpersTests {
 		}
 
 		void search(String clientIp) {
+		}
+
+		void order(Order request) {
 		}
 
 	}
