@@ -14,7 +14,7 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  * The context of a limit's expressions for one request or call: its variables, and the key helpers
  * ({@link KeyVariables#HELPERS}) as SpEL functions bound to the request. A helper is bound only when an expression
  * calls it, so expressions that call none pay nothing for them. A method's parameter named like a helper hides the
- * helper: {@code #query} stays the argument (the parser refuses an expression that calls a hidden helper).
+ * helper: {@code #clientIp} stays the argument (the parser refuses an expression that calls a hidden helper).
  */
 final class KeyEvaluationContext extends StandardEvaluationContext {
 
