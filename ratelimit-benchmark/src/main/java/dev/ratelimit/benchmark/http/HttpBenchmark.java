@@ -16,6 +16,8 @@ import dev.ratelimit.benchmark.JavaApiBenchmark;
 import dev.ratelimit.benchmark.Options;
 import dev.ratelimit.benchmark.Table;
 import dev.ratelimit.test.TestRedis;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import redis.clients.jedis.JedisPooled;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -24,8 +26,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The same trivial endpoint over HTTP, driven by {@code wrk} (Debian's package; {@code apt-get install wrk}):
  * unlimited, after one Redis round trip, limited by annotation and by filter rule, and one client flooding a denied
- * limit with remembered denials on and off. Two instances of {@link BenchmarkApplication} run in this JVM, on the
- * Redis the benchmark started; every round runs every scenario once (interleaved), and the table shows medians.
+ * limit with remembered denials on and off, and the unlimited and limited endpoints again on an instance whose
+ * decisions are observed. Three instances of {@link BenchmarkApplication} run in this JVM, on the Redis the benchmark
+ * started ({@link Instance}); every round runs every scenario once (interleaved), and the table shows medians.
  *
  * <p>
  * Options: {@code --http-seconds} per scenario and round (default 5), {@code --rounds} (3), {@code --connections} (16),
@@ -35,11 +38,44 @@ import org.springframework.context.ConfigurableApplicationContext;
 public final class HttpBenchmark {
 
 	/** One wrk run against a path of one instance. */
-	record Scenario(String name, boolean remembering, String path) {
+	record Scenario(String name, Instance instance, String path) {
 	}
 
 	/**
-	 * {@code appCpuMicros}: CPU time of this JVM (both application instances) per request, in µs;
+	 * The application's instances. Without observations, as most runs before them were: Boot's observation and
+	 * metrics auto-configurations excluded, so neither registry exists and the starter observes and meters nothing.
+	 */
+	enum Instance {
+
+		/** Remembered denials on (the default), no registries. */
+		PLAIN("ratelimit.denials.remember=true", "spring.autoconfigure.exclude=" + String.join(",", NO_REGISTRIES)),
+
+		/** Remembered denials off, no registries. */
+		FORGETTING("ratelimit.denials.remember=false", "spring.autoconfigure.exclude=" + String.join(",", NO_REGISTRIES)),
+
+		/**
+		 * Boot's {@code ObservationRegistry} with its meter handler (a {@code SimpleMeterRegistry}, no tracer): every
+		 * request is the server's observation, every decision one under it, and the starter's meters are recorded.
+		 */
+		OBSERVED("ratelimit.denials.remember=true");
+
+		private final String[] properties;
+
+		Instance(String... properties) {
+			this.properties = properties;
+		}
+
+	}
+
+	/** Boot's auto-configurations of the two registries: the {@code ObservationRegistry} and a {@code MeterRegistry}. */
+	private static final List<String> NO_REGISTRIES = List.of(
+			"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+			"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+			"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+			"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration");
+
+	/**
+	 * {@code appCpuMicros}: CPU time of this JVM (the three application instances) per request, in µs;
 	 * {@code redisCpuMicros}: the Redis server's ({@code INFO cpu}) per request, in µs.
 	 */
 	public record Measurement(double requestsPerSecond, double p50Ms, double p99Ms, double non2xxShare,
@@ -55,7 +91,7 @@ public final class HttpBenchmark {
 	private static final Pattern PERCENTILE = Pattern.compile("^\\s+(50|99)%\\s+([0-9.]+)(us|ms|s)\\s*$",
 			Pattern.MULTILINE);
 
-	/** This JVM, where both application instances run: its CPU time is theirs while wrk runs. */
+	/** This JVM, where the application instances run: its CPU time is theirs while wrk runs. */
 	private static final com.sun.management.OperatingSystemMXBean PROCESS = (com.sun.management.OperatingSystemMXBean) ManagementFactory
 		.getOperatingSystemMXBean();
 
@@ -64,13 +100,17 @@ public final class HttpBenchmark {
 
 	/** The scenarios, in the order of the table; ratios are to the first two. */
 	static List<Scenario> scenarios() {
-		return List.of(new Scenario("unlimited", true, "/unlimited"),
-				new Scenario("one Redis PING (the application's Lettuce client)", true, "/ping"),
-				new Scenario("one script call of one command (the limiter's client)", true, "/script"),
-				new Scenario("limited by @RateLimited (token bucket)", true, "/annotated"),
-				new Scenario("limited by a filter rule (token bucket)", true, "/rule"),
-				new Scenario("one client flooding a denied limit, denials remembered", true, "/denied"),
-				new Scenario("one client flooding a denied limit, ratelimit.denials.remember=false", false, "/denied"));
+		return List.of(new Scenario("unlimited", Instance.PLAIN, "/unlimited"),
+				new Scenario("one Redis PING (the application's Lettuce client)", Instance.PLAIN, "/ping"),
+				new Scenario("one script call of one command (the limiter's client)", Instance.PLAIN, "/script"),
+				new Scenario("limited by @RateLimited (token bucket)", Instance.PLAIN, "/annotated"),
+				new Scenario("limited by a filter rule (token bucket)", Instance.PLAIN, "/rule"),
+				new Scenario("one client flooding a denied limit, denials remembered", Instance.PLAIN, "/denied"),
+				new Scenario("one client flooding a denied limit, ratelimit.denials.remember=false", Instance.FORGETTING,
+						"/denied"),
+				new Scenario("observed: unlimited", Instance.OBSERVED, "/unlimited"),
+				new Scenario("observed: limited by @RateLimited (token bucket)", Instance.OBSERVED, "/annotated"),
+				new Scenario("observed: limited by a filter rule (token bucket)", Instance.OBSERVED, "/rule"));
 	}
 
 	/** This part's options, read before anything runs. */
@@ -95,9 +135,11 @@ public final class HttpBenchmark {
 		int rounds = settings.rounds();
 		int connections = settings.connections();
 		int wrkThreads = settings.wrkThreads();
-		try (ConfigurableApplicationContext remembering = start(redis, true);
-				ConfigurableApplicationContext forgetting = start(redis, false)) {
-			Map<Boolean, String> base = Map.of(true, baseUrl(remembering), false, baseUrl(forgetting));
+		try (ConfigurableApplicationContext plain = start(redis, Instance.PLAIN);
+				ConfigurableApplicationContext forgetting = start(redis, Instance.FORGETTING);
+				ConfigurableApplicationContext observed = start(redis, Instance.OBSERVED)) {
+			Map<Instance, String> base = Map.of(Instance.PLAIN, baseUrl(plain), Instance.FORGETTING,
+					baseUrl(forgetting), Instance.OBSERVED, baseUrl(observed));
 			System.out.printf(Locale.ROOT, "%nHTTP: wrk %d threads, %d connections, %d rounds of %d s per scenario%n",
 					wrkThreads, connections, rounds, seconds);
 			List<Scenario> all = scenarios();
@@ -108,7 +150,7 @@ public final class HttpBenchmark {
 			// a warm-up run of 2 s before each scenario's first (JIT, connections, the denied client's first and only
 			// admitted request)
 			Map<String, List<Measurement>> results = Table.interleaved(scenarios, Scenario::name, rounds, true, "http ",
-					(scenario, warmUp) -> wrk(base.get(scenario.remembering()) + scenario.path(), wrkThreads,
+					(scenario, warmUp) -> wrk(base.get(scenario.instance()) + scenario.path(), wrkThreads,
 							connections, warmUp ? 2 : seconds, jedis));
 			Map<String, Measurement> medians = new LinkedHashMap<>();
 			results.forEach((name, measured) -> medians.put(name, new Measurement(
@@ -122,12 +164,23 @@ public final class HttpBenchmark {
 		}
 	}
 
-	static ConfigurableApplicationContext start(TestRedis redis, boolean rememberDenials) {
-		return new SpringApplicationBuilder(BenchmarkApplication.class)
+	/** @throws IllegalStateException when the instance has a registry it should not, or lacks one it should */
+	static ConfigurableApplicationContext start(TestRedis redis, Instance instance) {
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchmarkApplication.class)
 			.properties("spring.config.location=classpath:/dev/ratelimit/benchmark/http/benchmark.properties",
 					"spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-					"server.port=0", "ratelimit.denials.remember=" + rememberDenials)
+					"server.port=0")
+			.properties(instance.properties)
 			.run();
+		boolean observed = context.getBeanProvider(ObservationRegistry.class).getIfAvailable() != null
+				&& context.getBeanProvider(MeterRegistry.class).getIfAvailable() != null;
+		boolean none = context.getBeanNamesForType(ObservationRegistry.class).length == 0
+				&& context.getBeanNamesForType(MeterRegistry.class).length == 0;
+		if ((instance == Instance.OBSERVED) ? !observed : !none) {
+			context.close();
+			throw new IllegalStateException("The " + instance + " instance's registries are not as its scenarios say");
+		}
+		return context;
 	}
 
 	private static String baseUrl(ConfigurableApplicationContext context) {

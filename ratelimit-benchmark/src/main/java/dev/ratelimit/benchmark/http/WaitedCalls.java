@@ -43,7 +43,7 @@ public final class WaitedCalls {
 	}
 
 	public static void run(Settings settings, TestRedis redis, JedisPooled jedis) throws Exception {
-		try (ConfigurableApplicationContext app = HttpBenchmark.start(redis, true)) {
+		try (ConfigurableApplicationContext app = HttpBenchmark.start(redis, HttpBenchmark.Instance.PLAIN)) {
 			BenchmarkApplication.Partner partner = app.getBean(BenchmarkApplication.Partner.class);
 			System.out.printf(Locale.ROOT, "%nWaited calls: %d threads for %d s per algorithm, limit %d per 1 s, maxWait 10 s%n",
 					settings.threads(), settings.seconds(), LIMIT);

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.enforce.DecisionObservations;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.enforce.OutcomeCharger;
 import dev.ratelimit.spring.enforce.PermitWait;
@@ -110,11 +111,17 @@ public final class ReactorPermitWaiter {
 
 	/**
 	 * {@code attempt} until it admits, pausing after each denial as {@link PermitWait} says, up to {@code maxWait};
-	 * a subscriber that cancels during a pause ends it.
+	 * a subscriber that cancels during a pause ends it. The subscriber's observation (WebFlux's request's, or a
+	 * caller's) is in the Reactor context, where no thread-local holds it: the decisions' observations go under it.
 	 */
 	private <T> Mono<T> untilAdmitted(LimitedRequest request, Duration maxWait, Reservation held,
 			Function<LimitedRequest, Mono<T>> attempt) {
-		return Mono.defer(() -> {
+		boolean observed = this.waits.enforcer().observations().enabled();
+		return Mono.deferContextual((subscriber) -> {
+			if (observed) {
+				subscriber.getOrEmpty(DecisionObservations.REACTOR_CONTEXT_KEY)
+					.ifPresent((parent) -> request.setAttribute(DecisionObservations.PARENT, parent));
+			}
 			PermitWait wait = this.waits.begin(request, maxWait, held);
 			return attempt(wait, wait.firstAttempt(), attempt).doFinally((signal) -> wait.done());
 		});

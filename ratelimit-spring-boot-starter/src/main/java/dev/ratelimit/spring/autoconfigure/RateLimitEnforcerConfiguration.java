@@ -6,6 +6,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
+import dev.ratelimit.spring.enforce.DecisionObservations;
 import dev.ratelimit.spring.enforce.LeaseWaits;
 import dev.ratelimit.spring.enforce.LocalFallback;
 import dev.ratelimit.spring.enforce.PermitWaiter;
@@ -21,7 +22,9 @@ import dev.ratelimit.spring.enforce.ThreadTimeoutScheduler;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.OverrideStore;
 import dev.ratelimit.spring.limits.OverridesSync;
+import dev.ratelimit.spring.observation.RateLimitObservationConvention;
 import dev.ratelimit.spring.redis.RedisOverrideStore;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,10 +54,13 @@ class RateLimitEnforcerConfiguration {
 	RateLimitEnforcer rateLimitEnforcer(RateLimiter rateLimiter, RateLimitProperties properties,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEventRecorder> events,
 			ObjectProvider<Timeouts> timeouts, ObjectProvider<ScriptExecutor> executor, DenialCache denials,
-			LimitConfigurations configurations) {
+			LimitConfigurations configurations, ObjectProvider<ObservationRegistry> observations,
+			ObjectProvider<RateLimitObservationConvention> convention) {
 		RateLimitResponder responses = new RateLimitResponder(new RateLimitHeaderWriter(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
+		// checked at startup even where nothing reads it (no meters, no endpoint), as every other property is
+		properties.getMetrics().nearLimit();
 		RateLimitEventRecorder rateLimitEvents = events.getIfAvailable(() -> new RateLimitEventRecorder(logInterval(properties)));
 		configurations.addListener(rateLimitEvents);
 		LocalFallback fallback = new LocalFallback(RateLimitProperties.requirePositive(
@@ -65,7 +71,8 @@ class RateLimitEnforcerConfiguration {
 		DecisionApplier answers = new DecisionApplier(responses, rateLimitEvents,
 				new ShadowDenialLogger(logInterval(properties)), fallback);
 		return new RateLimitEnforcer(redis, answers,
-				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), denials);
+				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), denials,
+				observations(observations.getIfAvailable(), convention.getIfAvailable()));
 	}
 
 	/**
@@ -131,6 +138,15 @@ class RateLimitEnforcerConfiguration {
 	private static Timeouts deadlines(@Nullable ScriptExecutor executor, ObjectProvider<Timeouts> timeouts) {
 		return (executor instanceof Timeouts.Judged client) ? client.deadlines()
 				: timeouts.getIfAvailable(ThreadTimeoutScheduler::new);
+	}
+
+	/**
+	 * The decisions' observations with the application's registry, none without one: then not even the parent of a
+	 * decision is looked up.
+	 */
+	private static DecisionObservations observations(@Nullable ObservationRegistry registry,
+			@Nullable RateLimitObservationConvention convention) {
+		return (registry != null) ? new DecisionObservations(registry, convention) : DecisionObservations.NONE;
 	}
 
 	static Duration logInterval(RateLimitProperties properties) {

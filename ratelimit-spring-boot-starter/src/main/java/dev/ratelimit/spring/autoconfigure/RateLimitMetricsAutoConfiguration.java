@@ -3,6 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import java.time.Duration;
 
 import dev.ratelimit.core.RateLimiter;
+import dev.ratelimit.spring.enforce.MeteredEventRecorder;
+import dev.ratelimit.spring.enforce.NearLimit;
 import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,8 +36,9 @@ public final class RateLimitMetricsAutoConfiguration {
 	RateLimitEventRecorder rateLimitEvents(RateLimitProperties properties, ObjectProvider<MeterRegistry> registry) {
 		MeterRegistry meterRegistry = registry.getIfAvailable();
 		Duration logInterval = RateLimitEnforcerConfiguration.logInterval(properties);
-		return (meterRegistry != null) ? new RateLimitEventRecorder.Metered(logInterval, meterRegistry,
-				properties.getStore() == RateLimitProperties.Store.REDIS) : new RateLimitEventRecorder(logInterval);
+		NearLimit nearLimit = properties.getMetrics().nearLimit();
+		return (meterRegistry != null) ? new MeteredEventRecorder(logInterval, meterRegistry,
+				properties.getStore() == RateLimitProperties.Store.REDIS, nearLimit) : new RateLimitEventRecorder(logInterval);
 	}
 
 	/**

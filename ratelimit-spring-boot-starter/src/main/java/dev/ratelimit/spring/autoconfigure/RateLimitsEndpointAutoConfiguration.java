@@ -36,7 +36,8 @@ public final class RateLimitsEndpointAutoConfiguration {
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitConfigurations configurations,
 				OverridesSync overrides, RateLimitProperties properties, DenialCache denials) {
 			String store = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? "in-memory" : "redis";
-			return new RateLimitsEndpoint(rateLimiter, configurations, overrides, store, denials);
+			return new RateLimitsEndpoint(rateLimiter, configurations, overrides, store, denials,
+					properties.getMetrics().nearLimit());
 		}
 
 	}

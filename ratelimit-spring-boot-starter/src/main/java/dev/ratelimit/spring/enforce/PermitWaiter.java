@@ -11,8 +11,8 @@ import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.springframework.expression.EvaluationContext;
 
 /**
- * Waiting for a permit ({@code @RateLimited(maxWait)}, {@code ratelimit.defaults.max-wait}): a denied call waits, is
- * decided again (other callers may have taken the room meanwhile), and gives up with the denial's
+ * Waiting for a permit ({@code @RateLimited(maxWait)}, a rule's {@code max-wait}, {@code ratelimit.defaults.max-wait}):
+ * a denied call waits, is decided again (other callers may have taken the room meanwhile), and gives up with the denial's
  * {@link RateLimitExceededException} once waiting would take it past its max wait. A rate limit's denial waits
  * exactly its retry-after, so with nothing else competing a permit after one wait costs two decisions; a concurrency
  * limit's waits for a release of a lease ({@link LeaseWaits}). It never polls. A cost that can never fit fails at once.

@@ -12,9 +12,12 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.RateLimitException;
+import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.RateLimitUnavailableException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.PlanSelector;
 
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationContext;
@@ -56,6 +59,8 @@ public final class RateLimitEnforcer {
 
 	private final OutcomeCharger byOutcome;
 
+	private final DecisionObservations observations;
+
 	/** This instance as its lease ids name it ({@link Leases#holder()}). */
 	private final String holder = Leases.holder();
 
@@ -64,14 +69,21 @@ public final class RateLimitEnforcer {
 	 * @param answers what the decisions make of the request
 	 * @param clientKeys the limits' client keys
 	 * @param denials denials answered without Redis while they stand
+	 * @param observations the decisions' observations ({@link DecisionObservations#NONE} without a registry)
 	 */
 	public RateLimitEnforcer(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys,
-			DenialCache denials) {
+			DenialCache denials, DecisionObservations observations) {
 		this.redis = redis;
 		this.answers = answers;
 		this.clientKeys = clientKeys;
 		this.denials = denials;
+		this.observations = observations;
 		this.byOutcome = new OutcomeCharger(redis, answers, clientKeys);
+	}
+
+	/** The decisions' observations, for callers that find a request's observation elsewhere (WebFlux). */
+	public DecisionObservations observations() {
+		return this.observations;
 	}
 
 	public ClientKeyResolver clientKeys() {
@@ -139,7 +151,8 @@ public final class RateLimitEnforcer {
 			return CompletableFuture.failedFuture(ex);
 		}
 		Sequence decided = new Sequence(request, this.redis.deadline(request), new ArrayList<>(), continuation,
-				reservation, reserveUnits, Leases.idFor(configured, this.holder), new ArrayList<>());
+				reservation, reserveUnits, Leases.idFor(configured, this.holder), new ArrayList<>(),
+				this.observations.parent(request));
 		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
 			sequence = sequence.thenCompose((previous) -> decide(decided, group.getKey(), group.getValue()));
@@ -183,34 +196,42 @@ public final class RateLimitEnforcer {
 		}
 	}
 
-	/** The limits of one client key: their decision added to the sequence's, or their failure policy. */
+	/**
+	 * The limits of one client key: their decision added to the sequence's, or their failure policy. One observation
+	 * for them all, as one script call decides them.
+	 */
 	private CompletableFuture<Void> decide(Sequence sequence, String clientKey, List<ConfiguredLimit> limits) {
 		LimitedRequest request = sequence.request();
 		List<LimitRequest> requests = Leases.withLease(ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::request),
 				sequence.lease());
+		DecisionObservations.Observed observed = this.observations.decision(sequence.parent(), limits);
 		RateLimitDecision remembered = this.denials.recall(clientKey, requests);
 		if (remembered != null) {
+			observed.stop(Outcome.REMEMBERED_DENIED);
 			this.answers.deniedFromMemory();
 			return runNow(() -> this.answers.apply(request, remembered, sequence.applied()));
 		}
 		if (this.redis.spared(limits)) {
-			return runNow(() -> sequence.holdLocal(clientKey, limits,
-					this.answers.decideLocally(request, clientKey, limits, sequence.applied(), sequence.lease()),
+			return runNow(() -> sequence.holdLocal(clientKey, limits, decideLocally(sequence, clientKey, limits, observed),
 					this.redis));
 		}
 		long sentAt = this.denials.now();
-		return this.redis.decide(clientKey, requests, sequence.deadline()).handleAsync((decision, failure) -> {
+		CompletableFuture<RateLimitDecision> call;
+		try (var scope = observed.openScope()) {
+			call = this.redis.decide(clientKey, requests, sequence.deadline());
+		}
+		return call.handleAsync((decision, failure) -> {
 			if (failure != null) {
 				this.redis.failed(failure);
+				observed.error(failure);
 				// the acquire may have run in Redis all the same: its lease is given back with the others (and not
 				// renewed: the call may not hold it)
 				sequence.holdLease(Leases.of(clientKey, requests, false), null);
-				sequence.holdLocal(clientKey, limits,
-						this.answers.decideLocally(request, clientKey, limits, sequence.applied(), sequence.lease()),
-						this.redis);
+				sequence.holdLocal(clientKey, limits, decideLocally(sequence, clientKey, limits, observed), this.redis);
 				return null;
 			}
 			this.redis.answered();
+			observed.stop(Outcome.of(decision, false));
 			if (decision.allowed()) {
 				this.denials.forget(clientKey);
 				if (sequence.reserveUnits()) {
@@ -227,6 +248,29 @@ public final class RateLimitEnforcer {
 		}, sequence.continuation());
 	}
 
+	/**
+	 * The failure policies of limits that Redis did not decide, their outcome on {@code observed}: a fail-closed
+	 * limit's 503, this instance's decision, or none (fail-open).
+	 */
+	private @Nullable RateLimitDecision decideLocally(Sequence sequence, String clientKey, List<ConfiguredLimit> limits,
+			DecisionObservations.Observed observed) {
+		RateLimitDecision local;
+		try {
+			local = this.answers.decideLocally(sequence.request(), clientKey, limits, sequence.applied(),
+					sequence.lease());
+		}
+		catch (RateLimitUnavailableException ex) {
+			observed.stop(Outcome.FAIL_CLOSED);
+			throw ex;
+		}
+		catch (RateLimitExceededException ex) {
+			observed.stop(Outcome.LOCAL_DENIED);
+			throw ex;
+		}
+		observed.stop((local != null) ? Outcome.of(local, true) : Outcome.FAIL_OPEN);
+		return local;
+	}
+
 	/** {@code action} run on this thread, as a stage: completed, or failed with what it throws. */
 	private static CompletableFuture<Void> runNow(Runnable action) {
 		return CompletableFuture.runAsync(action, Runnable::run);
@@ -241,9 +285,11 @@ public final class RateLimitEnforcer {
 	 * {@code reserveUnits} the units its limits take, to be settled after the call
 	 * @param lease the lease id of the request's concurrency limits, or {@code null} when it has none
 	 * @param leases the leases this sequence took (or may have), given back when a later key does not admit
+	 * @param parent the observation the decisions' observations go under, or {@code null}
 	 */
 	private record Sequence(LimitedRequest request, long deadline, List<LimitDecision> applied, Executor continuation,
-			Reservation reservation, boolean reserveUnits, @Nullable String lease, List<Reservation.Lease> leases) {
+			Reservation reservation, boolean reserveUnits, @Nullable String lease, List<Reservation.Lease> leases,
+			@Nullable Observation parent) {
 
 		/** A local decision (fail-local), held when the sequence reserves; its leases always, renewed. */
 		void holdLocal(String clientKey, List<ConfiguredLimit> limits, @Nullable RateLimitDecision local,

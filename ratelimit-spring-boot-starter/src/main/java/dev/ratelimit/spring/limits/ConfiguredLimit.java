@@ -75,9 +75,9 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	/**
 	 * How calls treat the limit.
 	 * @param failurePolicy what to do when Redis fails
-	 * @param maxWait the annotation's {@code maxWait}: how long a denied call may wait for a permit; {@code null}
-	 * when not given (then {@code ratelimit.defaults.max-wait} outside a request, no wait within one), and for filter
-	 * rules
+	 * @param maxWait the annotation's {@code maxWait} or the rule's {@code max-wait}: how long a denied call may wait
+	 * for a permit; {@code null} when not given (then {@code ratelimit.defaults.max-wait} outside a request, no wait
+	 * within one), and for gateway routes
 	 * @param charge for a limit charged by outcome, when a call is charged; {@code null} for a limit charged before
 	 * the call
 	 * @param reserve for a limit charged by outcome: whether its cost is reserved at admission and given back when

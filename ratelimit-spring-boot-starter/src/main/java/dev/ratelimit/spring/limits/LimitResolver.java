@@ -182,9 +182,10 @@ public final class LimitResolver {
 		Expression key = RuleValues.key(this.expressions, rule, property);
 		ChargeCondition charge = RuleValues.charge(rule, property);
 		String settleCostHeader = RuleValues.settleCostHeader(rule, property);
+		Duration maxWait = RuleValues.maxWait(rule, property);
 		try {
 			return limit(rule, name, key, new ConfiguredLimit.Origin(property, StringUtils.hasText(rule.getName())),
-					(failurePolicy) -> new ConfiguredLimit.Handling(failurePolicy, null, charge, rule.isReserve(), null,
+					(failurePolicy) -> new ConfiguredLimit.Handling(failurePolicy, maxWait, charge, rule.isReserve(), null,
 							settleCostHeader));
 		}
 		catch (LocalShareException ex) {

@@ -93,6 +93,9 @@ public interface LimitSettings {
 		/** {@code settle-cost-header}: the response header of the request's real cost, or {@code null}. */
 		@Nullable String getSettleCostHeader();
 
+		/** {@code max-wait}: how long a denied request waits for a permit or a lease, or {@code null} (no wait). */
+		@Nullable Duration getMaxWait();
+
 	}
 
 	/** {@code ratelimit.plan}. */

@@ -1,5 +1,7 @@
 package dev.ratelimit.spring.limits;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -9,7 +11,7 @@ import org.springframework.util.StringUtils;
 
 /**
  * What only a filter rule has, beside the limit it shares with a route's ({@link LimitResolver}): its key expression,
- * its charge by status and its settled cost, each checked with a message naming the rule's property.
+ * its charge by status, its settled cost and its wait, each checked with a message naming the rule's property.
  */
 final class RuleValues {
 
@@ -32,6 +34,27 @@ final class RuleValues {
 			throw new InvalidConfigurationPropertyValueException(property + ".charge-on-status",
 					rule.getChargeOnStatus(), ex.getMessage());
 		}
+	}
+
+	/**
+	 * How long a request the rule denies waits for a permit (a rate limit) or a lease (a concurrency limit): {@code null}
+	 * when the rule sets none, and then the request is answered 429 at once.
+	 */
+	static @Nullable Duration maxWait(LimitSettings.Rule rule, String property) {
+		Duration maxWait = rule.getMaxWait();
+		if (maxWait == null) {
+			return null;
+		}
+		if (maxWait.isNegative()) {
+			throw new InvalidConfigurationPropertyValueException(property + ".max-wait", maxWait,
+					"A wait cannot be negative; use 0 for no wait.");
+		}
+		if (!rule.getChargeOnStatus().isEmpty() || StringUtils.hasText(rule.getSettleCostHeader())) {
+			throw new InvalidConfigurationPropertyValueException(property + ".max-wait", maxWait,
+					"max-wait applies to rules charged on arrival: a rule with charge-on-status or settle-cost-header"
+							+ " admits a request on a read and charges it once it is answered, and never waits.");
+		}
+		return maxWait;
 	}
 
 	static @Nullable String settleCostHeader(LimitSettings.Rule rule, String property) {

@@ -163,7 +163,7 @@ class AheadOfTimeIntegrationTests {
 			.as("the properties' binding (Spring Boot's)")
 			.accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection()
-			.onMethodInvocation(RateLimitProperties.Filter.class, "setEnabled")).as("nested properties too")
+			.onMethodInvocation(FilterProperties.class, "setEnabled")).as("nested properties too")
 			.accepts(hints);
 	}
 

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from the last commit before the runtime left the {@code autoconfigure} package (7d93619). One change is expected
  * and named here: the enums of the configuration moved from {@code dev.ratelimit.spring.autoconfigure} to the API
  * package {@code dev.ratelimit.spring}, and the client type with the {@code ratelimit.redis} properties out of
- * {@code RateLimitProperties} into {@code RateLimitRedisProperties}; the values written in {@code application.yml} are
+ * {@code RateLimitProperties} into {@code RateLimitRedisProperties}, the rules' and plans' nested classes into
+ * {@code FilterRuleProperties} and {@code PlanLimitProperties}; the values written in {@code application.yml} are
  * the same. Properties added since are listed in {@link #ADDED}.
  */
 class ConfigurationPropertiesCompatibilityTests {
@@ -29,11 +30,16 @@ class ConfigurationPropertiesCompatibilityTests {
 			"dev.ratelimit.spring.autoconfigure.HeaderStyle", "dev.ratelimit.spring.HeaderStyle",
 			"dev.ratelimit.spring.autoconfigure.MissingKeyPolicy", "dev.ratelimit.spring.MissingKeyPolicy",
 			"dev.ratelimit.spring.autoconfigure.RateLimitProperties$Redis$ClientType",
-			"dev.ratelimit.spring.autoconfigure.RateLimitRedisProperties$ClientType");
+			"dev.ratelimit.spring.autoconfigure.RateLimitRedisProperties$ClientType",
+			"java.util.List<dev.ratelimit.spring.autoconfigure.RateLimitProperties$Rule>",
+			"java.util.List<dev.ratelimit.spring.autoconfigure.FilterRuleProperties>",
+			"java.util.Map<java.lang.String,java.util.Map<java.lang.String,dev.ratelimit.spring.autoconfigure.RateLimitProperties$PlanLimit>>",
+			"java.util.Map<java.lang.String,java.util.Map<java.lang.String,dev.ratelimit.spring.autoconfigure.PlanLimitProperties>>");
 
 	/** Properties added since, each with its type and default. */
 	private static final Map<String, String> ADDED = Map.of("ratelimit.filter.charge-on-status-order",
-			"java.lang.Integer = -110", "ratelimit.overrides.poll-interval", "java.time.Duration = 2s");
+			"java.lang.Integer = -110", "ratelimit.overrides.poll-interval", "java.time.Duration = 2s",
+			"ratelimit.metrics.near-limit-ratio", "java.lang.Double = 0.8");
 
 	@Test
 	void everyPropertyKeepsItsNameTypeAndDefault() throws IOException {

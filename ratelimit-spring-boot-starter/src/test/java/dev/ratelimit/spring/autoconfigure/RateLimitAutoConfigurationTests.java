@@ -23,6 +23,7 @@ import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.FilterRuleMatcher;
 import dev.ratelimit.spring.web.RateLimitExceptionHandler;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -286,6 +287,20 @@ public class RateLimitAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("ratelimit.redis.unavailable-retry-after=0s")
 			.run((context) -> assertThat(failedProperty(context.getStartupFailure()))
 				.isEqualTo("ratelimit.redis.unavailable-retry-after"));
+	}
+
+	@Test
+	void aNearLimitRatioOutsideItsRangeFailsNamingTheProperty() {
+		for (String ratio : new String[] { "0", "-0.5", "1.01", "NaN" }) {
+			assertStartupFailsNaming("ratelimit.metrics.near-limit-ratio", "ratelimit.metrics.near-limit-ratio=" + ratio);
+		}
+		// ...also without Micrometer, where no meter would count it
+		this.contextRunner.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.withPropertyValues("ratelimit.metrics.near-limit-ratio=2")
+			.run((context) -> assertThat(failedProperty(context.getStartupFailure()))
+				.isEqualTo("ratelimit.metrics.near-limit-ratio"));
+		this.contextRunner.withPropertyValues("ratelimit.metrics.near-limit-ratio=1")
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
 import dev.ratelimit.spring.aop.RateLimitedAdvisor;
+import dev.ratelimit.spring.enforce.MeteredEventRecorder;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
 import dev.ratelimit.spring.web.servlet.RateLimitFilter;
@@ -43,7 +44,7 @@ class SeparateAutoConfigurationsTests {
 			assertThat(context).hasNotFailed().hasSingleBean(RateLimiter.class).hasSingleBean(RateLimitEnforcer.class)
 				.hasSingleBean(RateLimitedAdvisor.class).hasSingleBean(RateLimitsEndpoint.class)
 				.hasBean("rateLimitFilter");
-			assertThat(context.getBean(RateLimitEventRecorder.class)).isInstanceOf(RateLimitEventRecorder.Metered.class);
+			assertThat(context.getBean(RateLimitEventRecorder.class)).isInstanceOf(MeteredEventRecorder.class);
 			assertThat(context.getBean(MeterRegistry.class).find("ratelimit.decisions").tag("limit", "api").counters())
 				.isNotEmpty();
 		});
@@ -54,7 +55,7 @@ class SeparateAutoConfigurationsTests {
 		this.contextRunner.withConfiguration(allBut(RateLimitsEndpointAutoConfiguration.class)).run((context) -> {
 			assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitsEndpoint.class)
 				.hasSingleBean(RateLimitedAdvisor.class).hasBean("rateLimitFilter");
-			assertThat(context.getBean(RateLimitEventRecorder.class)).isInstanceOf(RateLimitEventRecorder.Metered.class);
+			assertThat(context.getBean(RateLimitEventRecorder.class)).isInstanceOf(MeteredEventRecorder.class);
 		});
 	}
 

@@ -54,7 +54,7 @@ class StrictConfigurationTests {
 					"ratelimit.redis.url=redis://localhost:1", "ratelimit.redis.sentinel.master=m",
 					"ratelimit.redis.cluster.nodes=localhost:1", "ratelimit.redis.jedis-pool-size=4",
 					"ratelimit.redis.unavailable-retry-after=2s", "ratelimit.redis.failure-log-interval=5s",
-					"ratelimit.fail-local.instances=2", "ratelimit.fail-local.probe-interval=2s",
+					"ratelimit.fail-local.instances=2", "ratelimit.fail-local.probe-interval=2s", "ratelimit.metrics.near-limit-ratio=0.9",
 					"ratelimit.filter.enabled=true", "ratelimit.filter.order=5", "ratelimit.filter.rules[0].methods=GET",
 					"ratelimit.filter.rules[0].algorithm=token-bucket", "ratelimit.filter.rules[0].window=1m",
 					"ratelimit.filter.rules[0].capacity=8", "ratelimit.filter.rules[0].cost=2",

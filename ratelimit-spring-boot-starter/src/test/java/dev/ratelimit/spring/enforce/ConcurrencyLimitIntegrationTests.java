@@ -142,6 +142,38 @@ class ConcurrencyLimitIntegrationTests {
 	}
 
 	/**
+	 * A rule with {@code max-wait}: the requests it denies a lease wait for one (denied once each, still unanswered
+	 * while the first runs) and run when it ends, rather than answer 429 as the rule without one does.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void aRuleWithMaxWaitMakesDeniedRequestsWaitForALease(String webApplicationType) throws Exception {
+		String prefix = "concurrency-rule-waits-" + webApplicationType + "-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext context = start(webApplicationType, prefix)) {
+			int port = port(context);
+			String client = UUID.randomUUID().toString();
+			Gate gate = Gates.of(client);
+			CompletableFuture<HttpResponse<String>> first = send(port, "/rule-waits", client);
+			waitUntil(() -> gate.entered.get() == 1, "the first request running");
+			List<CompletableFuture<HttpResponse<String>>> waiting = List.of(send(port, "/rule-waits", client),
+					send(port, "/rule-waits", client));
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			waitUntil(() -> meters.get("ratelimit.decisions").tag("limit", "rule-waits").tag("outcome", "denied")
+				.counter()
+				.count() >= 2, "both later requests denied a lease once");
+			assertThat(waiting).as("waiting, not answered 429").noneMatch(CompletableFuture::isDone);
+			assertThat(gate.entered.get()).as("running").isEqualTo(1);
+			gate.open();
+			assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			for (CompletableFuture<HttpResponse<String>> response : waiting) {
+				assertThat(response.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			}
+			assertThat(gate.entered.get()).isEqualTo(3);
+			waitUntilNoLeases(prefix);
+		}
+	}
+
+	/**
 	 * A call that runs for more than two lease times (3 s) keeps its lease: renewed every second, with two seconds of
 	 * margin for a busy machine. The time is the behaviour here: the lease expires on Redis' own clock.
 	 */
@@ -358,6 +390,9 @@ class ConcurrencyLimitIntegrationTests {
 				"--ratelimit.redis.timeout=30s", "--ratelimit.filter.rules[0].name=rule-held",
 				"--ratelimit.filter.rules[0].paths=/rule-held", "--ratelimit.filter.rules[0].algorithm=concurrency",
 				"--ratelimit.filter.rules[0].limit=" + LIMIT, "--ratelimit.filter.rules[0].key=@xClient.of(#request)",
+				"--ratelimit.filter.rules[1].name=rule-waits", "--ratelimit.filter.rules[1].paths=/rule-waits",
+				"--ratelimit.filter.rules[1].algorithm=concurrency", "--ratelimit.filter.rules[1].limit=1",
+				"--ratelimit.filter.rules[1].key=@xClient.of(#request)", "--ratelimit.filter.rules[1].max-wait=30s",
 				"--management.endpoints.web.exposure.include=ratelimits");
 	}
 
@@ -438,6 +473,11 @@ class ConcurrencyLimitIntegrationTests {
 
 		@GetMapping("/rule-held")
 		String rule(jakarta.servlet.http.HttpServletRequest request) throws Exception {
+			return held(request.getHeader("X-Client"));
+		}
+
+		@GetMapping("/rule-waits")
+		String ruleWaits(jakarta.servlet.http.HttpServletRequest request) throws Exception {
 			return held(request.getHeader("X-Client"));
 		}
 
@@ -529,6 +569,11 @@ class ConcurrencyLimitIntegrationTests {
 
 		@GetMapping("/rule-held")
 		Mono<String> rule(org.springframework.http.server.reactive.ServerHttpRequest request) {
+			return held(request.getHeaders().getFirst("X-Client"));
+		}
+
+		@GetMapping("/rule-waits")
+		Mono<String> ruleWaits(org.springframework.http.server.reactive.ServerHttpRequest request) {
 			return held(request.getHeaders().getFirst("X-Client"));
 		}
 

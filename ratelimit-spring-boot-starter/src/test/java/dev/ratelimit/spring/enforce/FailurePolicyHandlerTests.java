@@ -28,7 +28,7 @@ class FailurePolicyHandlerTests {
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
 	private final FailurePolicyHandler policies = new FailurePolicyHandler(new LocalFallback(Duration.ofSeconds(1)),
-			new RateLimitEventRecorder.Metered(Duration.ofSeconds(10), this.meters, true),
+			new MeteredEventRecorder(Duration.ofSeconds(10), this.meters, true, new NearLimit(0.8)),
 			new RateLimitResponder(new RateLimitHeaderWriter(HeaderStyle.IETF), Duration.ofSeconds(1)));
 
 	private final LimitedRequest request = new BackgroundCall();

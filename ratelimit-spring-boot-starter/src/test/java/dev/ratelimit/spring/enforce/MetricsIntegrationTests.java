@@ -17,8 +17,9 @@ import org.springframework.test.context.TestPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code ratelimit.decisions} per limit and outcome, and the timer of Redis calls, after known traffic on the shared
- * test Redis. One test, so that the counts are exactly those of its requests.
+ * {@code ratelimit.decisions} per limit and outcome, {@code ratelimit.near.limit} at a ratio of 0.5, and the timer of
+ * Redis calls, after known traffic on the shared test Redis. One test, so that the counts are exactly those of its
+ * requests.
  */
 @SpringBootTest(classes = { RateLimitTestApplication.class, PlansConfiguration.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT)
@@ -26,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.filter.rules[0].paths=/shadow/only", "ratelimit.filter.rules[0].algorithm=fixed-window",
 		"ratelimit.filter.rules[0].limit=2", "ratelimit.filter.rules[0].mode=shadow",
 		"ratelimit.filter.rules[1].name=shadowed", "ratelimit.filter.rules[1].paths=/shadow/both",
-		"ratelimit.filter.rules[1].algorithm=fixed-window", "ratelimit.filter.rules[1].limit=4" })
+		"ratelimit.filter.rules[1].algorithm=fixed-window", "ratelimit.filter.rules[1].limit=4",
+		"ratelimit.metrics.near-limit-ratio=0.5" })
 class MetricsIntegrationTests extends ServerTestSupport {
 
 	private static final List<String> OUTCOMES = List.of("allowed", "denied", "shadow-denied", "local-allowed",
@@ -45,6 +47,9 @@ class MetricsIntegrationTests extends ServerTestSupport {
 		}
 		assertThat(this.registry.find("ratelimit.decisions").tagKeys("limit", "outcome").counters())
 			.allSatisfy((counter) -> assertThat(counter.getId().getTags()).hasSize(2));
+		for (String limit : List.of("dry-run", "shadowed", "trial", "plan-reports")) {
+			assertThat(nearLimit(limit)).as("%s near the limit before any request", limit).isZero();
+		}
 
 		for (int i = 0; i < 3; i++) {
 			from("10.8.0.1", "/shadow/only");
@@ -62,9 +67,22 @@ class MetricsIntegrationTests extends ServerTestSupport {
 		assertThat(count("trial", "allowed")).isEqualTo(2);
 		assertThat(count("trial", "shadow-denied")).isEqualTo(3);
 		assertThat(count("plan-reports", "allowed")).isZero();
+		// Near the limit at 0.5: an admission that leaves more than half of the budget used. dry-run (2): its 2nd
+		// request; shadowed (4): its 3rd and 4th; trial (shadow, 2) beside it: its 2nd (its 3rd and 4th are
+		// shadow-denied, and the 5th request was denied by shadowed: nothing admitted)
+		assertThat(nearLimit("dry-run")).isEqualTo(1);
+		assertThat(nearLimit("shadowed")).isEqualTo(2);
+		assertThat(nearLimit("trial")).isEqualTo(1);
+		assertThat(nearLimit("plan-reports")).isZero();
 		// One script call per request: its limits share one client key.
 		assertThat(this.registry.get("ratelimit.redis.calls").tag("outcome", "success").timer().count()).isEqualTo(8);
 		assertThat(this.registry.get("ratelimit.redis.failures").counter().count()).isZero();
+	}
+
+	private double nearLimit(String limit) {
+		Counter counter = this.registry.find("ratelimit.near.limit").tag("limit", limit).counter();
+		assertThat(counter).as("ratelimit.near.limit{limit=%s}", limit).isNotNull();
+		return counter.count();
 	}
 
 	private double count(String limit, String outcome) {

@@ -23,6 +23,14 @@ import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimitUnavailableException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.PlanSelector;
+import dev.ratelimit.spring.observation.DefaultRateLimitObservationConvention;
+import dev.ratelimit.spring.observation.RateLimitObservationContext;
+import dev.ratelimit.spring.observation.RateLimitObservationConvention;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 
@@ -125,7 +133,90 @@ class RateLimitEnforcerTests {
 		assertThat(this.limiter.decisions).as("two charges; the reads consume nothing").hasValue(2);
 	}
 
+	@Test
+	void whenTheStoreFailsTheDecisionsObservationCarriesTheErrorAndThePolicysOutcome() {
+		TestObservationRegistry registry = TestObservationRegistry.create();
+		try (JedisPooled closed = new JedisPooled("127.0.0.1", 1)) {
+			RateLimitEnforcer enforcer = enforcer(new RedisRateLimiter(new JedisScriptExecutor(closed), "rl:"),
+					new DecisionObservations(registry, null));
+			enforcer.enforceAndWait(new TestRequest(), List.of(limit("open", 1, null, FailurePolicy.FAIL_OPEN)),
+					this.context, new Reservation());
+			assertThatExceptionOfType(RateLimitUnavailableException.class)
+				.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(),
+						List.of(limit("closed", 1, null, FailurePolicy.FAIL_CLOSED)), this.context, new Reservation()));
+		}
+		// the outcome is read when the observation stops: one that says fail-open or fail-closed has stopped
+		TestObservationRegistryAssert.assertThat(registry)
+			.hasNumberOfObservationsWithNameEqualTo("ratelimit.operations", 2)
+			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("limit", "open")
+				.hasLowCardinalityKeyValue("outcome", "fail-open")
+				.hasError())
+			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("limit", "closed")
+				.hasLowCardinalityKeyValue("outcome", "fail-closed")
+				.hasError());
+	}
+
+	@Test
+	void anApplicationsConventionNamesTheObservationAndAddsItsKeyValues() {
+		TestObservationRegistry registry = TestObservationRegistry.create();
+		RateLimitObservationConvention tiers = new DefaultRateLimitObservationConvention() {
+
+			@Override
+			public String getName() {
+				return "shop.limits";
+			}
+
+			@Override
+			public KeyValues getLowCardinalityKeyValues(RateLimitObservationContext context) {
+				return super.getLowCardinalityKeyValues(context).and("tier", "free");
+			}
+
+		};
+		RateLimitEnforcer enforcer = enforcer(this.limiter, new DecisionObservations(registry, tiers));
+		enforcer.enforceAndWait(new TestRequest(), List.of(limit("api", 5, null, FailurePolicy.FAIL_OPEN)), this.context,
+				new Reservation());
+		TestObservationRegistryAssert.assertThat(registry)
+			.hasSingleObservationThat()
+			.hasNameEqualTo("shop.limits")
+			.hasContextualNameEqualTo("ratelimit decision")
+			.hasLowCardinalityKeyValue("tier", "free")
+			.hasLowCardinalityKeyValue("limit", "api")
+			.hasLowCardinalityKeyValue("algorithm", "token-bucket")
+			.hasLowCardinalityKeyValue("outcome", "allowed")
+			.hasBeenStopped();
+	}
+
+	@Test
+	void aPredicateThatTurnsTheObservationsOffLeavesTheDecisionsAlone() {
+		// what management.observations.enable.ratelimit=false registers: a predicate on the observation's name
+		TestObservationRegistry registry = TestObservationRegistry.create();
+		registry.observationConfig().observationPredicate((name, context) -> !name.startsWith("ratelimit"));
+		RateLimitEnforcer enforcer = enforcer(this.limiter, new DecisionObservations(registry, null));
+		List<ConfiguredLimit> limits = List.of(limit("api", 1, null, FailurePolicy.FAIL_OPEN));
+		enforcer.enforceAndWait(new TestRequest(), limits, this.context, new Reservation());
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> enforcer.enforceAndWait(new TestRequest(), limits, this.context, new Reservation()));
+		TestObservationRegistryAssert.assertThat(registry).doesNotHaveAnyObservation();
+	}
+
+	@Test
+	void withANoopRegistryNothingIsObserved() {
+		DecisionObservations none = new DecisionObservations(ObservationRegistry.NOOP, null);
+		assertThat(none.enabled()).isFalse();
+		assertThat(DecisionObservations.NONE.enabled()).isFalse();
+		TestRequest request = new TestRequest();
+		request.setAttribute(DecisionObservations.PARENT, Observation.start("caller", TestObservationRegistry.create()));
+		assertThat(none.parent(request)).as("no parent looked up").isNull();
+		enforcer(this.limiter, none).enforceAndWait(request, List.of(limit("api", 5, null, FailurePolicy.FAIL_OPEN)),
+				this.context, new Reservation());
+		assertThat(this.limiter.decisions).hasValue(1);
+	}
+
 	private RateLimitEnforcer enforcer(RateLimiter limiter) {
+		return enforcer(limiter, DecisionObservations.NONE);
+	}
+
+	private RateLimitEnforcer enforcer(RateLimiter limiter, DecisionObservations observations) {
 		RateLimitResponder responses = new RateLimitResponder(new RateLimitHeaderWriter(HeaderStyle.IETF),
 				Duration.ofSeconds(1));
 		RateLimitEventRecorder events = new RateLimitEventRecorder(Duration.ofSeconds(10));
@@ -135,7 +226,7 @@ class RateLimitEnforcerTests {
 				fallback);
 		return new RateLimitEnforcer(redis, answers,
 				new ClientKeyResolver(new DefaultListableBeanFactory(), MissingKeyPolicy.CLIENT_IP, responses),
-				new DenialCache(true, Duration.ofSeconds(30), 100, System::nanoTime));
+				new DenialCache(true, Duration.ofSeconds(30), 100, System::nanoTime), observations);
 	}
 
 	/** A token bucket of {@code limit} per hour, by IP address or by {@code key}. */

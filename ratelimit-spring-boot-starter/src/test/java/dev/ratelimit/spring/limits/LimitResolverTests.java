@@ -9,8 +9,8 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
-import dev.ratelimit.spring.autoconfigure.RateLimitProperties.PlanLimit;
-import dev.ratelimit.spring.autoconfigure.RateLimitProperties.Rule;
+import dev.ratelimit.spring.autoconfigure.PlanLimitProperties;
+import dev.ratelimit.spring.autoconfigure.FilterRuleProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -105,21 +105,21 @@ class LimitResolverTests {
 
 	@Test
 	void aRuleWithoutANameIsNamedAfterItsFirstPathWithVariablesAsStars() {
-		Rule rule = rule("/users/{id}/orders", "/other");
+		FilterRuleProperties rule = rule("/users/{id}/orders", "/other");
 		assertThat(resolver().fromRule(rule, "ratelimit.filter.rules[0]").name()).isEqualTo("/users/*/orders");
 	}
 
 	@Test
 	void aRulesInvalidValuesAreRejectedNamingTheProperty() {
 		assertThat(ruleError(rule()).getName()).isEqualTo("ratelimit.filter.rules[0].paths");
-		Rule zeroLimit = rule("/api/**");
+		FilterRuleProperties zeroLimit = rule("/api/**");
 		zeroLimit.setLimit(0L);
 		assertThat(ruleError(zeroLimit).getName()).isEqualTo("ratelimit.filter.rules[0].limit");
-		Rule capacity = rule("/api/**");
+		FilterRuleProperties capacity = rule("/api/**");
 		capacity.setAlgorithm(Algorithm.FIXED_WINDOW);
 		capacity.setCapacity(5L);
 		assertThat(ruleError(capacity).getName()).isEqualTo("ratelimit.filter.rules[0].capacity");
-		Rule key = rule("/api/**");
+		FilterRuleProperties key = rule("/api/**");
 		key.setKey("#username");
 		InvalidConfigurationPropertyValueException keyError = ruleError(key);
 		assertThat(keyError.getName()).isEqualTo("ratelimit.filter.rules[0].key");
@@ -128,7 +128,7 @@ class LimitResolverTests {
 
 	@Test
 	void aRuleWithChargeOnStatusIsChargedByOutcomeOnThoseStatusesOnly() {
-		Rule rule = rule("/admin/**");
+		FilterRuleProperties rule = rule("/admin/**");
 		rule.setChargeOnStatus(List.of(401, 403));
 		ConfiguredLimit limit = resolver().fromRule(rule, "ratelimit.filter.rules[0]");
 		assertThat(limit.chargedByOutcome()).isTrue();
@@ -141,12 +141,12 @@ class LimitResolverTests {
 
 	@Test
 	void aRuleWithChargeOnStatusRejectsANonStatusAndAKeyThatReadsThePrincipal() {
-		Rule notAStatus = rule("/admin/**");
+		FilterRuleProperties notAStatus = rule("/admin/**");
 		notAStatus.setChargeOnStatus(List.of(401, 4010));
 		InvalidConfigurationPropertyValueException statusError = ruleError(notAStatus);
 		assertThat(statusError.getName()).isEqualTo("ratelimit.filter.rules[0].charge-on-status");
 		assertThat(statusError.getMessage()).contains("chargeOnStatus 4010 is not an HTTP status");
-		Rule principal = rule("/admin/**");
+		FilterRuleProperties principal = rule("/admin/**");
 		principal.setChargeOnStatus(List.of(401));
 		principal.setKey("#principal?.name");
 		InvalidConfigurationPropertyValueException keyError = ruleError(principal);
@@ -154,24 +154,46 @@ class LimitResolverTests {
 		assertThat(keyError.getMessage()).contains("reads #principal")
 			.contains("decided before Spring Security authenticates the request");
 		// charged on arrival, after Security: the principal is there
-		Rule onArrival = rule("/admin/**");
+		FilterRuleProperties onArrival = rule("/admin/**");
 		onArrival.setKey("#principal?.name");
 		assertThat(resolver().fromRule(onArrival, "ratelimit.filter.rules[0]").key()).isNotNull();
 	}
 
 	@Test
+	void aRuleWaitsItsMaxWaitAndRefusesANegativeOneAndOneChargedAfterTheResponse() {
+		FilterRuleProperties waits = rule("/uploads/**");
+		waits.setMaxWait(Duration.ofSeconds(5));
+		assertThat(resolver().fromRule(waits, "ratelimit.filter.rules[0]").maxWait()).isEqualTo(Duration.ofSeconds(5));
+		assertThat(resolver().fromRule(rule("/uploads/**"), "ratelimit.filter.rules[0]").maxWait()).isNull();
+		FilterRuleProperties negative = rule("/uploads/**");
+		negative.setMaxWait(Duration.ofSeconds(-1));
+		assertThat(ruleError(negative).getName()).isEqualTo("ratelimit.filter.rules[0].max-wait");
+		FilterRuleProperties byStatus = rule("/login");
+		byStatus.setChargeOnStatus(List.of(401));
+		byStatus.setMaxWait(Duration.ofSeconds(1));
+		assertThat(ruleError(byStatus)).satisfies((error) -> {
+			assertThat(error.getName()).isEqualTo("ratelimit.filter.rules[0].max-wait");
+			assertThat(error.getMessage()).contains("charge-on-status or settle-cost-header");
+		});
+		FilterRuleProperties settled = rule("/metered/**");
+		settled.setSettleCostHeader("X-Bytes-Sent");
+		settled.setMaxWait(Duration.ofSeconds(1));
+		assertThat(ruleError(settled).getName()).isEqualTo("ratelimit.filter.rules[0].max-wait");
+	}
+
+	@Test
 	void aRuleWithACostHeaderIsSettledAndRefusesChargeOnStatusAndABadName() {
-		Rule metered = rule("/metered/**");
+		FilterRuleProperties metered = rule("/metered/**");
 		metered.setSettleCostHeader("X-Bytes-Sent");
 		ConfiguredLimit limit = resolver().fromRule(metered, "ratelimit.filter.rules[0]");
 		assertThat(limit.chargedByOutcome()).isTrue();
 		assertThat(limit.reserved()).isTrue();
 		assertThat(limit.settleCostHeader()).isEqualTo("X-Bytes-Sent");
-		Rule both = rule("/metered/**");
+		FilterRuleProperties both = rule("/metered/**");
 		both.setSettleCostHeader("X-Bytes-Sent");
 		both.setChargeOnStatus(List.of(401));
 		assertThat(ruleError(both).getName()).isEqualTo("ratelimit.filter.rules[0].settle-cost-header");
-		Rule badName = rule("/metered/**");
+		FilterRuleProperties badName = rule("/metered/**");
 		badName.setSettleCostHeader("X Bytes");
 		assertThat(ruleError(badName).getMessage()).contains("Not an HTTP header name");
 	}
@@ -179,7 +201,7 @@ class LimitResolverTests {
 	@Test
 	void aFailLocalLimitHasItsInstancesShareOfLimitAndCapacityRoundedDown() {
 		this.properties.getDefaults().setFailurePolicy(FailurePolicy.FAIL_LOCAL);
-		Rule bucket = rule("/api/**");
+		FilterRuleProperties bucket = rule("/api/**");
 		bucket.setLimit(10L);
 		bucket.setCapacity(20L);
 		ConfiguredLimit limit = new LimitResolver(this.properties, 3, this.environment, this.beanFactory).fromRule(bucket,
@@ -195,7 +217,7 @@ class LimitResolverTests {
 	@Test
 	void aFailLocalShareThatAdmitsNothingIsRejectedNamingTheFailurePolicy() {
 		this.properties.getDefaults().setFailurePolicy(FailurePolicy.FAIL_LOCAL);
-		Rule rule = rule("/api/**");
+		FilterRuleProperties rule = rule("/api/**");
 		rule.setAlgorithm(Algorithm.FIXED_WINDOW);
 		rule.setLimit(10L);
 		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
@@ -266,7 +288,7 @@ class LimitResolverTests {
 		assertThat(annotated.concurrency()).isTrue();
 		assertThat(annotated.request().cost()).as("the default cost is a rate's").isEqualTo(1);
 		assertThat(annotated.request().definition().window()).isEqualTo(Duration.ofSeconds(30));
-		Rule rule = rule("/exports/**");
+		FilterRuleProperties rule = rule("/exports/**");
 		rule.setAlgorithm(Algorithm.CONCURRENCY);
 		rule.setLimit(2L);
 		assertThat(resolver().fromRule(rule, "ratelimit.filter.rules[0]").request().definition().window())
@@ -279,14 +301,14 @@ class LimitResolverTests {
 
 	@Test
 	void aConcurrencyLimitChargedByOutcomeOrOfAnotherCostIsRejectedNamingItsSource() {
-		Rule byStatus = rule("/exports/**");
+		FilterRuleProperties byStatus = rule("/exports/**");
 		byStatus.setAlgorithm(Algorithm.CONCURRENCY);
 		byStatus.setChargeOnStatus(List.of(500));
 		InvalidConfigurationPropertyValueException statusError = ruleError(byStatus);
 		assertThat(statusError.getName()).isEqualTo("ratelimit.filter.rules[0].algorithm");
 		assertThat(statusError.getMessage()).contains("concurrency limit '/exports/**'")
 			.contains("cannot be charged by outcome");
-		Rule costly = rule("/exports/**");
+		FilterRuleProperties costly = rule("/exports/**");
 		costly.setAlgorithm(Algorithm.CONCURRENCY);
 		costly.setCost(2L);
 		InvalidConfigurationPropertyValueException costError = ruleError(costly);
@@ -306,7 +328,7 @@ class LimitResolverTests {
 			.actual();
 	}
 
-	private InvalidConfigurationPropertyValueException ruleError(Rule rule) {
+	private InvalidConfigurationPropertyValueException ruleError(FilterRuleProperties rule) {
 		return assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
 			.isThrownBy(() -> resolver().fromRule(rule, "ratelimit.filter.rules[0]"))
 			.actual();
@@ -318,14 +340,14 @@ class LimitResolverTests {
 				"Api." + methodName, KeyVariables.of(method));
 	}
 
-	private static Rule rule(String... paths) {
-		Rule rule = new Rule();
+	private static FilterRuleProperties rule(String... paths) {
+		FilterRuleProperties rule = new FilterRuleProperties();
 		rule.setPaths(List.of(paths));
 		return rule;
 	}
 
-	private static PlanLimit planLimit(long limit) {
-		PlanLimit shape = new PlanLimit();
+	private static PlanLimitProperties planLimit(long limit) {
+		PlanLimitProperties shape = new PlanLimitProperties();
 		shape.setLimit(limit);
 		return shape;
 	}

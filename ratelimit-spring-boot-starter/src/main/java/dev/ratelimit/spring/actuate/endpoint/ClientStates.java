@@ -19,6 +19,7 @@ import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.Reset;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.State;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.DenialCache;
+import dev.ratelimit.spring.enforce.NearLimit;
 import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import org.apache.commons.logging.Log;
@@ -46,10 +47,13 @@ final class ClientStates {
 
 	private final DenialCache denials;
 
-	ClientStates(RateLimiter limiter, LimitConfigurations configurations, DenialCache denials) {
+	private final NearLimit nearLimit;
+
+	ClientStates(RateLimiter limiter, LimitConfigurations configurations, DenialCache denials, NearLimit nearLimit) {
 		this.limiter = limiter;
 		this.configurations = configurations;
 		this.denials = denials;
+		this.nearLimit = nearLimit;
 	}
 
 	/** The client's state of every shape of the limit. */
@@ -82,7 +86,8 @@ final class ClientStates {
 					shape.shadow() ? null : RateLimitHeaderWriter.stateItem(peeked)));
 		}
 		return new State(plan, term(definition.algorithm()), definition.limit(), definition.window().toString(),
-				RateLimitsEndpoint.capacity(definition), peeked.remaining(), peeked.resetAfterMs(), peeked.moreAfterMs(), requests,
+				RateLimitsEndpoint.capacity(definition), peeked.remaining(), this.nearLimit.test(peeked),
+				peeked.resetAfterMs(), peeked.moreAfterMs(), requests,
 				definition.algorithm().rate() ? null
 						: this.limiter.leases(key, definition).stream().map(LeaseHolder::of).toList());
 	}

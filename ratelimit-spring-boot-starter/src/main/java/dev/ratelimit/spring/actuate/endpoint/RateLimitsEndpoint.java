@@ -9,6 +9,7 @@ import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.DenialCache;
+import dev.ratelimit.spring.enforce.NearLimit;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.LimitOverride;
@@ -70,13 +71,14 @@ public class RateLimitsEndpoint {
 	 * @param overrides where overrides are checked, stored and applied
 	 * @param store {@code redis} or {@code in-memory}
 	 * @param denials the denials this instance remembers, forgotten for a client that is reset
+	 * @param nearLimit when a client's state shows it near a limit
 	 */
 	public RateLimitsEndpoint(RateLimiter limiter, LimitConfigurations configurations, OverridesSync overrides,
-			String store, DenialCache denials) {
+			String store, DenialCache denials, NearLimit nearLimit) {
 		this.configurations = configurations;
 		this.store = store;
 		this.overrides = new OverrideOperation(configurations, overrides);
-		this.clients = new ClientStates(limiter, configurations, denials);
+		this.clients = new ClientStates(limiter, configurations, denials, nearLimit);
 	}
 
 	@ReadOperation
@@ -208,14 +210,15 @@ public class RateLimitsEndpoint {
 	 * @param plan the plan whose shape this is, or {@code null} for a limit that is not planned
 	 * @param capacity the token bucket's size; {@code null} for the other algorithms
 	 * @param remaining cost-1 requests the limit would admit at once
+	 * @param nearLimit whether the client has used more than {@code ratelimit.metrics.near-limit-ratio} of the
+	 * budget (the capacity: the limit, or a token bucket's size), as the {@code ratelimit.near.limit} counter counts
 	 * @param resetAfterMs ms until the full allowance is back, with no other traffic
 	 * @param moreAfterMs ms until {@code remaining} grows, 0 when the allowance is full
 	 * @param requests what a request of each cost that the limit's sources configure would get now
 	 * @param leases for a concurrency limit, the leases held, soonest expiry first; {@code null} for a rate limit
 	 */
 	public record State(@Nullable String plan, String algorithm, long limit, String window, @Nullable Long capacity,
-			long remaining,
-			long resetAfterMs, long moreAfterMs, List<Request> requests, @Nullable List<LeaseHolder> leases) {
+			long remaining, boolean nearLimit, long resetAfterMs, long moreAfterMs, List<Request> requests, @Nullable List<LeaseHolder> leases) {
 	}
 
 	/**

@@ -64,7 +64,7 @@ public final class ReactiveEnforcer {
 
 	private Mono<Void> decide(ExchangeLimitedRequest request, List<ConfiguredLimit> limits,
 			Function<@Nullable Principal, EvaluationContext> context, Reservation held) {
-		// waits for a permit only where every limit is an annotation's that sets maxWait
+		// waits for a permit only where every limit sets a wait (a rule's max-wait, an annotation's maxWait)
 		return principal(request, limits).flatMap((principal) -> reactive(request).enforce(request, limits,
 				context.apply(principal.orElse(null)), this.waits.maxWait(limits, true), held));
 	}

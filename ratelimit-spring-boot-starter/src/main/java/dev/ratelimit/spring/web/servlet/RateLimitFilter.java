@@ -68,7 +68,7 @@ public final class RateLimitFilter extends OncePerRequestFilter {
 		Reservation held = new Reservation();
 		if (!matched.isEmpty()) {
 			try {
-				// waits for a permit only when every limit is a handler's that sets maxWait
+				// waits for a permit only when every limit sets a wait (a rule's max-wait, a handler's maxWait)
 				this.waits.enforce(limited, matched,
 						this.waits.enforcer().clientKeys().context(limited, request, request.getUserPrincipal(), null),
 						this.waits.maxWait(matched, true), held);

@@ -94,6 +94,8 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].plan")).containsExactly("free", "pro");
 			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].limit")).containsExactly(2, 5);
 			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].remaining")).containsExactly(0, 3);
+			// near the limit: more than 0.8 of the budget used; free's 2 of 2, not pro's 2 of 5
+			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].nearLimit")).containsExactly(true, false);
 			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].requests[*].cost")).containsExactly(1, 1);
 			assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].requests[0].allowed"))
 				.containsExactly(false, true);
@@ -112,6 +114,7 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 		String state = read(path).body();
 		assertThat(JsonPath.<Boolean>read(state, "$.states[1].requests[0].allowed")).isFalse();
 		assertThat(JsonPath.<Integer>read(state, "$.states[1].remaining")).isZero();
+		assertThat(JsonPath.<Boolean>read(state, "$.states[1].nearLimit")).isTrue();
 		long retryAfterMs = JsonPath.<Number>read(state, "$.states[1].requests[0].retryAfterMs").longValue();
 		// read after the 429, so at most its Retry-After: the end of the fixed minute's window
 		assertThat(retryAfterMs).isPositive().isLessThanOrEqualTo(retryAfter * 1000).isLessThanOrEqualTo(60_000);

@@ -1,0 +1,128 @@
+package dev.ratelimit.spring.enforce;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.observation.DefaultRateLimitObservationConvention;
+import dev.ratelimit.spring.observation.RateLimitObservationContext;
+import dev.ratelimit.spring.observation.RateLimitObservationConvention;
+import dev.ratelimit.spring.observation.RateLimitObservationDocumentation;
+import dev.ratelimit.spring.observation.RateLimitOperation;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The decisions' Micrometer observations ({@code ratelimit.operations}), when the application has an
+ * {@link ObservationRegistry}; {@link #NONE} without one, which creates nothing at all.
+ *
+ * <p>
+ * An observation's parent is the request's (or the call's) observation, found once when its decision starts: the one
+ * a caller left in the request's attribute {@link #PARENT} (WebFlux's, read from the Reactor context, where Spring
+ * Framework puts it), else the registry's current one (Spring MVC's request thread, the thread of a call outside a
+ * request). Found there rather than where Redis answers, since a later key's decision may start on the Redis client's
+ * thread, where no scope of the request is open.
+ */
+public final class DecisionObservations {
+
+	/** The request attribute of the observation a caller found for it: a parent that no thread-local holds. */
+	public static final String PARENT = DecisionObservations.class.getName() + ".parent";
+
+	/**
+	 * Where the Reactor context holds the current observation: Micrometer's
+	 * {@code ObservationThreadLocalAccessor.KEY}, named here so that reading it loads no context-propagation class.
+	 */
+	public static final String REACTOR_CONTEXT_KEY = "micrometer.observation";
+
+	/** No registry: no observation, no context, nothing looked up. */
+	public static final DecisionObservations NONE = new DecisionObservations(ObservationRegistry.NOOP, null);
+
+	private static final DefaultRateLimitObservationConvention DEFAULT_CONVENTION = new DefaultRateLimitObservationConvention();
+
+	private final ObservationRegistry registry;
+
+	private final @Nullable RateLimitObservationConvention convention;
+
+	/**
+	 * @param registry the application's registry
+	 * @param convention the application's convention, or {@code null} for {@link DefaultRateLimitObservationConvention}
+	 */
+	public DecisionObservations(ObservationRegistry registry, @Nullable RateLimitObservationConvention convention) {
+		this.registry = registry;
+		this.convention = convention;
+	}
+
+	/** Whether decisions are observed: false without a registry, or with a no-op one. */
+	public boolean enabled() {
+		return !this.registry.isNoop();
+	}
+
+	/** The observation the decisions of {@code request} go under, or {@code null}. */
+	@Nullable Observation parent(LimitedRequest request) {
+		if (!enabled()) {
+			return null;
+		}
+		return (request.getAttribute(PARENT) instanceof Observation found) ? found
+				: this.registry.getCurrentObservation();
+	}
+
+	/** The observation of one client key's decision, started. */
+	Observed decision(@Nullable Observation parent, List<ConfiguredLimit> limits) {
+		if (!enabled()) {
+			return Observed.NONE;
+		}
+		List<String> names = new ArrayList<>(limits.size());
+		List<String> algorithms = new ArrayList<>(1);
+		for (ConfiguredLimit limit : limits) {
+			names.add(limit.name());
+			String algorithm = limit.request().definition().algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-');
+			if (!algorithms.contains(algorithm)) {
+				algorithms.add(algorithm);
+			}
+		}
+		RateLimitObservationContext context = new RateLimitObservationContext(RateLimitOperation.DECISION, names,
+				algorithms);
+		Observation observation = RateLimitObservationDocumentation.OPERATIONS.observation(this.convention,
+				DEFAULT_CONVENTION, () -> context, this.registry);
+		if (parent != null) {
+			observation.parentObservation(parent);
+		}
+		return new Observed(observation.start(), context);
+	}
+
+	/** A started observation, stopped with its outcome once. */
+	static final class Observed {
+
+		static final Observed NONE = new Observed(Observation.NOOP, null);
+
+		private final Observation observation;
+
+		private final @Nullable RateLimitObservationContext context;
+
+		private Observed(Observation observation, @Nullable RateLimitObservationContext context) {
+			this.observation = observation;
+			this.context = context;
+		}
+
+		/** A scope for the call to Redis, so that a Redis client's own observation of it goes under this one. */
+		Observation.Scope openScope() {
+			return this.observation.openScope();
+		}
+
+		/** Redis failed or was late: on the observation as its error, before the failure policy's outcome. */
+		void error(Throwable failure) {
+			this.observation.error(failure);
+		}
+
+		void stop(String outcome) {
+			if (this.context != null) {
+				this.context.setOutcome(outcome);
+				this.observation.stop();
+			}
+		}
+
+	}
+
+}

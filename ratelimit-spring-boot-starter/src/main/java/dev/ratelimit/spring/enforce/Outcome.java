@@ -1,0 +1,51 @@
+package dev.ratelimit.spring.enforce;
+
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.RateLimitDecision;
+
+/**
+ * The names of a decision's outcomes, one rule for the {@code ratelimit.decisions} metric (one outcome per limit) and
+ * the decisions' observations (one per call).
+ */
+final class Outcome {
+
+	static final String FAIL_OPEN = "fail-open";
+
+	static final String FAIL_CLOSED = "fail-closed";
+
+	static final String LOCAL_DENIED = "local-denied";
+
+	static final String SHADOW_DENIED = "shadow-denied";
+
+	/** A denial this instance remembered, answered without a call to Redis: observations only. */
+	static final String REMEMBERED_DENIED = "remembered-denied";
+
+	private Outcome() {
+	}
+
+	/**
+	 * One limit's verdict: {@code allowed} or {@code denied} ({@code local-} before them when this instance decided
+	 * it while Redis failed), or {@code shadow-denied} for a shadow limit's denial.
+	 */
+	static String of(LimitDecision limit, boolean local) {
+		if (limit.allowed()) {
+			return local ? "local-allowed" : "allowed";
+		}
+		return limit.request().shadow() ? SHADOW_DENIED : local ? LOCAL_DENIED : "denied";
+	}
+
+	/**
+	 * A call's verdict on all its limits: denied when an enforced limit denied, else {@code shadow-denied} when a
+	 * shadow limit did, else allowed (named as {@link #of(LimitDecision, boolean)} names them).
+	 */
+	static String of(RateLimitDecision decision, boolean local) {
+		if (!decision.allowed()) {
+			return local ? LOCAL_DENIED : "denied";
+		}
+		if (!decision.shadowDenied().isEmpty()) {
+			return SHADOW_DENIED;
+		}
+		return local ? "local-allowed" : "allowed";
+	}
+
+}
