@@ -68,7 +68,7 @@ public final class ChargeByOutcome {
 		List<ConfiguredLimit> before = byOutcome(call.limits(), false);
 		AtomicReference<List<LimitDecision>> admission = new AtomicReference<>(List.of());
 		Reservation reservation = new Reservation();
-		waits.enforce(call.request(), (attempt) -> {
+		waits.enforce(call.request(), call.limits(), (attempt) -> {
 			// read first: a call without room is refused before the other limits consume anything
 			if (!peeked.isEmpty()) {
 				admission.set(charger.peekAdmission(attempt, peeked, call.context()));

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.aop;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -50,7 +51,7 @@ public final class ReactorPermitWaiter {
 	 */
 	public Mono<Void> enforce(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
 			Duration maxWait, Reservation held) {
-		return untilAdmitted(request, maxWait, held, (attempt) -> decided(attempt, limits, context, held));
+		return untilAdmitted(request, limits, maxWait, held, (attempt) -> decided(attempt, limits, context, held));
 	}
 
 	/**
@@ -65,7 +66,7 @@ public final class ReactorPermitWaiter {
 		List<ConfiguredLimit> reserved = ChargeByOutcome.byOutcome(call.limits(), true, true);
 		List<ConfiguredLimit> before = ChargeByOutcome.byOutcome(call.limits(), false);
 		Reservation reservation = new Reservation();
-		Mono<List<LimitDecision>> admission = untilAdmitted(call.request(), maxWait, reservation, (attempt) -> Mono
+		Mono<List<LimitDecision>> admission = untilAdmitted(call.request(), call.limits(), maxWait, reservation, (attempt) -> Mono
 			// the reads block: off any event loop
 			.fromCallable(() -> peeked.isEmpty() ? List.<LimitDecision>of()
 					: charger.peekAdmission(attempt, peeked, call.context()))
@@ -114,16 +115,16 @@ public final class ReactorPermitWaiter {
 	 * a subscriber that cancels during a pause ends it. The subscriber's observation (WebFlux's request's, or a
 	 * caller's) is in the Reactor context, where no thread-local holds it: the decisions' observations go under it.
 	 */
-	private <T> Mono<T> untilAdmitted(LimitedRequest request, Duration maxWait, Reservation held,
-			Function<LimitedRequest, Mono<T>> attempt) {
-		boolean observed = this.waits.enforcer().observations().enabled();
+	private <T> Mono<T> untilAdmitted(LimitedRequest request, List<ConfiguredLimit> limits, Duration maxWait,
+			Reservation held, Function<LimitedRequest, Mono<T>> attempt) {
+		DecisionObservations observations = this.waits.enforcer().observations();
 		return Mono.deferContextual((subscriber) -> {
-			if (observed) {
-				subscriber.getOrEmpty(DecisionObservations.REACTOR_CONTEXT_KEY)
-					.ifPresent((parent) -> request.setAttribute(DecisionObservations.PARENT, parent));
-			}
-			PermitWait wait = this.waits.begin(request, maxWait, held);
-			return attempt(wait, wait.firstAttempt(), attempt).doFinally((signal) -> wait.done());
+			observations.parentFound(request,
+					subscriber.getOrDefault(DecisionObservations.REACTOR_CONTEXT_KEY, null));
+			PermitWait wait = this.waits.begin(request, limits, maxWait, held);
+			return attempt(wait, wait.firstAttempt(), attempt).doOnSuccess((admitted) -> wait.done(null))
+				.doOnError(wait::done)
+				.doOnCancel(() -> wait.done(new CancellationException()));
 		});
 	}
 

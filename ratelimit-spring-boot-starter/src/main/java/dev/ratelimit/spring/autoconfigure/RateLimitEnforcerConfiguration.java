@@ -65,14 +65,15 @@ class RateLimitEnforcerConfiguration {
 		configurations.addListener(rateLimitEvents);
 		LocalFallback fallback = new LocalFallback(RateLimitProperties.requirePositive(
 				"ratelimit.fail-local.probe-interval", properties.getFailLocal().getProbeInterval()));
+		DecisionObservations decisionObservations = observations(observations.getIfAvailable(),
+				convention.getIfAvailable());
 		RedisCaller redis = new RedisCaller(rateLimiter,
 				RateLimitProperties.requirePositive("ratelimit.redis.timeout", properties.getRedis().getTimeout()),
-				deadlines(executor.getIfAvailable(), timeouts), rateLimitEvents, fallback);
+				deadlines(executor.getIfAvailable(), timeouts), rateLimitEvents, fallback, decisionObservations);
 		DecisionApplier answers = new DecisionApplier(responses, rateLimitEvents,
 				new ShadowDenialLogger(logInterval(properties)), fallback);
 		return new RateLimitEnforcer(redis, answers,
-				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), denials,
-				observations(observations.getIfAvailable(), convention.getIfAvailable()));
+				new ClientKeyResolver(beanFactory, properties.getMissingKey(), responses), denials, decisionObservations);
 	}
 
 	/**

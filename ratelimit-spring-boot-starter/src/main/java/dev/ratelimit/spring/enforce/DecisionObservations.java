@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.observation.DefaultRateLimitObservationConvention;
 import dev.ratelimit.spring.observation.RateLimitObservationContext;
@@ -59,6 +60,17 @@ public final class DecisionObservations {
 		return !this.registry.isNoop();
 	}
 
+	/**
+	 * Keeps {@code found} (an observation a caller found where no thread-local holds it: WebFlux's, in the Reactor
+	 * context under {@link #REACTOR_CONTEXT_KEY}) as the one {@code request}'s observations go under; nothing when
+	 * decisions are not observed or {@code found} is not an observation.
+	 */
+	public void parentFound(LimitedRequest request, @Nullable Object found) {
+		if (enabled() && found instanceof Observation) {
+			request.setAttribute(PARENT, found);
+		}
+	}
+
 	/** The observation the decisions of {@code request} go under, or {@code null}. */
 	@Nullable Observation parent(LimitedRequest request) {
 		if (!enabled()) {
@@ -70,26 +82,75 @@ public final class DecisionObservations {
 
 	/** The observation of one client key's decision, started. */
 	Observed decision(@Nullable Observation parent, List<ConfiguredLimit> limits) {
+		return started(RateLimitOperation.DECISION, parent, requests(limits));
+	}
+
+	/**
+	 * The observation of a call's wait, started, with the request's later decisions under it: until it is stopped,
+	 * it is the request's {@link #PARENT}.
+	 */
+	Observed waiting(LimitedRequest request, List<ConfiguredLimit> limits) {
+		Observed observed = started(RateLimitOperation.WAIT, parent(request), requests(limits));
+		if (observed.context != null) {
+			observed.nested(request);
+		}
+		return observed;
+	}
+
+	/** The observation of one client key's charge or settlement after the call, started. */
+	Observed settlement(LimitedRequest request, List<ConfiguredLimit> limits) {
+		return started(RateLimitOperation.SETTLEMENT, parent(request), requests(limits));
+	}
+
+	/**
+	 * The observation of a lease's renewal (no parent: it runs apart from any request) or release (under the
+	 * observation current where the call ended), started.
+	 */
+	Observed lease(RateLimitOperation operation, List<LimitRequest> leases) {
+		if (!enabled()) {
+			return Observed.NONE;
+		}
+		return started(operation,
+				(operation == RateLimitOperation.LEASE_RELEASE) ? this.registry.getCurrentObservation() : null, leases);
+	}
+
+	private static List<LimitRequest> requests(List<ConfiguredLimit> limits) {
+		List<LimitRequest> requests = new ArrayList<>(limits.size());
+		for (ConfiguredLimit limit : limits) {
+			requests.add(limit.request());
+		}
+		return requests;
+	}
+
+	private Observed started(RateLimitOperation operation, @Nullable Observation parent, List<LimitRequest> limits) {
 		if (!enabled()) {
 			return Observed.NONE;
 		}
 		List<String> names = new ArrayList<>(limits.size());
 		List<String> algorithms = new ArrayList<>(1);
-		for (ConfiguredLimit limit : limits) {
+		for (LimitRequest limit : limits) {
 			names.add(limit.name());
-			String algorithm = limit.request().definition().algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-');
+			String algorithm = limit.definition().algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-');
 			if (!algorithms.contains(algorithm)) {
 				algorithms.add(algorithm);
 			}
 		}
-		RateLimitObservationContext context = new RateLimitObservationContext(RateLimitOperation.DECISION, names,
-				algorithms);
+		RateLimitObservationContext context = new RateLimitObservationContext(operation, names, algorithms);
 		Observation observation = RateLimitObservationDocumentation.OPERATIONS.observation(this.convention,
 				DEFAULT_CONVENTION, () -> context, this.registry);
-		if (parent != null) {
-			observation.parentObservation(parent);
+		if (parent == null) {
+			return new Observed(observation.start(), context);
 		}
-		return new Observed(observation.start(), context);
+		observation.parentObservation(parent);
+		Observation current = this.registry.getCurrentObservation();
+		if (current == null || current == parent) {
+			return new Observed(observation.start(), context);
+		}
+		// Another observation is current on this thread (the caller's, around a wait): tracing handlers take the
+		// current span as the parent's, so the parent is made current while this one starts.
+		try (Observation.Scope scope = parent.openScope()) {
+			return new Observed(observation.start(), context);
+		}
 	}
 
 	/** A started observation, stopped with its outcome once. */
@@ -100,6 +161,11 @@ public final class DecisionObservations {
 		private final Observation observation;
 
 		private final @Nullable RateLimitObservationContext context;
+
+		/** The request whose {@link #PARENT} this observation is while it runs, or {@code null}. */
+		private @Nullable LimitedRequest request;
+
+		private @Nullable Object previousParent;
 
 		private Observed(Observation observation, @Nullable RateLimitObservationContext context) {
 			this.observation = observation;
@@ -120,7 +186,23 @@ public final class DecisionObservations {
 			if (this.context != null) {
 				this.context.setOutcome(outcome);
 				this.observation.stop();
+				if (this.request != null) {
+					// the request's parent again, as it was before this observation nested its decisions
+					if (this.previousParent != null) {
+						this.request.setAttribute(PARENT, this.previousParent);
+					}
+					else {
+						this.request.removeAttribute(PARENT);
+					}
+				}
 			}
+		}
+
+		/** The request's decisions go under this observation until it stops. */
+		private void nested(LimitedRequest request) {
+			this.request = request;
+			this.previousParent = request.getAttribute(PARENT);
+			request.setAttribute(PARENT, this.observation);
 		}
 
 	}

@@ -9,6 +9,27 @@ import dev.ratelimit.core.RateLimitDecision;
  */
 final class Outcome {
 
+	static final String ALLOWED = "allowed";
+
+	static final String DENIED = "denied";
+
+	/** A wait whose caller went away: observations only. */
+	static final String CANCELLED = "cancelled";
+
+	/** Settlements and leases, observations only: Redis answered, or failed (the observation's error too). */
+	static final String SETTLED = "settled";
+
+	static final String FAILED = "failed";
+
+	/** A settlement in this instance's memory, of units reserved there while Redis failed. */
+	static final String LOCAL = "local";
+
+	static final String RENEWED = "renewed";
+
+	static final String LOST = "lost";
+
+	static final String RELEASED = "released";
+
 	static final String FAIL_OPEN = "fail-open";
 
 	static final String FAIL_CLOSED = "fail-closed";
@@ -29,9 +50,9 @@ final class Outcome {
 	 */
 	static String of(LimitDecision limit, boolean local) {
 		if (limit.allowed()) {
-			return local ? "local-allowed" : "allowed";
+			return local ? "local-allowed" : ALLOWED;
 		}
-		return limit.request().shadow() ? SHADOW_DENIED : local ? LOCAL_DENIED : "denied";
+		return limit.request().shadow() ? SHADOW_DENIED : local ? LOCAL_DENIED : DENIED;
 	}
 
 	/**
@@ -40,12 +61,12 @@ final class Outcome {
 	 */
 	static String of(RateLimitDecision decision, boolean local) {
 		if (!decision.allowed()) {
-			return local ? LOCAL_DENIED : "denied";
+			return local ? LOCAL_DENIED : DENIED;
 		}
 		if (!decision.shadowDenied().isEmpty()) {
 			return SHADOW_DENIED;
 		}
-		return local ? "local-allowed" : "allowed";
+		return local ? "local-allowed" : ALLOWED;
 	}
 
 }

@@ -13,6 +13,8 @@ import dev.ratelimit.core.Settlement;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.PlanSelector;
+import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -35,10 +37,14 @@ public final class OutcomeCharger {
 
 	private final ClientKeyResolver clientKeys;
 
-	OutcomeCharger(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys) {
+	private final DecisionObservations observations;
+
+	OutcomeCharger(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys,
+			DecisionObservations observations) {
 		this.redis = redis;
 		this.answers = answers;
 		this.clientKeys = clientKeys;
+		this.observations = observations;
 	}
 
 	/**
@@ -54,16 +60,31 @@ public final class OutcomeCharger {
 			EvaluationContext context) {
 		List<LimitDecision> peeked = new ArrayList<>();
 		long deadline = this.redis.deadline(request);
+		@Nullable Observation parent = this.observations.parent(request);
 		for (ConfiguredLimit limit : PlanSelector.forRequest(configured, context)) {
 			String clientKey = this.clientKeys.resolve(limit, request, context);
-			LimitDecision state = this.redis.spared(List.of(limit)) ? null
-					: this.redis.peekAndWait(clientKey, limit.request(), deadline);
+			// the admission's read decides it: one observation per read, as per decision
+			DecisionObservations.Observed observed = this.observations.decision(parent, List.of(limit));
+			LimitDecision state = null;
+			if (!this.redis.spared(List.of(limit))) {
+				try (Observation.Scope scope = observed.openScope()) {
+					state = this.redis.peekAndWait(clientKey, limit.request(), deadline);
+				}
+			}
 			if (state != null) {
+				observed.stop(Outcome.of(state, false));
 				peeked.add(state);
 				continue;
 			}
-			RateLimitDecision local = this.answers.notDecided(request, clientKey, List.of(limit),
-					FailurePolicyHandler.Moment.ADMISSION);
+			RateLimitDecision local;
+			try {
+				local = this.answers.notDecided(request, clientKey, List.of(limit), FailurePolicyHandler.Moment.ADMISSION);
+			}
+			catch (RuntimeException ex) {
+				observed.stop(Outcome.FAIL_CLOSED);
+				throw ex;
+			}
+			observed.stop((local != null) ? Outcome.of(local, true) : Outcome.FAIL_OPEN);
 			if (local != null) {
 				peeked.addAll(local.decisions());
 			}
@@ -95,12 +116,17 @@ public final class OutcomeCharger {
 			if (settlements.isEmpty()) {
 				continue;
 			}
+			DecisionObservations.Observed observed = this.observations.settlement(request, held.limits());
 			if (held.local()) {
 				this.redis.settleLocally(held.clientKey(), settlements);
+				observed.stop(Outcome.LOCAL);
+				continue;
 			}
-			else {
-				this.redis.settleAndWait(held.clientKey(), settlements, deadline);
+			RateLimitDecision settled;
+			try (Observation.Scope scope = observed.openScope()) {
+				settled = this.redis.settleAndWait(held.clientKey(), settlements, deadline);
 			}
+			observed.stop((settled != null) ? Outcome.SETTLED : Outcome.FAILED);
 		}
 		reservation.clear();
 	}
@@ -212,15 +238,22 @@ public final class OutcomeCharger {
 		Map<String, List<ConfiguredLimit>> byKey = this.clientKeys.groupByKey(PlanSelector.forRequest(configured, context),
 				request, context, true);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
-			RateLimitDecision decision = this.redis.spared(group.getValue()) ? null
-					: this.redis.decideAndWait(group.getKey(),
+			DecisionObservations.Observed observed = this.observations.settlement(request, group.getValue());
+			RateLimitDecision decision = null;
+			if (!this.redis.spared(group.getValue())) {
+				try (Observation.Scope scope = observed.openScope()) {
+					decision = this.redis.decideAndWait(group.getKey(),
 							ConfiguredLimit.sharedBudgets(group.getValue(), ConfiguredLimit::request), deadline);
+				}
+			}
 			if (decision != null) {
+				observed.stop(Outcome.of(decision, false));
 				this.answers.decided(decision);
 			}
 			else {
 				decision = this.answers.notDecided(request, group.getKey(), group.getValue(),
 						FailurePolicyHandler.Moment.CHARGE);
+				observed.stop((decision != null) ? Outcome.of(decision, true) : Outcome.FAIL_OPEN);
 			}
 			if (decision != null) {
 				fields.addAll(DecisionApplier.enforced(decision));

@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.enforce;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -10,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.MaxWait;
 import dev.ratelimit.spring.RateLimitExceededException;
+import dev.ratelimit.spring.limits.ConfiguredLimit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,14 +31,27 @@ public final class PermitWait {
 
 	private final LeaseWaits leases;
 
+	private final List<ConfiguredLimit> limits;
+
+	private final DecisionObservations observations;
+
 	/** The call's wait for a lease, from its first denial by concurrency limits alone. */
 	private LeaseWaits.@Nullable Waiter waiter;
 
-	PermitWait(LimitedRequest request, Duration maxWait, Reservation held, LeaseWaits leases) {
+	/** Whether {@link #done} has run: once only, whichever way the call ended. */
+	private boolean finished;
+
+	/** The wait's observation, from its first pause: none for a call admitted, or given up, at once. */
+	private DecisionObservations.@Nullable Observed observed;
+
+	PermitWait(LimitedRequest request, List<ConfiguredLimit> limits, Duration maxWait, Reservation held,
+			LeaseWaits leases, DecisionObservations observations) {
 		this.request = request;
+		this.limits = limits;
 		this.wait = MaxWait.of(maxWait);
 		this.held = held;
 		this.leases = leases;
+		this.observations = observations;
 	}
 
 	/** What the call's attempts keep. */
@@ -64,6 +79,14 @@ public final class PermitWait {
 	 * (the max wait passed while waiting for a lease); cancelling it ends the wait
 	 */
 	public @Nullable CompletableFuture<Boolean> pause(Throwable failure) {
+		CompletableFuture<Boolean> pause = pauseAfter(failure);
+		if (pause != null && this.observed == null) {
+			this.observed = this.observations.waiting(this.request, this.limits);
+		}
+		return pause;
+	}
+
+	private @Nullable CompletableFuture<Boolean> pauseAfter(Throwable failure) {
 		Throwable cause = cause(failure);
 		if (!(cause instanceof RateLimitExceededException denied) || denied.isNever()) {
 			return null;
@@ -106,11 +129,33 @@ public final class PermitWait {
 		}
 	}
 
-	/** The call waits no more: admitted, given up or cancelled. */
-	public void done() {
+	/**
+	 * The call waits no more: admitted ({@code failure} {@code null}), given up (its 429, or what else failed: the
+	 * observation's error) or cancelled (a {@link CancellationException}). The wait's observation, if it paused, stops
+	 * with that outcome.
+	 */
+	public void done(@Nullable Throwable failure) {
+		if (this.finished) {
+			return;
+		}
+		this.finished = true;
 		if (this.waiter != null) {
 			this.waiter.done();
 		}
+		DecisionObservations.Observed observation = this.observed;
+		if (observation == null) {
+			return;
+		}
+		this.observed = null;
+		Throwable cause = (failure != null) ? cause(failure) : null;
+		if (cause instanceof CancellationException) {
+			observation.stop(Outcome.CANCELLED);
+			return;
+		}
+		if (cause != null && !(cause instanceof RateLimitExceededException)) {
+			observation.error(cause);
+		}
+		observation.stop((cause == null) ? Outcome.ALLOWED : Outcome.DENIED);
 	}
 
 	/** What failed a stage: the cause that a {@link CompletionException} wraps, else {@code failure} itself. */

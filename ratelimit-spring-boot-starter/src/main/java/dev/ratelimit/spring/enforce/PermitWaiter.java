@@ -59,8 +59,8 @@ public final class PermitWaiter {
 	 * A call's wait, of at most {@code maxWait}, whose attempts keep what they take in {@code held}.
 	 * @throws IllegalArgumentException when {@code maxWait} is negative
 	 */
-	public PermitWait begin(LimitedRequest request, Duration maxWait, Reservation held) {
-		return new PermitWait(request, maxWait, held, this.leases);
+	public PermitWait begin(LimitedRequest request, List<ConfiguredLimit> limits, Duration maxWait, Reservation held) {
+		return new PermitWait(request, limits, maxWait, held, this.leases, this.enforcer.observations());
 	}
 
 	/**
@@ -73,7 +73,7 @@ public final class PermitWaiter {
 	 */
 	public void enforce(LimitedRequest request, List<ConfiguredLimit> limits, EvaluationContext context,
 			Duration maxWait, Reservation held) {
-		enforce(request, (attempt) -> this.enforcer.enforceAndWait(attempt, limits, context, held), maxWait, held);
+		enforce(request, limits, (attempt) -> this.enforcer.enforceAndWait(attempt, limits, context, held), maxWait, held);
 	}
 
 	/**
@@ -83,9 +83,10 @@ public final class PermitWaiter {
 	 * @throws dev.ratelimit.spring.RateLimitException as {@link #enforce(LimitedRequest, List, EvaluationContext,
 	 * Duration, Reservation)} throws it
 	 */
-	public void enforce(LimitedRequest request, Consumer<LimitedRequest> decision, Duration maxWait,
-			Reservation held) {
-		PermitWait wait = begin(request, maxWait, held);
+	public void enforce(LimitedRequest request, List<ConfiguredLimit> limits, Consumer<LimitedRequest> decision,
+			Duration maxWait, Reservation held) {
+		PermitWait wait = begin(request, limits, maxWait, held);
+		Throwable failure = null;
 		try {
 			LimitedRequest attempt = wait.firstAttempt();
 			while (true) {
@@ -101,8 +102,12 @@ public final class PermitWaiter {
 				}
 			}
 		}
+		catch (RuntimeException | Error ex) {
+			failure = ex;
+			throw ex;
+		}
 		finally {
-			wait.done();
+			wait.done(failure);
 		}
 	}
 
@@ -113,8 +118,8 @@ public final class PermitWaiter {
 	 */
 	public CompletableFuture<Void> enforceAsync(LimitedRequest request, List<ConfiguredLimit> limits,
 			EvaluationContext context, Duration maxWait, Reservation held) {
-		PermitWait wait = begin(request, maxWait, held);
-		return attempt(wait, wait.firstAttempt(), limits, context, held).whenComplete((admitted, failure) -> wait.done());
+		PermitWait wait = begin(request, limits, maxWait, held);
+		return attempt(wait, wait.firstAttempt(), limits, context, held).whenComplete((admitted, failure) -> wait.done(failure));
 	}
 
 	private CompletableFuture<Void> attempt(PermitWait wait, LimitedRequest attempt, List<ConfiguredLimit> limits,

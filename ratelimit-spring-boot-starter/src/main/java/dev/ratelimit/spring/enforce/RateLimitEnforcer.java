@@ -78,7 +78,7 @@ public final class RateLimitEnforcer {
 		this.clientKeys = clientKeys;
 		this.denials = denials;
 		this.observations = observations;
-		this.byOutcome = new OutcomeCharger(redis, answers, clientKeys);
+		this.byOutcome = new OutcomeCharger(redis, answers, clientKeys, observations);
 	}
 
 	/** The decisions' observations, for callers that find a request's observation elsewhere (WebFlux). */

@@ -17,6 +17,8 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.Settlement;
 import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.observation.RateLimitOperation;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,20 +45,25 @@ public final class RedisCaller {
 
 	private final LeaseRenewals renewals = new LeaseRenewals(this::renew, this::giveBack);
 
+	/** The leases' renewals and releases ({@link RateLimitEnforcer} observes the rest). */
+	private final DecisionObservations observations;
+
 	/**
 	 * @param limiter the limiter, Redis or in memory
 	 * @param timeout {@code ratelimit.redis.timeout}: one request's time in the limiter, positive
 	 * @param timeouts the Redis client's deadlines
 	 * @param events metrics and log lines
 	 * @param fallback the fail-local breaker and this instance's local state
+	 * @param observations of the leases' renewals and releases
 	 */
 	public RedisCaller(RateLimiter limiter, Duration timeout, Timeouts timeouts, RateLimitEventRecorder events,
-			LocalFallback fallback) {
+			LocalFallback fallback, DecisionObservations observations) {
 		this.limiter = limiter;
 		this.timeoutNanos = timeout.toNanos();
 		this.timeouts = timeouts;
 		this.events = events;
 		this.fallback = fallback;
+		this.observations = observations;
 		events.leases(this.renewals::held);
 	}
 
@@ -131,15 +138,24 @@ public final class RedisCaller {
 			this.fallback.settle(lease.clientKey(), settlements);
 			return;
 		}
-		bounded(() -> this.limiter.settleAsync(lease.clientKey(), settlements), System.nanoTime() + this.timeoutNanos)
-			.whenComplete((released, failure) -> {
-				if (failure != null) {
-					failed(failure);
-				}
-				else {
-					answered();
-				}
-			});
+		DecisionObservations.Observed observed = this.observations.lease(RateLimitOperation.LEASE_RELEASE,
+				lease.leases());
+		CompletableFuture<?> release;
+		try (Observation.Scope scope = observed.openScope()) {
+			release = bounded(() -> this.limiter.settleAsync(lease.clientKey(), settlements),
+					System.nanoTime() + this.timeoutNanos);
+		}
+		release.whenComplete((released, failure) -> {
+			if (failure != null) {
+				failed(failure);
+				observed.error(failure);
+				observed.stop(Outcome.FAILED);
+			}
+			else {
+				answered();
+				observed.stop(Outcome.RELEASED);
+			}
+		});
 	}
 
 	/**
@@ -152,16 +168,25 @@ public final class RedisCaller {
 		if (lease.local()) {
 			return CompletableFuture.completedFuture(held(this.fallback.renew(lease.clientKey(), lease.leases())));
 		}
-		return bounded(() -> this.limiter.tryAcquireAsync(lease.clientKey(), lease.leases()),
-				System.nanoTime() + this.timeoutNanos)
-			.handle((decision, failure) -> {
-				if (failure != null) {
-					failed(failure);
-					return true;
-				}
-				answered();
-				return held(decision);
-			});
+		DecisionObservations.Observed observed = this.observations.lease(RateLimitOperation.LEASE_RENEWAL,
+				lease.leases());
+		CompletableFuture<RateLimitDecision> renewal;
+		try (Observation.Scope scope = observed.openScope()) {
+			renewal = bounded(() -> this.limiter.tryAcquireAsync(lease.clientKey(), lease.leases()),
+					System.nanoTime() + this.timeoutNanos);
+		}
+		return renewal.handle((decision, failure) -> {
+			if (failure != null) {
+				failed(failure);
+				observed.error(failure);
+				observed.stop(Outcome.FAILED);
+				return true;
+			}
+			answered();
+			boolean held = held(decision);
+			observed.stop(held ? Outcome.RENEWED : Outcome.LOST);
+			return held;
+		});
 	}
 
 	private boolean held(RateLimitDecision renewal) {

@@ -51,7 +51,8 @@ public class RateLimitObservationContext extends Observation.Context {
 	 * The outcome, {@code null} until the operation has one: for a decision, the values of the
 	 * {@code ratelimit.decisions} metric's {@code outcome} ({@code allowed}, {@code denied}, {@code shadow-denied},
 	 * {@code local-allowed}, {@code local-denied}, {@code fail-open}, {@code fail-closed}) and
-	 * {@code remembered-denied} for a denial this instance remembered, decided without a call to Redis.
+	 * {@code remembered-denied} for a denial this instance remembered, decided without a call to Redis; for the other
+	 * operations, the values their {@link RateLimitOperation} lists.
 	 */
 	public @Nullable String getOutcome() {
 		return this.outcome;

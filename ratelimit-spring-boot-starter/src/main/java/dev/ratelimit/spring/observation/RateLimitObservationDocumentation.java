@@ -26,7 +26,10 @@ public enum RateLimitObservationDocumentation implements ObservationDocumentatio
 	/** The low-cardinality key values: one value per configured limit, algorithm and outcome, never per client. */
 	public enum LowCardinalityKeyNames implements KeyName {
 
-		/** What the limiter did: {@code decision}. */
+		/**
+		 * What the limiter did: {@code decision}, {@code wait}, {@code settlement}, {@code lease-renewal},
+		 * {@code lease-release}.
+		 */
 		OPERATION {
 			@Override
 			public String asString() {
@@ -53,7 +56,7 @@ public enum RateLimitObservationDocumentation implements ObservationDocumentatio
 		/**
 		 * How it ended: for a decision {@code allowed}, {@code denied}, {@code shadow-denied}, {@code local-allowed},
 		 * {@code local-denied}, {@code fail-open}, {@code fail-closed} (the {@code ratelimit.decisions} metric's
-		 * outcomes), or {@code remembered-denied}.
+		 * outcomes), or {@code remembered-denied}; for the other operations, what {@link RateLimitOperation} lists.
 		 */
 		OUTCOME {
 			@Override

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.enforce;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +48,7 @@ class PermitWaitTests {
 
 	@AfterEach
 	void endTheWaits() {
-		this.begun.forEach(PermitWait::done);
+		this.begun.forEach((wait) -> wait.done(null));
 		this.leases.close();
 	}
 
@@ -147,7 +148,7 @@ class PermitWaitTests {
 		CompletableFuture<Boolean> dropped = listening(cancelled, "first");
 		CompletableFuture<Boolean> woken = listening(next, "second");
 		dropped.cancel(false);
-		cancelled.done();
+		cancelled.done(new CancellationException());
 
 		release(held);
 		assertThat(woken).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
@@ -187,7 +188,8 @@ class PermitWaitTests {
 	void withoutAnnouncementsACallerRetriesAfterTheHint() {
 		acquire("held");
 		Reservation held = new Reservation();
-		PermitWait wait = new PermitWait(this.request, Duration.ofSeconds(10), held, new LeaseWaits(null));
+		PermitWait wait = new PermitWait(this.request, List.of(), Duration.ofSeconds(10), held, new LeaseWaits(null),
+				DecisionObservations.NONE);
 		held.denied("client", this.limiter.tryAcquire("client", List.of(EXPORTS.request().withLease("caller"))));
 		assertThat(wait.pause(denied(ConcurrencyHint.HINT_MS))).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
 	}
@@ -226,7 +228,7 @@ class PermitWaitTests {
 	}
 
 	private PermitWait wait(Duration maxWait, Reservation held) {
-		PermitWait wait = new PermitWait(this.request, maxWait, held, this.leases);
+		PermitWait wait = new PermitWait(this.request, List.of(), maxWait, held, this.leases, DecisionObservations.NONE);
 		this.begun.add(wait);
 		return wait;
 	}

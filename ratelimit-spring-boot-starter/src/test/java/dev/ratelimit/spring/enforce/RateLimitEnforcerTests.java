@@ -221,7 +221,8 @@ class RateLimitEnforcerTests {
 				Duration.ofSeconds(1));
 		RateLimitEventRecorder events = new RateLimitEventRecorder(Duration.ofSeconds(10));
 		LocalFallback fallback = new LocalFallback(Duration.ofSeconds(1));
-		RedisCaller redis = new RedisCaller(limiter, Duration.ofSeconds(2), new ThreadTimeoutScheduler(), events, fallback);
+		RedisCaller redis = new RedisCaller(limiter, Duration.ofSeconds(2), new ThreadTimeoutScheduler(), events, fallback,
+				observations);
 		DecisionApplier answers = new DecisionApplier(responses, events, new ShadowDenialLogger(Duration.ofSeconds(10)),
 				fallback);
 		return new RateLimitEnforcer(redis, answers,

@@ -25,8 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every decision of a request is one span under the request's span (same trace, the server span its parent), with
- * the documented key values and never a client key; Boot's meter handler makes a {@code ratelimit.operations} timer of
- * them beside the {@code ratelimit.decisions} counter. Micrometer Tracing's test tracer, no exporter; one server per
+ * the documented key values and never a client key, and a rule charged on status is a decision then a settlement;
+ * Boot's meter handler makes a {@code ratelimit.operations} timer of them beside the {@code ratelimit.decisions}
+ * counter. Micrometer Tracing's test tracer, no exporter; one server per
  * stack, a real Redis.
  */
 @TestPropertySource(properties = { "ratelimit.key-prefix=observed:", "ratelimit.filter.rules[0].name=observed",
@@ -39,11 +40,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.filter.rules[2].algorithm=token-bucket", "ratelimit.filter.rules[2].limit=5",
 		"ratelimit.filter.rules[3].name=by-key", "ratelimit.filter.rules[3].paths=/plain-get",
 		"ratelimit.filter.rules[3].algorithm=fixed-window", "ratelimit.filter.rules[3].limit=5",
-		"ratelimit.filter.rules[3].key=#header('X-Api-Key')" })
+		"ratelimit.filter.rules[3].key=#header('X-Api-Key')", "ratelimit.filter.rules[4].name=charged-ok",
+		"ratelimit.filter.rules[4].paths=/plain-cors", "ratelimit.filter.rules[4].algorithm=fixed-window",
+		"ratelimit.filter.rules[4].limit=5", "ratelimit.filter.rules[4].charge-on-status=200" })
 @Import(ObservationContract.Tracing.class)
 abstract class ObservationContract extends ServerTestSupport {
 
 	static final String DECISION_SPAN = "ratelimit decision";
+
+	static final String WAIT_SPAN = "ratelimit wait";
+
+	static final String SETTLEMENT_SPAN = "ratelimit settlement";
 
 	@Autowired
 	SimpleTracer tracer;
@@ -105,6 +112,40 @@ abstract class ObservationContract extends ServerTestSupport {
 			assertNoClientIn(decision, apiKey, "10.77.0.2");
 		}
 		assertThat(parentOf(decisions.get(0)).getSpanId()).isEqualTo(parentOf(decisions.get(1)).getSpanId());
+	}
+
+	@Test
+	void aRuleChargedOnStatusIsADecisionThenASettlementUnderTheRequestsSpan() throws Exception {
+		HttpResponse<String> response = from("10.77.0.3", "/plain-cors");
+		assertThat(response.statusCode()).isEqualTo(200);
+		// admitted on a read, charged once the status (200) is known
+		SimpleSpan admission = onlyDecisionSpan();
+		SimpleSpan settlement = ended(SETTLEMENT_SPAN);
+		assertThat(admission.getTags()).containsEntry("limit", "charged-ok").containsEntry("outcome", "allowed");
+		assertThat(settlement.getTags()).containsExactlyInAnyOrderEntriesOf(Map.of("operation", "settlement", "limit",
+				"charged-ok", "algorithm", "fixed-window", "outcome", "allowed"));
+		for (SimpleSpan span : List.of(admission, settlement)) {
+			assertThat(nameWhenEnded(parentOf(span))).startsWith("http get");
+			assertNoClientIn(span, "10.77.0.3");
+		}
+	}
+
+	/** The only span of {@code name}, once it has ended (a charge may end after the client has its answer). */
+	SimpleSpan ended(String name) throws InterruptedException {
+		long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+		while (this.tracer.getSpans()
+			.stream()
+			.noneMatch((span) -> name.equals(span.getName()) && span.getEndTimestamp().toEpochMilli() != 0)
+				&& System.nanoTime() < giveUp) {
+			Thread.sleep(5);
+		}
+		return onlySpan(name);
+	}
+
+	SimpleSpan onlySpan(String name) {
+		List<SimpleSpan> spans = this.tracer.getSpans().stream().filter((span) -> name.equals(span.getName())).toList();
+		assertThat(spans).as("spans named %s", name).hasSize(1);
+		return spans.get(0);
 	}
 
 	SimpleSpan onlyDecisionSpan() {

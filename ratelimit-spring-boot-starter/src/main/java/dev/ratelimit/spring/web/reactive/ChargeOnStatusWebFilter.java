@@ -10,6 +10,7 @@ import java.util.function.Function;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
+import dev.ratelimit.spring.enforce.DecisionObservations;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.limits.ChargeCondition;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
@@ -51,6 +52,8 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 
 	private final ClientKeyResolver clientKeys;
 
+	private final DecisionObservations observations;
+
 	private final ExchangeErrorHandler errors;
 
 	private final int order;
@@ -60,6 +63,7 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 		this.configurations = configurations;
 		this.charges = new StatusChargedRules(enforcer);
 		this.clientKeys = enforcer.clientKeys();
+		this.observations = enforcer.observations();
 		this.errors = errors;
 		this.order = order;
 	}
@@ -86,7 +90,11 @@ public final class ChargeOnStatusWebFilter implements WebFilter, Ordered {
 		Map<String, String> taken = new ConcurrentHashMap<>();
 		Function<String, @Nullable String> costs = (name) -> costOf(exchange, taken, name);
 		AtomicBoolean charged = new AtomicBoolean();
-		return Mono.fromCallable(() -> this.charges.admit(limited, matched, context))
+		// the request's observation is in the Reactor context, not on the threads that decide and charge
+		return Mono.deferContextual((subscriber) -> {
+			this.observations.parentFound(limited, subscriber.getOrDefault(DecisionObservations.REACTOR_CONTEXT_KEY, null));
+			return Mono.fromCallable(() -> this.charges.admit(limited, matched, context));
+		})
 			.subscribeOn(Schedulers.boundedElastic())
 			.publishOn(RequestThreads.of(exchange))
 			.onErrorResume(RateLimitException.class, (ex) -> this.errors.render(exchange, ex).then(Mono.empty()))
