@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ratelimit.core.MaxWait;
 import dev.ratelimit.spring.RateLimitExceededException;
@@ -38,8 +39,11 @@ public final class PermitWait {
 	/** The call's wait for a lease, from its first denial by concurrency limits alone. */
 	private LeaseWaits.@Nullable Waiter waiter;
 
-	/** Whether {@link #done} has run: once only, whichever way the call ended. */
-	private boolean finished;
+	/**
+	 * Whether {@link #done} has run: once only, whichever way the call ended (a subscriber's cancel may race its
+	 * completion).
+	 */
+	private final AtomicBoolean finished = new AtomicBoolean();
 
 	/** The wait's observation, from its first pause: none for a call admitted, or given up, at once. */
 	private DecisionObservations.@Nullable Observed observed;
@@ -135,10 +139,9 @@ public final class PermitWait {
 	 * with that outcome.
 	 */
 	public void done(@Nullable Throwable failure) {
-		if (this.finished) {
+		if (!this.finished.compareAndSet(false, true)) {
 			return;
 		}
-		this.finished = true;
 		if (this.waiter != null) {
 			this.waiter.done();
 		}
