@@ -13,7 +13,7 @@ public class MetricsProperties {
 	/**
 	 * Share of a limit's budget above which an admitted request counts as near the limit: in the
 	 * 'ratelimit.near.limit' counter, and as 'nearLimit' in the ratelimits endpoint's view of a client. Greater than
-	 * 0, at most 1; 0.8 counts the requests that leave less than a fifth of the budget.
+	 * 0, less than 1; 0.8 counts the requests that leave less than a fifth of the budget.
 	 */
 	private double nearLimitRatio = 0.8;
 
@@ -27,7 +27,7 @@ public class MetricsProperties {
 
 	/**
 	 * The near-limit rule of {@code ratelimit.metrics.near-limit-ratio}.
-	 * @throws InvalidConfigurationPropertyValueException for a ratio not greater than 0 or above 1
+	 * @throws InvalidConfigurationPropertyValueException for a ratio not greater than 0 or not less than 1
 	 */
 	NearLimit nearLimit() {
 		try {

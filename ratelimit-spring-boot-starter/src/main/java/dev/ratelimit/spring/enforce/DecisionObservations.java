@@ -3,6 +3,8 @@ package dev.ratelimit.spring.enforce;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
@@ -177,9 +179,17 @@ public final class DecisionObservations {
 			return this.observation.openScope();
 		}
 
-		/** Redis failed or was late: on the observation as its error, before the failure policy's outcome. */
+		/**
+		 * Redis failed or was late: on the observation as its error, before the failure policy's outcome; the cause
+		 * itself, not the {@link CompletionException} a stage wraps it in (the timer's {@code error} tag names it).
+		 */
 		void error(Throwable failure) {
-			this.observation.error(failure);
+			Throwable cause = failure;
+			while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+					&& cause.getCause() != null) {
+				cause = cause.getCause();
+			}
+			this.observation.error(cause);
 		}
 
 		void stop(String outcome) {

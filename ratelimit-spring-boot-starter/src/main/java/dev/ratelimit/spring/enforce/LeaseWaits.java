@@ -305,6 +305,24 @@ public final class LeaseWaits implements AutoCloseable {
 			this.seen.put(channel, listening ? -1L : channel.heard());
 		}
 
+		/**
+		 * The call was admitted with room left in {@code limits} beside its lease: the release that woke it freed more
+		 * than one lease (two calls ended at once), but a release is announced only by a full limit, so the next
+		 * caller here that waits for them decides again now, as if announced.
+		 */
+		void roomLeft(String clientKey, List<LimitDefinition> limits) {
+			LeaseReleases announcing = LeaseWaits.this.releases;
+			if (announcing == null) {
+				return;
+			}
+			for (LimitDefinition limit : limits) {
+				Channel waited = LeaseWaits.this.channels.get(announcing.channel(clientKey, limit));
+				if (waited != null) {
+					waited.released(false);
+				}
+			}
+		}
+
 		/** The call waits no more (admitted, given up, cancelled): its channels forget it. */
 		void done() {
 			for (Channel registered : this.seen.keySet()) {

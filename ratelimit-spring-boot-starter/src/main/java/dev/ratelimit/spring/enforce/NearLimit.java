@@ -14,12 +14,14 @@ public final class NearLimit {
 	private final double ratio;
 
 	/**
-	 * @param ratio the share of the budget above which a client is near the limit: greater than 0, at most 1
+	 * @param ratio the share of the budget above which a client is near the limit: greater than 0, less than 1 (at 1
+	 * no client would ever be near: more than the whole budget is never used)
 	 * @throws IllegalArgumentException for a ratio out of that range
 	 */
 	public NearLimit(double ratio) {
-		if (!(ratio > 0 && ratio <= 1)) {
-			throw new IllegalArgumentException("The near-limit ratio must be greater than 0 and at most 1, such as 0.8");
+		if (!(ratio > 0 && ratio < 1)) {
+			throw new IllegalArgumentException("The near-limit ratio must be greater than 0 and less than 1, such as 0.8"
+					+ " (at 1 no request would ever count: more than the whole budget is never used)");
 		}
 		this.ratio = ratio;
 	}

@@ -142,8 +142,13 @@ public final class PermitWait {
 		if (!this.finished.compareAndSet(false, true)) {
 			return;
 		}
-		if (this.waiter != null) {
-			this.waiter.done();
+		LeaseWaits.Waiter waited = this.waiter;
+		if (waited != null) {
+			Reservation.LeaseRoom room = (failure == null) ? this.held.takeLeaseRoom() : null;
+			if (room != null) {
+				waited.roomLeft(room.clientKey(), room.limits());
+			}
+			waited.done();
 		}
 		DecisionObservations.Observed observation = this.observed;
 		if (observation == null) {

@@ -238,6 +238,7 @@ public final class RateLimitEnforcer {
 					sequence.reservation().hold(clientKey, limits, decision, false);
 				}
 				sequence.holdLease(Leases.taken(clientKey, decision, false), this.redis);
+				sequence.reservation().admitted(clientKey, decision);
 			}
 			else {
 				this.denials.remember(clientKey, requests, decision, sentAt);

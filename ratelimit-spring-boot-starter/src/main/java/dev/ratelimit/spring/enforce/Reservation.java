@@ -47,9 +47,18 @@ public final class Reservation {
 	record LeaseDenial(String clientKey, List<LimitDefinition> limits, long retryAfterMs) {
 	}
 
+	/**
+	 * The concurrency limits of one client key that admitted an attempt with room left beside its lease: a caller
+	 * waiting for one of them may have it ({@link LeaseWaits}).
+	 */
+	record LeaseRoom(String clientKey, List<LimitDefinition> limits) {
+	}
+
 	private final List<Held> held = new CopyOnWriteArrayList<>();
 
 	private volatile @Nullable LeaseDenial leaseDenial;
+
+	private volatile @Nullable LeaseRoom leaseRoom;
 
 	private final List<Lease> leases = new CopyOnWriteArrayList<>();
 
@@ -75,6 +84,26 @@ public final class Reservation {
 			retryAfterMs = Math.max(retryAfterMs, limit.retryAfterMs().orElse(0));
 		}
 		this.leaseDenial = waitedFor.isEmpty() ? null : new LeaseDenial(clientKey, waitedFor, retryAfterMs);
+	}
+
+	/** An attempt admitted at {@code clientKey}: the concurrency limits it took a lease of that have room left. */
+	void admitted(String clientKey, RateLimitDecision decision) {
+		List<LimitDefinition> roomy = new ArrayList<>(1);
+		for (LimitDecision limit : decision.decisions()) {
+			if (limit.allowed() && limit.request().lease() != null && limit.remaining() > 0) {
+				roomy.add(limit.request().definition());
+			}
+		}
+		if (!roomy.isEmpty()) {
+			this.leaseRoom = new LeaseRoom(clientKey, roomy);
+		}
+	}
+
+	/** The room the last admitted attempt left, forgotten here; {@code null} when it left none. */
+	@Nullable LeaseRoom takeLeaseRoom() {
+		LeaseRoom room = this.leaseRoom;
+		this.leaseRoom = null;
+		return room;
 	}
 
 	/** What the last denied attempt may wait for, forgotten here; {@code null} unless only leases denied it. */

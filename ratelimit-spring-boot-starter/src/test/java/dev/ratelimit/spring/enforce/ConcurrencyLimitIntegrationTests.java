@@ -174,6 +174,41 @@ class ConcurrencyLimitIntegrationTests {
 	}
 
 	/**
+	 * Two calls that end at once free two leases, but only the first release finds the limit full and is announced:
+	 * the caller it wakes, admitted with room left, wakes the next, and both waiting requests run (rather than the
+	 * second waiting out its max wait while a lease is free).
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "servlet", "reactive" })
+	void twoLeasesGivenBackAtOnceAdmitTwoWaitingRequests(String webApplicationType) throws Exception {
+		String prefix = "concurrency-two-back-" + webApplicationType + "-" + UUID.randomUUID() + ":";
+		try (ConfigurableApplicationContext context = start(webApplicationType, prefix)) {
+			int port = port(context);
+			String client = UUID.randomUUID().toString();
+			Gate gate = Gates.of(client);
+			List<CompletableFuture<HttpResponse<String>>> holders = List.of(send(port, "/rule-waits-two", client),
+					send(port, "/rule-waits-two", client));
+			waitUntil(() -> gate.entered.get() == 2, "both holders running");
+			List<CompletableFuture<HttpResponse<String>>> waiting = List.of(send(port, "/rule-waits-two", client),
+					send(port, "/rule-waits-two", client));
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			waitUntil(() -> meters.get("ratelimit.decisions").tag("limit", "rule-waits-two").tag("outcome", "denied")
+				.counter()
+				.count() >= 2, "both later requests denied a lease once");
+			// both holders end at once; the waiters then run at once too (the gate is open)
+			gate.open();
+			for (CompletableFuture<HttpResponse<String>> response : holders) {
+				assertThat(response.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			}
+			for (CompletableFuture<HttpResponse<String>> response : waiting) {
+				// without the wake-up, the second would wait its 20 s and answer 429 (the lease time is 30 s)
+				assertThat(response.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			}
+			waitUntilNoLeases(prefix);
+		}
+	}
+
+	/**
 	 * A call that runs for more than two lease times (3 s) keeps its lease: renewed every second, with two seconds of
 	 * margin for a busy machine. The time is the behaviour here: the lease expires on Redis' own clock.
 	 */
@@ -393,6 +428,9 @@ class ConcurrencyLimitIntegrationTests {
 				"--ratelimit.filter.rules[1].name=rule-waits", "--ratelimit.filter.rules[1].paths=/rule-waits",
 				"--ratelimit.filter.rules[1].algorithm=concurrency", "--ratelimit.filter.rules[1].limit=1",
 				"--ratelimit.filter.rules[1].key=@xClient.of(#request)", "--ratelimit.filter.rules[1].max-wait=30s",
+				"--ratelimit.filter.rules[2].name=rule-waits-two", "--ratelimit.filter.rules[2].paths=/rule-waits-two",
+				"--ratelimit.filter.rules[2].algorithm=concurrency", "--ratelimit.filter.rules[2].limit=2",
+				"--ratelimit.filter.rules[2].key=@xClient.of(#request)", "--ratelimit.filter.rules[2].max-wait=20s",
 				"--management.endpoints.web.exposure.include=ratelimits");
 	}
 
@@ -478,6 +516,11 @@ class ConcurrencyLimitIntegrationTests {
 
 		@GetMapping("/rule-waits")
 		String ruleWaits(jakarta.servlet.http.HttpServletRequest request) throws Exception {
+			return held(request.getHeader("X-Client"));
+		}
+
+		@GetMapping("/rule-waits-two")
+		String ruleWaitsTwo(jakarta.servlet.http.HttpServletRequest request) throws Exception {
 			return held(request.getHeader("X-Client"));
 		}
 
@@ -574,6 +617,11 @@ class ConcurrencyLimitIntegrationTests {
 
 		@GetMapping("/rule-waits")
 		Mono<String> ruleWaits(org.springframework.http.server.reactive.ServerHttpRequest request) {
+			return held(request.getHeaders().getFirst("X-Client"));
+		}
+
+		@GetMapping("/rule-waits-two")
+		Mono<String> ruleWaitsTwo(org.springframework.http.server.reactive.ServerHttpRequest request) {
 			return held(request.getHeaders().getFirst("X-Client"));
 		}
 

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.Algorithm;
@@ -150,7 +152,11 @@ class RateLimitEnforcerTests {
 			.hasNumberOfObservationsWithNameEqualTo("ratelimit.operations", 2)
 			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("limit", "open")
 				.hasLowCardinalityKeyValue("outcome", "fail-open")
-				.hasError())
+				.assertThatError()
+				.as("the Redis client's failure, not the stage's wrapper")
+				.isNotInstanceOf(CompletionException.class)
+				.isNotInstanceOf(ExecutionException.class)
+				.hasMessageContaining("127.0.0.1"))
 			.hasAnObservation((observation) -> observation.hasLowCardinalityKeyValue("limit", "closed")
 				.hasLowCardinalityKeyValue("outcome", "fail-closed")
 				.hasError());
