@@ -1,11 +1,9 @@
 package dev.ratelimit.spring.enforce;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
@@ -44,7 +42,7 @@ public final class LeaseWaits implements AutoCloseable {
 	private final @Nullable LeaseReleases releases;
 
 	/** The channels that callers wait on, with how many callers each; a channel without one is removed. */
-	private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, LeaseChannel> channels = new ConcurrentHashMap<>();
 
 	private final AtomicLong arrivals = new AtomicLong();
 
@@ -61,7 +59,7 @@ public final class LeaseWaits implements AutoCloseable {
 
 		@Override
 		public void released(String channel) {
-			Channel waited = LeaseWaits.this.channels.get(channel);
+			LeaseChannel waited = LeaseWaits.this.channels.get(channel);
 			if (waited != null) {
 				waited.released(false);
 			}
@@ -127,108 +125,13 @@ public final class LeaseWaits implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * One limit and client's callers: how many releases this instance heard, and the callers not deciding at the
-	 * moment, longest waiting first. Its monitor is held only to count and to hand a wake-up over (on the
-	 * subscription's thread, which must not block).
-	 */
-	private static final class Channel {
-
-		private final String name;
-
-		private final PriorityQueue<Pause> idle = new PriorityQueue<>(Comparator.comparingLong(Pause::arrival));
-
-		private long heard;
-
-		/** Callers registered; changed only inside the map's compute, for this channel's key. */
-		private int callers;
-
-		Channel(String name) {
-			this.name = name;
-		}
-
-		/** A release: the longest waiting caller is woken, or with {@code all} (a new subscription) every one. */
-		synchronized void released(boolean all) {
-			this.heard++;
-			wakeNext(all);
-		}
-
-		/** Wakes the longest waiting caller (or every one), skipping pauses that ended meanwhile. */
-		synchronized void wakeNext(boolean all) {
-			for (Pause pause = this.idle.poll(); pause != null; pause = this.idle.poll()) {
-				// a pause settled meanwhile (its timer, another channel, cancelled) leaves the release to the next
-				if (pause.wakeByRelease() && !all) {
-					return;
-				}
-			}
-		}
-
-		synchronized long heard() {
-			return this.heard;
-		}
-
-		/** Parks {@code pause} unless a release was heard since {@code seen}; returns whether it was parked. */
-		synchronized boolean park(Pause pause, long seen) {
-			if (this.heard != seen) {
-				return false;
-			}
-			this.idle.add(pause);
-			return true;
-		}
-
-		synchronized void unpark(Pause pause) {
-			this.idle.remove(pause);
-		}
-
-	}
-
-	/** One wait between two attempts: settled once, by a release, its timer, or a cancellation. */
-	private static final class Pause {
-
-		private final long arrival;
-
-		private final CompletableFuture<Boolean> result = new CompletableFuture<>();
-
-		private final AtomicBoolean settled = new AtomicBoolean();
-
-		/** Whether a release ended it: if its caller cancelled meanwhile, the release goes to the next one. */
-		private volatile boolean byRelease;
-
-		Pause(long arrival) {
-			this.arrival = arrival;
-		}
-
-		long arrival() {
-			return this.arrival;
-		}
-
-		/** Ends the pause with {@code retry}, on the common pool; whether this call ended it. */
-		boolean wake(boolean retry) {
-			if (this.result.isDone() || !this.settled.compareAndSet(false, true)) {
-				return false;
-			}
-			ForkJoinPool.commonPool().execute(() -> this.result.complete(retry));
-			return true;
-		}
-
-		boolean wakeByRelease() {
-			this.byRelease = true;
-			if (wake(true)) {
-				return true;
-			}
-			this.byRelease = false;
-			return false;
-		}
-
-	}
-
 	/** One call's wait for a lease, across its attempts. Used by one attempt at a time. */
 	final class Waiter {
 
 		private final long arrival;
 
 		/** The channels this call waits on, with the releases heard when its last attempt was sent (-1: unknown). */
-		private final Map<Channel, Long> seen = new HashMap<>(2);
+		private final Map<LeaseChannel, Long> seen = new HashMap<>(2);
 
 		private Waiter(long arrival) {
 			this.arrival = arrival;
@@ -262,9 +165,9 @@ public final class LeaseWaits implements AutoCloseable {
 			for (LimitDefinition limit : limits) {
 				register(announcing.channel(clientKey, limit), listening);
 			}
-			Pause pause = new Pause(this.arrival);
-			List<Channel> parked = new ArrayList<>(this.seen.size());
-			for (Map.Entry<Channel, Long> waited : this.seen.entrySet()) {
+			LeasePause pause = new LeasePause(this.arrival);
+			List<LeaseChannel> parked = new ArrayList<>(this.seen.size());
+			for (Map.Entry<LeaseChannel, Long> waited : this.seen.entrySet()) {
 				if (!waited.getKey().park(pause, waited.getValue())) {
 					// heard a release since the attempt was sent, or began to listen after it
 					pause.wake(true);
@@ -292,13 +195,13 @@ public final class LeaseWaits implements AutoCloseable {
 		 * again at once.
 		 */
 		private void register(String name, boolean listening) {
-			for (Channel registered : this.seen.keySet()) {
+			for (LeaseChannel registered : this.seen.keySet()) {
 				if (registered.name.equals(name)) {
 					return;
 				}
 			}
-			Channel channel = LeaseWaits.this.channels.compute(name, (key, existing) -> {
-				Channel registered = (existing != null) ? existing : new Channel(name);
+			LeaseChannel channel = LeaseWaits.this.channels.compute(name, (key, existing) -> {
+				LeaseChannel registered = (existing != null) ? existing : new LeaseChannel(name);
 				registered.callers++;
 				return registered;
 			});
@@ -316,7 +219,7 @@ public final class LeaseWaits implements AutoCloseable {
 				return;
 			}
 			for (LimitDefinition limit : limits) {
-				Channel waited = LeaseWaits.this.channels.get(announcing.channel(clientKey, limit));
+				LeaseChannel waited = LeaseWaits.this.channels.get(announcing.channel(clientKey, limit));
 				if (waited != null) {
 					waited.released(false);
 				}
@@ -325,7 +228,7 @@ public final class LeaseWaits implements AutoCloseable {
 
 		/** The call waits no more (admitted, given up, cancelled): its channels forget it. */
 		void done() {
-			for (Channel registered : this.seen.keySet()) {
+			for (LeaseChannel registered : this.seen.keySet()) {
 				LeaseWaits.this.channels.computeIfPresent(registered.name,
 						(key, channel) -> (--channel.callers == 0) ? null : channel);
 			}
