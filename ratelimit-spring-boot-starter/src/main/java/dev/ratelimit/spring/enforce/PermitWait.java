@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * {@code CompletableFuture}, a {@code Mono}): the core's {@link MaxWait}, each attempt with a deadline of its own in
  * Redis ({@link RequestDeadline#anotherAttempt}); every failure other than a denial ends it at once. A denial by
  * concurrency limits alone waits for a release of a lease ({@link LeaseWaits}) up to the max wait; any other waits
- * its retry-after. Made by {@link PermitWaiter#begin}; {@link #done()} when the call waits no more.
+ * its retry-after. Made by {@link PermitWaiter#begin}; {@link #done(Throwable)} when the call waits no more.
  */
 public final class PermitWait {
 
