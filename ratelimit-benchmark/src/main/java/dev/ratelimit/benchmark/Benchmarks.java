@@ -40,7 +40,7 @@ public final class Benchmarks {
 			  api:          --threads=16 --seconds=2 --rounds=3 --warmup=1 --only=<text in scenario names>
 			  http:         --rounds=3 --http-seconds=5 --connections=16 --wrk-threads=2 --only=<text>  (needs wrk)
 			  offered-load: --threads=16 --load-seconds=10
-			  waits:        --threads=16 --wait-seconds=10
+			  waits:        --threads=16 --wait-seconds=5
 			  all:          all of the above, and --chart=ratelimit-benchmark/target/benchmark-ratios.png
 			See docs/BENCHMARKS.md.""";
 

@@ -20,39 +20,6 @@ import org.springframework.web.bind.annotation.RestController;
 @SpringBootApplication
 public class BenchmarkApplication {
 
-	/**
-	 * A partner API's client for {@link WaitedCalls}: 100 calls per second for all callers together (no key), each
-	 * algorithm on a limit of its own; a denied call waits for a permit up to 10 s. A call records when it ran.
-	 */
-	@org.springframework.stereotype.Service
-	public static class Partner {
-
-		@RateLimited(name = "waited-tb", algorithm = "token-bucket", limit = WaitedCalls.LIMIT, window = "1s",
-				maxWait = "10s")
-		public void tokenBucket(List<Long> arrivals) {
-			arrivals.add(System.nanoTime());
-		}
-
-		@RateLimited(name = "waited-fw", algorithm = "fixed-window", limit = WaitedCalls.LIMIT, window = "1s",
-				maxWait = "10s")
-		public void fixedWindow(List<Long> arrivals) {
-			arrivals.add(System.nanoTime());
-		}
-
-		@RateLimited(name = "waited-swc", algorithm = "sliding-window-counter", limit = WaitedCalls.LIMIT,
-				window = "1s", maxWait = "10s")
-		public void slidingWindowCounter(List<Long> arrivals) {
-			arrivals.add(System.nanoTime());
-		}
-
-		@RateLimited(name = "waited-sl", algorithm = "sliding-log", limit = WaitedCalls.LIMIT, window = "1s",
-				maxWait = "10s")
-		public void slidingLog(List<Long> arrivals) {
-			arrivals.add(System.nanoTime());
-		}
-
-	}
-
 	/** One command in a script: the limiter's own round trip with almost no work in it. */
 	static final LuaScript ONE_COMMAND = LuaScript.of("return { redis.call('EXISTS', KEYS[1]) }");
 

@@ -85,7 +85,7 @@ public final class DenialCache {
 	}
 
 	/** A concurrency limit's denial is never remembered: a lease can come back at any moment. */
-	private static boolean anyConcurrency(List<LimitRequest> limits) {
+	static boolean anyConcurrency(List<LimitRequest> limits) {
 		for (LimitRequest limit : limits) {
 			if (!limit.definition().algorithm().rate()) {
 				return true;
@@ -143,7 +143,7 @@ public final class DenialCache {
 	 * The decision {@code elapsedMs} later with no other traffic: every wait shorter by that much (a shadow limit that
 	 * can never admit the request stays so).
 	 */
-	private static RateLimitDecision aged(RateLimitDecision decision, long elapsedMs) {
+	static RateLimitDecision aged(RateLimitDecision decision, long elapsedMs) {
 		List<LimitDecision> aged = new ArrayList<>(decision.decisions().size());
 		for (LimitDecision limit : decision.decisions()) {
 			LimitDecision.Allowance allowance = new LimitDecision.Allowance(limit.remaining(),
@@ -160,13 +160,18 @@ public final class DenialCache {
 	/** The limits' names, shapes and modes, not their costs. */
 	private static String identity(List<LimitRequest> limits) {
 		StringBuilder identity = new StringBuilder();
+		appendIdentity(identity, limits);
+		return identity.toString();
+	}
+
+	/** Appends the limits' names, shapes and modes, not their costs, to {@code identity}. */
+	static void appendIdentity(StringBuilder identity, List<LimitRequest> limits) {
 		for (LimitRequest request : limits) {
 			LimitDefinition limit = request.definition();
 			identity.append(limit.name()).append(' ').append(limit.algorithm()).append(' ').append(limit.limit())
 				.append(' ').append(limit.windowMs()).append(' ').append(limit.capacity()).append(' ')
 				.append(request.shadow()).append('\n');
 		}
-		return identity.toString();
 	}
 
 }

@@ -32,6 +32,9 @@ public final class PermitWait {
 
 	private final LeaseWaits leases;
 
+	/** The call's place in the lines of callers waiting for a permit; {@code null} when it may not wait. */
+	private final PermitLines.@Nullable Place place;
+
 	private final List<ConfiguredLimit> limits;
 
 	private final DecisionObservations observations;
@@ -49,13 +52,17 @@ public final class PermitWait {
 	private DecisionObservations.@Nullable Observed observed;
 
 	PermitWait(LimitedRequest request, List<ConfiguredLimit> limits, Duration maxWait, Reservation held,
-			LeaseWaits leases, DecisionObservations observations) {
+			LeaseWaits leases, PermitLines lines, DecisionObservations observations) {
 		this.request = request;
 		this.limits = limits;
 		this.wait = MaxWait.of(maxWait);
 		this.held = held;
 		this.leases = leases;
 		this.observations = observations;
+		this.place = maxWait.isZero() ? null : lines.place(this.wait);
+		if (this.place != null) {
+			held.waitIn(this.place);
+		}
 	}
 
 	/** What the call's attempts keep. */
@@ -94,6 +101,11 @@ public final class PermitWait {
 		Throwable cause = cause(failure);
 		if (!(cause instanceof RateLimitExceededException denied) || denied.isNever()) {
 			return null;
+		}
+		Reservation.RateDenial rate = this.held.takeRateDenial();
+		if (rate != null && this.place != null) {
+			return this.place.pause(rate.clientKey(), rate.limits(), rate.decision(), rate.fresh(),
+					denied.getRetryAfterMs());
 		}
 		Reservation.LeaseDenial lease = this.held.takeLeaseDenial();
 		if (lease != null && this.leases.announced()) {
@@ -141,6 +153,11 @@ public final class PermitWait {
 	public void done(@Nullable Throwable failure) {
 		if (!this.finished.compareAndSet(false, true)) {
 			return;
+		}
+		PermitLines.Place lined = this.place;
+		if (lined != null) {
+			String clientKey = lined.clientKey();
+			lined.leave((failure == null && clientKey != null) ? this.held.room(clientKey) : null);
 		}
 		LeaseWaits.Waiter waited = this.waiter;
 		if (waited != null) {

@@ -25,6 +25,8 @@ public final class PermitWaiter {
 
 	private final LeaseWaits leases;
 
+	private final PermitLines lines = new PermitLines();
+
 	/**
 	 * @param defaultMaxWait {@code ratelimit.defaults.max-wait}
 	 * @param leases the callers waiting for a lease, woken by releases
@@ -60,7 +62,7 @@ public final class PermitWaiter {
 	 * @throws IllegalArgumentException when {@code maxWait} is negative
 	 */
 	public PermitWait begin(LimitedRequest request, List<ConfiguredLimit> limits, Duration maxWait, Reservation held) {
-		return new PermitWait(request, limits, maxWait, held, this.leases, this.enforcer.observations());
+		return new PermitWait(request, limits, maxWait, held, this.leases, this.lines, this.enforcer.observations());
 	}
 
 	/**

@@ -8,7 +8,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 
-import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.RateLimitException;
@@ -16,8 +15,6 @@ import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimitUnavailableException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.PlanSelector;
-
-import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationContext;
@@ -150,8 +147,8 @@ public final class RateLimitEnforcer {
 		catch (RateLimitException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		Sequence decided = new Sequence(request, this.redis.deadline(request), new ArrayList<>(), continuation,
-				reservation, reserveUnits, Leases.idFor(configured, this.holder), new ArrayList<>(),
+		DecisionSequence decided = new DecisionSequence(request, this.redis.deadline(request), new ArrayList<>(),
+				continuation, reservation, reserveUnits, Leases.idFor(configured, this.holder), new ArrayList<>(),
 				this.observations.parent(request));
 		CompletableFuture<Void> sequence = CompletableFuture.completedFuture(null);
 		for (Map.Entry<String, List<ConfiguredLimit>> group : byKey.entrySet()) {
@@ -200,15 +197,18 @@ public final class RateLimitEnforcer {
 	 * The limits of one client key: their decision added to the sequence's, or their failure policy. One observation
 	 * for them all, as one script call decides them.
 	 */
-	private CompletableFuture<Void> decide(Sequence sequence, String clientKey, List<ConfiguredLimit> limits) {
+	private CompletableFuture<Void> decide(DecisionSequence sequence, String clientKey, List<ConfiguredLimit> limits) {
 		LimitedRequest request = sequence.request();
 		List<LimitRequest> requests = Leases.withLease(ConfiguredLimit.sharedBudgets(limits, ConfiguredLimit::request),
 				sequence.lease());
 		DecisionObservations.Observed observed = this.observations.decision(sequence.parent(), limits);
-		RateLimitDecision remembered = this.denials.recall(clientKey, requests);
+		RateLimitDecision recalled = this.denials.recall(clientKey, requests);
+		// a waiting call behind another of its line waits in it without asking Redis (PermitLines)
+		RateLimitDecision remembered = (recalled != null) ? recalled : sequence.reservation().behind(clientKey, requests);
 		if (remembered != null) {
 			observed.stop(Outcome.REMEMBERED_DENIED);
 			this.answers.deniedFromMemory();
+			sequence.reservation().denied(clientKey, requests, remembered, false);
 			return runNow(() -> this.answers.apply(request, remembered, sequence.applied()));
 		}
 		if (this.redis.spared(limits)) {
@@ -242,7 +242,7 @@ public final class RateLimitEnforcer {
 			}
 			else {
 				this.denials.remember(clientKey, requests, decision, sentAt);
-				sequence.reservation().denied(clientKey, decision);
+				sequence.reservation().denied(clientKey, requests, decision, true);
 			}
 			this.answers.apply(request, decision, sequence.applied());
 			return null;
@@ -253,8 +253,8 @@ public final class RateLimitEnforcer {
 	 * The failure policies of limits that Redis did not decide, their outcome on {@code observed}: a fail-closed
 	 * limit's 503, this instance's decision, or none (fail-open).
 	 */
-	private @Nullable RateLimitDecision decideLocally(Sequence sequence, String clientKey, List<ConfiguredLimit> limits,
-			DecisionObservations.Observed observed) {
+	private @Nullable RateLimitDecision decideLocally(DecisionSequence sequence, String clientKey,
+			List<ConfiguredLimit> limits, DecisionObservations.Observed observed) {
 		RateLimitDecision local;
 		try {
 			local = this.answers.decideLocally(sequence.request(), clientKey, limits, sequence.applied(),
@@ -275,64 +275,6 @@ public final class RateLimitEnforcer {
 	/** {@code action} run on this thread, as a stage: completed, or failed with what it throws. */
 	private static CompletableFuture<Void> runNow(Runnable action) {
 		return CompletableFuture.runAsync(action, Runnable::run);
-	}
-
-	/**
-	 * One request's decisions, one client key after the other.
-	 * @param deadline the request's deadline ({@link System#nanoTime()})
-	 * @param applied the decisions whose fields the response carries, so far
-	 * @param continuation runs what follows Redis' answer
-	 * @param reservation where what the call holds until it ends is kept: the leases it takes, and with
-	 * {@code reserveUnits} the units its limits take, to be settled after the call
-	 * @param lease the lease id of the request's concurrency limits, or {@code null} when it has none
-	 * @param leases the leases this sequence took (or may have), given back when a later key does not admit
-	 * @param parent the observation the decisions' observations go under, or {@code null}
-	 */
-	private record Sequence(LimitedRequest request, long deadline, List<LimitDecision> applied, Executor continuation,
-			Reservation reservation, boolean reserveUnits, @Nullable String lease, List<Reservation.Lease> leases,
-			@Nullable Observation parent) {
-
-		/** A local decision (fail-local), held when the sequence reserves; its leases always, renewed. */
-		void holdLocal(String clientKey, List<ConfiguredLimit> limits, @Nullable RateLimitDecision local,
-				RedisCaller redis) {
-			if (local == null) {
-				return;
-			}
-			if (this.reserveUnits) {
-				this.reservation.hold(clientKey, limits, local, true);
-			}
-			holdLease(Leases.taken(clientKey, local, true), redis);
-		}
-
-		/**
-		 * Keeps a lease of this request, in the call's reservation until the call ends.
-		 * @param renewals where a lease the call holds is renewed while it runs; {@code null} for one it may hold
-		 * (an acquire not answered), which is only given back
-		 */
-		void holdLease(Reservation.@Nullable Lease lease, @Nullable RedisCaller renewals) {
-			if (lease == null) {
-				return;
-			}
-			synchronized (this.leases) {
-				this.leases.add(lease);
-			}
-			this.reservation.holdLease(lease);
-			if (renewals != null) {
-				renewals.renewing(lease);
-			}
-		}
-
-		/** The request does not go ahead: the leases it took are given back now. */
-		void giveBack(RedisCaller redis) {
-			List<Reservation.Lease> taken;
-			synchronized (this.leases) {
-				taken = List.copyOf(this.leases);
-				this.leases.clear();
-			}
-			this.reservation.forget(taken);
-			taken.forEach(redis::release);
-		}
-
 	}
 
 }

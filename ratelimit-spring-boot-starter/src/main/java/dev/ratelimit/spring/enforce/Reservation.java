@@ -2,6 +2,8 @@ package dev.ratelimit.spring.enforce;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.ratelimit.core.LimitDecision;
@@ -54,7 +56,32 @@ public final class Reservation {
 	record LeaseRoom(String clientKey, List<LimitDefinition> limits) {
 	}
 
+	/**
+	 * The rate limits of one client key that denied an attempt of a waiting call: the line it waits in
+	 * ({@link PermitLines}).
+	 * @param limits the limits decided, with their costs
+	 * @param fresh whether Redis denied it just now (not a remembered denial, nor its line's)
+	 */
+	record RateDenial(String clientKey, List<LimitRequest> limits, RateLimitDecision decision, boolean fresh) {
+	}
+
 	private final List<Held> held = new CopyOnWriteArrayList<>();
+
+	/** The place in the lines of a call that waits for a permit; {@code null} for one that does not. */
+	private volatile PermitLines.@Nullable Place place;
+
+	private volatile @Nullable RateDenial rateDenial;
+
+	/**
+	 * What an admitted attempt of a waiting call left of its rate limits at one client key ({@link PermitLines}).
+	 * @param count how many more requests of the same costs fit at once
+	 * @param afterMs with none, when one more unit fits (more-after, ms)
+	 */
+	record Room(long count, long afterMs) {
+	}
+
+	/** Per client key, what the last admitted attempt left of its rate limits; waiting calls only. */
+	private final Map<String, Room> rooms = new ConcurrentHashMap<>(1);
 
 	private volatile @Nullable LeaseDenial leaseDenial;
 
@@ -68,8 +95,26 @@ public final class Reservation {
 		}
 	}
 
-	/** An attempt denied at {@code clientKey}: what it may wait for, when only concurrency limits denied it. */
-	void denied(String clientKey, RateLimitDecision decision) {
+	/** The call waits for a permit in {@code place}: its attempts note what its line needs. */
+	void waitIn(PermitLines.Place place) {
+		this.place = place;
+	}
+
+	/**
+	 * The line's last denial when this waiting call must wait behind another caller of the same limits and costs
+	 * ({@link PermitLines.Place#behind}); {@code null} when it may ask Redis.
+	 */
+	@Nullable RateLimitDecision behind(String clientKey, List<LimitRequest> limits) {
+		PermitLines.Place waiting = this.place;
+		return (waiting != null) ? waiting.behind(clientKey, limits) : null;
+	}
+
+	/**
+	 * An attempt denied at {@code clientKey}: what it may wait for, a lease when only concurrency limits denied it,
+	 * else (for a waiting call) its line.
+	 * @param fresh whether Redis decided it just now, rather than a remembered denial
+	 */
+	void denied(String clientKey, List<LimitRequest> limits, RateLimitDecision decision, boolean fresh) {
 		List<LimitDefinition> waitedFor = new ArrayList<>(1);
 		long retryAfterMs = 0;
 		for (LimitDecision limit : decision.decisions()) {
@@ -78,25 +123,57 @@ public final class Reservation {
 			}
 			if (limit.request().definition().algorithm().rate()) {
 				this.leaseDenial = null;
+				this.rateDenial = (this.place != null && PermitLines.lined(limits))
+						? new RateDenial(clientKey, limits, decision, fresh) : null;
 				return;
 			}
 			waitedFor.add(limit.request().definition());
 			retryAfterMs = Math.max(retryAfterMs, limit.retryAfterMs().orElse(0));
 		}
+		this.rateDenial = null;
 		this.leaseDenial = waitedFor.isEmpty() ? null : new LeaseDenial(clientKey, waitedFor, retryAfterMs);
 	}
 
-	/** An attempt admitted at {@code clientKey}: the concurrency limits it took a lease of that have room left. */
+	/**
+	 * An attempt admitted at {@code clientKey}: the concurrency limits it took a lease of that have room left, and for
+	 * a waiting call the room its rate limits have left ({@link #room}).
+	 */
 	void admitted(String clientKey, RateLimitDecision decision) {
 		List<LimitDefinition> roomy = new ArrayList<>(1);
+		long count = Long.MAX_VALUE;
+		long afterMs = 0;
 		for (LimitDecision limit : decision.decisions()) {
-			if (limit.allowed() && limit.request().lease() != null && limit.remaining() > 0) {
-				roomy.add(limit.request().definition());
+			LimitRequest request = limit.request();
+			if (limit.allowed() && request.lease() != null && limit.remaining() > 0) {
+				roomy.add(request.definition());
+			}
+			if (request.definition().algorithm().rate() && !request.shadow()) {
+				count = Math.min(count, Math.max(0, limit.remaining()) / Math.max(1, request.cost()));
+				// more-after is when one more unit fits: exact for a cost of 1, else the next caller's first try
+				afterMs = Math.max(afterMs, limit.moreAfterMs());
 			}
 		}
 		if (!roomy.isEmpty()) {
 			this.leaseRoom = new LeaseRoom(clientKey, roomy);
 		}
+		if (this.place != null) {
+			this.rooms.put(clientKey, (count == Long.MAX_VALUE) ? new Room(0, 0) : new Room(count, (count > 0) ? 0 : afterMs));
+		}
+	}
+
+	/**
+	 * What the last admitted attempt at {@code clientKey} left of its rate limits; no room and no wait when it is not
+	 * known (a local decision).
+	 */
+	Room room(String clientKey) {
+		return this.rooms.getOrDefault(clientKey, new Room(0, 0));
+	}
+
+	/** What the last denied attempt of a waiting call waits in line for, forgotten here; {@code null}: no line. */
+	@Nullable RateDenial takeRateDenial() {
+		RateDenial denial = this.rateDenial;
+		this.rateDenial = null;
+		return denial;
 	}
 
 	/** The room the last admitted attempt left, forgotten here; {@code null} when it left none. */

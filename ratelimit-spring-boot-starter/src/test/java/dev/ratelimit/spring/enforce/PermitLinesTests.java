@@ -1,0 +1,211 @@
+package dev.ratelimit.spring.enforce;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.LimitDecision;
+import dev.ratelimit.core.LimitDefinition;
+import dev.ratelimit.core.LimitRequest;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.spring.RateLimitExceededException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The lines of callers waiting for a permit of rate limits (PermitLines), through the waits that use them: one head
+ * asks Redis, the others wait behind it in order and hand over as the head's admission says; the full path on Redis
+ * is in WaitingCallersIntegrationTests.
+ */
+class PermitLinesTests {
+
+	private static final LimitDefinition API = LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 10,
+			Duration.ofSeconds(1));
+
+	private static final LimitDefinition EXPORTS = LimitDefinition.of("exports", Algorithm.CONCURRENCY, 1,
+			Duration.ofMinutes(1));
+
+	private final PermitLines lines = new PermitLines();
+
+	private final List<PermitWait> begun = new ArrayList<>();
+
+	@AfterEach
+	void endTheWaits() {
+		this.begun.forEach((wait) -> wait.done(null));
+		assertThat(this.lines.size()).as("a line with no caller left is removed").isZero();
+	}
+
+	@Test
+	void theFirstCallerDeniedWaitsItsRetryAfterAndTheOthersWaitBehindItInOrder() {
+		PermitWait head = wait(Duration.ofSeconds(30));
+		PermitWait second = wait(Duration.ofSeconds(30));
+		PermitWait third = wait(Duration.ofSeconds(30));
+		assertThat(deniedByRedis(head, 1, 1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		head.nextAttempt();
+		CompletableFuture<Boolean> secondsTurn = deniedByRedis(second, 1, 1);
+		CompletableFuture<Boolean> thirdsTurn = deniedByRedis(third, 1, 1);
+		assertThat(secondsTurn).as("behind the head, not at its own retry-after").isNotDone();
+		assertThat(thirdsTurn).isNotDone();
+
+		// admitted with room for another: the next caller asks at once
+		admitted(head, 1, 0);
+		head.done(null);
+		assertThat(secondsTurn).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		assertThat(thirdsTurn).as("one caller at a time").isNotDone();
+	}
+
+	@Test
+	void anAdmissionWithRoomForTwoMoreLetsTheNextTwoAskAtOnceAndOneDeniedAgainGoesBackToTheFront() {
+		PermitWait head = wait(Duration.ofSeconds(30));
+		List<PermitWait> behind = List.of(wait(Duration.ofSeconds(30)), wait(Duration.ofSeconds(30)),
+				wait(Duration.ofSeconds(30)));
+		assertThat(deniedByRedis(head, 1, 1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		head.nextAttempt();
+		List<CompletableFuture<Boolean>> turns = behind.stream().map((wait) -> deniedInLine(wait)).toList();
+		admitted(head, 2, 0);
+		head.done(null);
+		assertThat(turns.get(0)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		assertThat(turns.get(1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		assertThat(turns.get(2)).isNotDone();
+
+		// the first is denied (another instance was quicker) while the second asks: back to the front, behind it
+		CompletableFuture<Boolean> again = deniedByRedis(behind.get(0), 1, 1);
+		assertThat(again).isNotDone();
+		admitted(behind.get(1), 0, 0);
+		behind.get(1).done(null);
+		assertThat(again).as("first in line again").succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		assertThat(turns.get(2)).isNotDone();
+	}
+
+	@Test
+	void aHeadAdmittedWithoutRoomHandsOverWhenTheLimitHasRoomAgain() {
+		PermitWait head = wait(Duration.ofSeconds(30));
+		PermitWait next = wait(Duration.ofSeconds(30));
+		assertThat(deniedByRedis(head, 1, 1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		head.nextAttempt();
+		CompletableFuture<Boolean> turn = deniedByRedis(next, 1, 1);
+		admitted(head, 0, 1500);
+		long handedOver = System.nanoTime();
+		head.done(null);
+		assertThat(turn).as("the limit has no room for 1.5 s").isNotDone();
+		assertThat(turn).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		assertThat((System.nanoTime() - handedOver) / 1_000_000).isGreaterThanOrEqualTo(1499);
+	}
+
+	@Test
+	void aHeadThatGivesUpOrIsCancelledHandsOverAtOnce() {
+		PermitWait head = wait(Duration.ofMinutes(10));
+		PermitWait next = wait(Duration.ofMinutes(10));
+		PermitWait last = wait(Duration.ofMinutes(10));
+		CompletableFuture<Boolean> headsPause = deniedByRedis(head, 60_000, 1);
+		CompletableFuture<Boolean> nextsTurn = deniedByRedis(next, 1, 1);
+		CompletableFuture<Boolean> lastsTurn = deniedByRedis(last, 1, 1);
+		headsPause.cancel(false);
+		head.done(new CancellationException());
+		assertThat(nextsTurn).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		next.done(denied(60_000));
+		assertThat(lastsTurn).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+	}
+
+	@Test
+	void aCallWhoseLineHasAHeadIsAnsweredWithTheLinesLastDenialWithoutAskingRedis() {
+		PermitWait head = wait(Duration.ofSeconds(30));
+		deniedByRedis(head, 5_000, 1);
+		PermitWait newcomer = wait(Duration.ofSeconds(30));
+		RateLimitDecision answer = newcomer.held().behind("client", List.of(API.request()));
+		assertThat(answer).isNotNull();
+		assertThat(answer.allowed()).isFalse();
+		assertThat(answer.decisions().get(0).retryAfterMs().getAsLong()).isBetween(1L, 5_000L);
+		assertThat(head.held().behind("client", List.of(API.request()))).as("the head asks Redis").isNull();
+		assertThat(newcomer.held().behind("other", List.of(API.request()))).as("another client's line").isNull();
+		assertThat(newcomer.held().behind("client", List.of(API.request(5)))).as("another cost's line").isNull();
+		assertThat(wait(Duration.ZERO).held().behind("client", List.of(API.request()))).as("a call that cannot wait")
+			.isNull();
+	}
+
+	@Test
+	void aCallerBehindGivesUpAtOnceWhenTheHeadAsksAgainOnlyAfterItsMaxWait() {
+		PermitWait head = wait(Duration.ofMinutes(10));
+		deniedByRedis(head, 60_000, 1);
+		PermitWait impatient = wait(Duration.ofSeconds(1));
+		assertThat(deniedInLine(impatient)).as("the head asks again in a minute").isNull();
+	}
+
+	@Test
+	void aCallerBehindGivesUpWhenItsMaxWaitPasses() {
+		PermitWait head = wait(Duration.ofMinutes(10));
+		assertThat(deniedByRedis(head, 1, 1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		// the head is deciding again (and does not come back): the brief caller waits behind it, up to its max wait
+		head.nextAttempt();
+		PermitWait brief = wait(Duration.ofMillis(300));
+		assertThat(deniedInLine(brief)).succeedsWithin(Duration.ofSeconds(10)).as("its max wait passed").isEqualTo(false);
+	}
+
+	@Test
+	void aCheaperCallDoesNotWaitBehindACostlierOne() {
+		PermitWait costly = wait(Duration.ofMinutes(10));
+		deniedByRedis(costly, 60_000, 5);
+		PermitWait cheap = wait(Duration.ofSeconds(30));
+		assertThat(deniedByRedis(cheap, 1, 1)).as("a line of its own, at its own retry-after")
+			.succeedsWithin(Duration.ofSeconds(10))
+			.isEqualTo(true);
+	}
+
+	@Test
+	void limitsWithAConcurrencyLimitWaitForALeaseNotInALine() {
+		PermitWait wait = wait(Duration.ofSeconds(30));
+		List<LimitRequest> limits = List.of(API.request(), EXPORTS.request().withLease("caller"));
+		RateLimitDecision decision = new RateLimitDecision(List.of(LimitDecision.denied(limits.get(0), 100,
+				new LimitDecision.Allowance(0, 100, 100)), LimitDecision.allowed(limits.get(1),
+						new LimitDecision.Allowance(0, 60_000, 0))));
+		wait.held().denied("client", limits, decision, true);
+		assertThat(wait.held().takeRateDenial()).isNull();
+	}
+
+	/** {@code wait} denied by Redis at "client" for API at {@code cost}, and its pause. */
+	private static CompletableFuture<Boolean> deniedByRedis(PermitWait wait, long retryAfterMs, int cost) {
+		LimitRequest request = API.request(cost);
+		RateLimitDecision denial = new RateLimitDecision(List.of(LimitDecision.denied(request, retryAfterMs,
+				new LimitDecision.Allowance(0, 1000, retryAfterMs))));
+		wait.held().denied("client", List.of(request), denial, true);
+		CompletableFuture<Boolean> pause = wait.pause(denied(retryAfterMs));
+		assertThat(pause).isNotNull();
+		return pause;
+	}
+
+	/** {@code wait} answered by its line, as the enforcer answers a call behind a head, and its pause. */
+	private static CompletableFuture<Boolean> deniedInLine(PermitWait wait) {
+		RateLimitDecision answer = wait.held().behind("client", List.of(API.request()));
+		assertThat(answer).isNotNull();
+		wait.held().denied("client", List.of(API.request()), answer, false);
+		return wait.pause(denied(answer.decisions().get(0).retryAfterMs().getAsLong()));
+	}
+
+	/** {@code wait}'s attempt admitted with {@code remaining} units left, more after {@code moreAfterMs}. */
+	private static void admitted(PermitWait wait, long remaining, long moreAfterMs) {
+		wait.held().admitted("client", new RateLimitDecision(List.of(LimitDecision.allowed(API.request(),
+				new LimitDecision.Allowance(remaining, 1000, moreAfterMs)))));
+	}
+
+	private PermitWait wait(Duration maxWait) {
+		PermitWait wait = new PermitWait(new BackgroundCall(), List.of(), maxWait, new Reservation(),
+				new LeaseWaits(null), this.lines, DecisionObservations.NONE);
+		this.begun.add(wait);
+		return wait;
+	}
+
+	private static RateLimitExceededException denied(long retryAfterMs) {
+		return new RateLimitExceededException(ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS), new HttpHeaders(),
+				List.of("api"), "api", retryAfterMs);
+	}
+
+}
