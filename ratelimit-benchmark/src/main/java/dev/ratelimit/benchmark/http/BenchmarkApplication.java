@@ -59,6 +59,14 @@ public class BenchmarkApplication {
 			return "ok";
 		}
 
+		/** A token bucket no run reaches, on the client's API key (the typical instance's scenario). */
+		@RateLimited(name = "bench-typical", algorithm = "token-bucket", limit = 1_000_000_000, window = "1s",
+				key = "#header('" + HttpBenchmark.API_KEY_HEADER + "')")
+		@GetMapping("/typical")
+		String typical() {
+			return "ok";
+		}
+
 		/** Limited by the rule {@code bench-rule} (application.properties). */
 		@GetMapping("/rule")
 		String rule() {

@@ -18,6 +18,7 @@ import dev.ratelimit.benchmark.Table;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import redis.clients.jedis.JedisPooled;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -27,7 +28,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * The same trivial endpoint over HTTP, driven by {@code wrk} (Debian's package; {@code apt-get install wrk}):
  * unlimited, after one Redis round trip, limited by annotation and by filter rule, and one client flooding a denied
  * limit with remembered denials on and off, and the unlimited and limited endpoints again on an instance whose
- * decisions are observed. Three instances of {@link BenchmarkApplication} run in this JVM, on the Redis the benchmark
+ * decisions are observed, and on a typical application's instance (Actuator, Prometheus, observations, a limit keyed
+ * by a request header). Four instances of {@link BenchmarkApplication} run in this JVM, on the Redis the benchmark
  * started ({@link Instance}); every round runs every scenario once (interleaved), and the table shows medians.
  *
  * <p>
@@ -57,7 +59,13 @@ public final class HttpBenchmark {
 		 * Boot's {@code ObservationRegistry} with its meter handler (a {@code SimpleMeterRegistry}, no tracer): every
 		 * request is the server's observation, every decision one under it, and the starter's meters are recorded.
 		 */
-		OBSERVED("ratelimit.denials.remember=true");
+		OBSERVED("ratelimit.denials.remember=true", "spring.autoconfigure.exclude=" + PROMETHEUS),
+
+		/**
+		 * A typical application: Actuator, a Prometheus registry (exposed at {@code /actuator/prometheus}) and the
+		 * {@code ObservationRegistry}; its limit is keyed by a request header.
+		 */
+		TYPICAL("ratelimit.denials.remember=true", "management.endpoints.web.exposure.include=health,prometheus");
 
 		private final String[] properties;
 
@@ -68,7 +76,9 @@ public final class HttpBenchmark {
 	}
 
 	/** Boot's auto-configurations of the two registries: the {@code ObservationRegistry} and a {@code MeterRegistry}. */
-	private static final List<String> NO_REGISTRIES = List.of(
+	private static final String PROMETHEUS = "org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusMetricsExportAutoConfiguration";
+
+	private static final List<String> NO_REGISTRIES = List.of(PROMETHEUS,
 			"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
 			"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 			"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -81,6 +91,9 @@ public final class HttpBenchmark {
 	public record Measurement(double requestsPerSecond, double p50Ms, double p99Ms, double non2xxShare,
 			double redisCallsPerRequest, double appCpuMicros, double redisCpuMicros) {
 	}
+
+	/** The request header the typical instance's limit is keyed by. */
+	static final String API_KEY_HEADER = "X-Api-Key";
 
 	private static final Pattern REQUESTS_PER_SECOND = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
 
@@ -110,7 +123,9 @@ public final class HttpBenchmark {
 						"/denied"),
 				new Scenario("observed: unlimited", Instance.OBSERVED, "/unlimited"),
 				new Scenario("observed: limited by @RateLimited (token bucket)", Instance.OBSERVED, "/annotated"),
-				new Scenario("observed: limited by a filter rule (token bucket)", Instance.OBSERVED, "/rule"));
+				new Scenario("observed: limited by a filter rule (token bucket)", Instance.OBSERVED, "/rule"),
+				new Scenario("typical: one Redis PING", Instance.TYPICAL, "/ping"),
+				new Scenario("typical: limited by @RateLimited on a header key", Instance.TYPICAL, "/typical"));
 	}
 
 	/** This part's options, read before anything runs. */
@@ -137,9 +152,10 @@ public final class HttpBenchmark {
 		int wrkThreads = settings.wrkThreads();
 		try (ConfigurableApplicationContext plain = start(redis, Instance.PLAIN);
 				ConfigurableApplicationContext forgetting = start(redis, Instance.FORGETTING);
-				ConfigurableApplicationContext observed = start(redis, Instance.OBSERVED)) {
+				ConfigurableApplicationContext observed = start(redis, Instance.OBSERVED);
+				ConfigurableApplicationContext typical = start(redis, Instance.TYPICAL)) {
 			Map<Instance, String> base = Map.of(Instance.PLAIN, baseUrl(plain), Instance.FORGETTING,
-					baseUrl(forgetting), Instance.OBSERVED, baseUrl(observed));
+					baseUrl(forgetting), Instance.OBSERVED, baseUrl(observed), Instance.TYPICAL, baseUrl(typical));
 			System.out.printf(Locale.ROOT, "%nHTTP: wrk %d threads, %d connections, %d rounds of %d s per scenario%n",
 					wrkThreads, connections, rounds, seconds);
 			List<Scenario> all = scenarios();
@@ -174,9 +190,15 @@ public final class HttpBenchmark {
 			.run();
 		boolean observed = context.getBeanProvider(ObservationRegistry.class).getIfAvailable() != null
 				&& context.getBeanProvider(MeterRegistry.class).getIfAvailable() != null;
+		boolean prometheus = context.getBeanNamesForType(PrometheusMeterRegistry.class).length > 0;
 		boolean none = context.getBeanNamesForType(ObservationRegistry.class).length == 0
 				&& context.getBeanNamesForType(MeterRegistry.class).length == 0;
-		if ((instance == Instance.OBSERVED) ? !observed : !none) {
+		boolean asSaid = switch (instance) {
+			case OBSERVED -> observed && !prometheus;
+			case TYPICAL -> observed && prometheus;
+			default -> none;
+		};
+		if (!asSaid) {
 			context.close();
 			throw new IllegalStateException("The " + instance + " instance's registries are not as its scenarios say");
 		}
@@ -204,8 +226,9 @@ public final class HttpBenchmark {
 		long callsBefore = clientCalls(jedis);
 		double redisCpuBefore = JavaApiBenchmark.redisCpuSeconds(jedis);
 		long appCpuBefore = PROCESS.getProcessCpuTime();
+		// every request carries the API key that the typical instance's limit is keyed by
 		Process process = new ProcessBuilder("wrk", "-t" + threads, "-c" + connections, "-d" + seconds + "s",
-				"--latency", url).redirectErrorStream(true).start();
+				"--latency", "-H", API_KEY_HEADER + ": bench-client", url).redirectErrorStream(true).start();
 		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 		if (!process.waitFor(seconds + 60L, TimeUnit.SECONDS) || process.exitValue() != 0) {
 			throw new IllegalStateException("wrk failed on " + url + ":\n" + output);
