@@ -37,7 +37,7 @@ if #KEYS == 1 then
   local limit, window, capacity, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), capacity_or_lease(ARGV[2], ARGV[5]),
     tonumber(ARGV[6])
   local allowed, remaining, retry_after, reset_after, more_after, at, s1, s2, s3, s4 =
-    decide(KEYS[1], now, limit, window, capacity, cost)
+    decide(KEYS[1], now, limit, window, capacity, cost, true)
   if not allowed then
     return { 0, nonneg(remaining), retry_after, reset_after, more_after, at }
   end

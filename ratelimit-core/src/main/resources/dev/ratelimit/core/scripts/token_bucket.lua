@@ -51,8 +51,11 @@ local function token_bucket()
     return tokens, at
   end
 
-  local function decide(key, now, limit, window, capacity, cost)
+  local function decide(key, now, limit, window, capacity, cost, committing)
     local tokens, at = load(key, now, limit, window, capacity)
+    if committing and cost <= capacity and tokens >= cost * window then
+      return true, nil, 0, nil, nil, at, tokens, at
+    end
     local remaining, reset_after, more_after = fields(tokens, limit, window, capacity)
     if cost > capacity then
       return false, remaining, NEVER, reset_after, more_after, at
@@ -66,7 +69,7 @@ local function token_bucket()
   local function commit(key, now, limit, window, capacity, cost, tokens, at)
     local left = tokens - cost * window
     local remaining, reset_after, more_after = fields(left, limit, window, capacity)
-    store(key, int(left) .. ' ' .. int(at), at - now + reset_after + TTL_MARGIN_MS)
+    store(key, format('%d %d', left, at), at - now + reset_after + TTL_MARGIN_MS)
     return remaining, reset_after, more_after
   end
 
@@ -81,7 +84,7 @@ local function token_bucket()
     end
     local remaining, reset_after, more_after = fields(left, limit, window, capacity)
     if left ~= tokens then
-      store(key, int(left) .. ' ' .. int(at), at - now + reset_after + TTL_MARGIN_MS)
+      store(key, format('%d %d', left, at), at - now + reset_after + TTL_MARGIN_MS)
     end
     return remaining, reset_after, more_after, at
   end
