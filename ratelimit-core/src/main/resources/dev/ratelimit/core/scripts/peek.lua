@@ -14,7 +14,7 @@
 -- trim of entries that no longer count (ZREMRANGEBYSCORE), which rate_limit.lua makes as well; it consumes
 -- nothing and, when it empties the set, deletes the key as any decision would.
 
-local algorithm = ALGORITHMS[ARGV[2]]
+local algorithm = algorithm_of(ARGV[2])
 if algorithm == nil then
   return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[2]))
 end

@@ -29,7 +29,7 @@ end
 
 -- One limit, the common case: its own verdict decides, and no table is built but the reply.
 if #KEYS == 1 then
-  local algorithm = ALGORITHMS[ARGV[2]]
+  local algorithm = algorithm_of(ARGV[2])
   if algorithm == nil then
     return unknown(ARGV[2])
   end
@@ -51,7 +51,7 @@ local reply, pending = {}, {}
 local all_allowed = true
 for i = 1, #KEYS do
   local at = 2 + 6 * (i - 1)
-  local algorithm = ALGORITHMS[ARGV[at]]
+  local algorithm = algorithm_of(ARGV[at])
   if algorithm == nil then
     return unknown(ARGV[at])
   end

@@ -20,7 +20,7 @@ local now = request_time(ARGV[1])
 local reply = {}
 for i = 1, #KEYS do
   local at = 2 + 7 * (i - 1)
-  local algorithm = ALGORITHMS[ARGV[at]]
+  local algorithm = algorithm_of(ARGV[at])
   if algorithm == nil then
     return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[at]))
   end
