@@ -29,11 +29,10 @@ end
 
 -- One limit, the common case: its own verdict decides, and no table is built but the reply.
 if #KEYS == 1 then
-  local algorithm = algorithm_of(ARGV[2])
-  if algorithm == nil then
+  local decide, commit = algorithm_of(ARGV[2])
+  if decide == nil then
     return unknown(ARGV[2])
   end
-  local decide, commit = algorithm()
   local limit, window, capacity, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), capacity_or_lease(ARGV[2], ARGV[5]),
     tonumber(ARGV[6])
   local allowed, remaining, retry_after, reset_after, more_after, at, s1, s2, s3, s4 =
@@ -51,11 +50,10 @@ local reply, pending = {}, {}
 local all_allowed = true
 for i = 1, #KEYS do
   local at = 2 + 6 * (i - 1)
-  local algorithm = algorithm_of(ARGV[at])
-  if algorithm == nil then
+  local decide, commit = algorithm_of(ARGV[at])
+  if decide == nil then
     return unknown(ARGV[at])
   end
-  local decide, commit = algorithm()
   local allowed, remaining, retry_after, reset_after, more_after, decided_at, s1, s2, s3, s4 = decide(KEYS[i], now,
     tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 4]))
   local flag = 0

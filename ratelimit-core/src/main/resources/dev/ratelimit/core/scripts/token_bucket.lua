@@ -8,8 +8,9 @@
 -- (plus TTL_MARGIN_MS), so an expired bucket and a full one cannot be told apart.
 -- Time never goes backwards: ts never decreases and elapsed time is never negative. A request older than ts is
 -- decided at ts ("at"); TTLs are counted from the request's own time.
--- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
-local function token_bucket()
+-- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created,
+-- and common.lua's helpers are its arguments (algorithms.lua says why).
+local function token_bucket(idiv, ceil_div, nonneg, max_units, int, store, format, match, NEVER, TTL_MARGIN_MS)
   -- The wait until a request of cost c fits, with t scaled tokens: ceil((c x W - t) / L); 0 when it fits now.
   local function wait(t, c, limit, window)
     local need = c * window
