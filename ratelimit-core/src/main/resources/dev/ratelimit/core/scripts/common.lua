@@ -14,9 +14,10 @@
 -- decision is taken at (now, or the stored time when now is earlier), and s1 ... s4 are what commit needs to write
 -- the request (only when allowed). With committing true, an admitting decide may leave remaining, reset_after and
 -- more_after nil: its caller commits at once and replies with commit's (rate_limit.lua's single limit), so the state
--- is not described twice; the token bucket and the sliding window counter skip that work. commit writes it and returns the three after it. settle charges delta units
--- (delta > 0, even beyond the limit) or gives -delta back of those reserved at reserved_at (delta < 0), as
--- docs/ALGORITHMS.md ("Settling a reservation") specifies, and returns the fields after it.
+-- is not described twice; the token bucket and the sliding window counter skip that work. commit writes the request
+-- and returns the three after it. settle charges delta units (delta > 0, even beyond the limit) or gives -delta back
+-- of those reserved at reserved_at (delta < 0), as docs/ALGORITHMS.md ("Settling a reservation") specifies, and
+-- returns the fields after it.
 -- more_after is the wait until remaining grows: until a request of cost remaining + 1 would be admitted; 0 when the
 -- allowance is full.
 -- They pass plain values rather than tables or closures: the whole script runs again on every call, and what it
