@@ -14,9 +14,8 @@
 -- the holder stops renewing it. retry_after (denied) is the earliest expiry, reset_after the latest, more_after the
 -- earliest (0 with no lease held): docs/ALGORITHMS.md ("Concurrency") says what the HTTP answers make of them.
 -- Time: leases are swept at the request's own time; a lagging clock keeps them longer (admits less), never less.
--- Returns this algorithm's decide, commit and settle (see common.lua); common.lua's helpers are its arguments
--- (algorithms.lua says why).
-local function concurrency(idiv, ceil_div, nonneg, max_units, int, store, format, match, NEVER, TTL_MARGIN_MS)
+-- Returns this algorithm's decide, commit and settle (see common.lua).
+local function concurrency()
   -- The leases held after the sweep, and their earliest and latest expiries (0, 0 with none).
   local function held(key, now)
     redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now))

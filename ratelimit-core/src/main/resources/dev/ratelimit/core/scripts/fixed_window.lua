@@ -6,9 +6,8 @@
 -- ("at"): time never goes backwards, so a lagging clock cannot reopen an old, emptier window. TTLs are counted
 -- from the request's own time, so the key still lives until the stored window ends.
 -- Known property: a client straddling a boundary gets up to 2 x limit within a short span.
--- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created,
--- and common.lua's helpers are its arguments (algorithms.lua says why).
-local function fixed_window(idiv, ceil_div, nonneg, max_units, int, store, format, match, NEVER, TTL_MARGIN_MS)
+-- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
+local function fixed_window()
   -- remaining, reset-after and more-after with n units counted and the next window next_ms away. Both waits are 0
   -- with nothing counted; otherwise only the next window has room for the full limit, or for one more unit than
   -- remains now.

@@ -8,9 +8,8 @@
 -- no longer count). The set expires one window after its newest entry (plus TTL_MARGIN_MS).
 -- Time never goes backwards: a request older than the newest entry is decided at the newest entry's time
 -- ("at"); TTLs are counted from the request's own time, so the set still lives one window past that entry.
--- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created,
--- and common.lua's helpers are its arguments (algorithms.lua says why).
-local function sliding_log(idiv, ceil_div, nonneg, max_units, int, store, format, match, NEVER, TTL_MARGIN_MS)
+-- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
+local function sliding_log()
   -- The score at a 0-based position of the log (a table: key, count after the trim, at, scores read so far), each
   -- read at most once. An admission adds its entries at `at`, which no score exceeds, so the positions before
   -- `count` keep their scores and those from `count` on have `at`: the fields after the commit need no read.

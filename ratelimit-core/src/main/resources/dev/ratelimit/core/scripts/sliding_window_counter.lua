@@ -9,10 +9,8 @@
 -- A request whose clock is behind the stored window is decided at the start of the stored window ("at");
 -- TTLs are counted from the request's own time, so the state still lives until the end of window k + 1.
 -- Known property: slight overshoot against an exact sliding window.
--- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created,
--- and common.lua's helpers are its arguments (algorithms.lua says why).
-local function sliding_window_counter(idiv, ceil_div, nonneg, max_units, int, store, format, match, NEVER,
-    TTL_MARGIN_MS)
+-- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
+local function sliding_window_counter()
   -- The smallest wait t >= 0 after which a request of cost c <= limit is admitted, with counts cur and prev at
   -- offset r of the current window. The estimate only falls as time passes, so the first admitting t is found
   -- in closed form. Still in this window: p * (W - r - t) <= a * W - 1 with a = limit - cur - c + 1. Otherwise

@@ -8,9 +8,8 @@
 -- (plus TTL_MARGIN_MS), so an expired bucket and a full one cannot be told apart.
 -- Time never goes backwards: ts never decreases and elapsed time is never negative. A request older than ts is
 -- decided at ts ("at"); TTLs are counted from the request's own time.
--- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created,
--- and common.lua's helpers are its arguments (algorithms.lua says why).
-local function token_bucket(idiv, ceil_div, nonneg, max_units, int, store, format, match, NEVER, TTL_MARGIN_MS)
+-- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
+local function token_bucket()
   -- remaining, reset-after and more-after of a bucket holding t scaled tokens. The wait until a request of cost c
   -- fits is ceil((c x W - t) / L), 0 when t >= c x W; written out here rather than as a function, one closure and
   -- three calls fewer on every call.
