@@ -1,13 +1,27 @@
 -- algorithms.lua: the four algorithms and the concurrency limit by the code that ARGV names them with (Algorithm.code() in Java), for
--- rate_limit.lua, peek.lua and settle.lua, which follow this file. Each returns its decide, commit and settle
--- functions (see common.lua).
-local ALGORITHMS = {
-  fw = fixed_window,
-  sl = sliding_log,
-  swc = sliding_window_counter,
-  tb = token_bucket,
-  cc = concurrency,
-}
+-- rate_limit.lua, peek.lua and settle.lua, which follow this file.
+--
+-- algorithm_of(code) -> decide, commit, settle (see common.lua) of that algorithm, or nil for an unknown code.
+-- A function rather than a table of the five: the script runs again on every call, and a table is dearer to build
+-- than one closure. (Passing common.lua's helpers to the algorithms as arguments, so that the unused algorithms'
+-- closures capture no upvalues, measured no faster: the used one's functions then capture them instead.)
+local function algorithm_of(code)
+  local make
+  if code == 'tb' then
+    make = token_bucket
+  elseif code == 'swc' then
+    make = sliding_window_counter
+  elseif code == 'fw' then
+    make = fixed_window
+  elseif code == 'sl' then
+    make = sliding_log
+  elseif code == 'cc' then
+    make = concurrency
+  else
+    return nil
+  end
+  return make()
+end
 
 -- A limit's fourth value: the capacity of a rate limit (a number), the lease id of a concurrency limit (as sent).
 local function capacity_or_lease(code, value)

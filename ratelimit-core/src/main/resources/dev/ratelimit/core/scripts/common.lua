@@ -5,16 +5,19 @@
 -- operands the rounded quotient can land on the next integer, so idiv corrects it.
 --
 -- Each algorithm is three functions, listed by algorithms.lua:
---   decide(key, now, limit, window, capacity, cost)
+--   decide(key, now, limit, window, capacity, cost, committing)
 --     -> allowed, remaining, retry_after, reset_after, more_after, at, s1, s2, s3, s4
 --   commit(key, now, limit, window, capacity, cost, s1, s2, s3, s4) -> remaining, reset_after, more_after
 --   settle(key, now, limit, window, capacity, delta, reserved_at) -> remaining, reset_after, more_after, at
 -- decide reads the state and writes nothing; remaining, reset_after and more_after describe the state as it stands
 -- without this request, retry_after is 0 when allowed and NEVER when the cost can never fit, at is the time the
 -- decision is taken at (now, or the stored time when now is earlier), and s1 ... s4 are what commit needs to write
--- the request (only when allowed). commit writes it and returns the three after it. settle charges delta units
--- (delta > 0, even beyond the limit) or gives -delta back of those reserved at reserved_at (delta < 0), as
--- docs/ALGORITHMS.md ("Settling a reservation") specifies, and returns the fields after it.
+-- the request (only when allowed). With committing true, an admitting decide may leave remaining, reset_after and
+-- more_after nil: its caller commits at once and replies with commit's (rate_limit.lua's single limit), so the state
+-- is not described twice; the token bucket and the sliding window counter skip that work. commit writes the request
+-- and returns the three after it. settle charges delta units (delta > 0, even beyond the limit) or gives -delta back
+-- of those reserved at reserved_at (delta < 0), as docs/ALGORITHMS.md ("Settling a reservation") specifies, and
+-- returns the fields after it.
 -- more_after is the wait until remaining grows: until a request of cost remaining + 1 would be admitted; 0 when the
 -- allowance is full.
 -- They pass plain values rather than tables or closures: the whole script runs again on every call, and what it
@@ -52,9 +55,12 @@ local function ceil_div(a, b)
   return idiv(a + b - 1, b)
 end
 
--- A number as Redis should store it: all digits, never an exponent (tostring would write 1e+15).
+-- A number as Redis should store it: all digits, never an exponent (tostring would write 1e+15). %d converts through
+-- a C long (64 bits), so it writes every integer below 2^53 exactly, as '%.0f' did, at a third of its cost in Redis'
+-- Lua. Only integers are ever written. A state of several numbers is written with one format('%d %d', ...) rather
+-- than int() .. ' ' .. int(): one call and one string instead of three.
 local function int(n)
-  return format('%.0f', n)
+  return format('%d', n)
 end
 
 -- Every TTL is the time the algorithm needs the state, plus this margin. The state itself tells a stale window

@@ -14,11 +14,10 @@
 -- trim of entries that no longer count (ZREMRANGEBYSCORE), which rate_limit.lua makes as well; it consumes
 -- nothing and, when it empties the set, deletes the key as any decision would.
 
-local algorithm = ALGORITHMS[ARGV[2]]
-if algorithm == nil then
+local decide = algorithm_of(ARGV[2])
+if decide == nil then
   return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[2]))
 end
-local decide = algorithm()
 local allowed, remaining, retry_after, reset_after, more_after, at = decide(KEYS[1], request_time(ARGV[1]),
   tonumber(ARGV[3]), tonumber(ARGV[4]), capacity_or_lease(ARGV[2], ARGV[5]), tonumber(ARGV[6]))
 local flag = 0

@@ -29,15 +29,14 @@ end
 
 -- One limit, the common case: its own verdict decides, and no table is built but the reply.
 if #KEYS == 1 then
-  local algorithm = ALGORITHMS[ARGV[2]]
-  if algorithm == nil then
+  local decide, commit = algorithm_of(ARGV[2])
+  if decide == nil then
     return unknown(ARGV[2])
   end
-  local decide, commit = algorithm()
   local limit, window, capacity, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), capacity_or_lease(ARGV[2], ARGV[5]),
     tonumber(ARGV[6])
   local allowed, remaining, retry_after, reset_after, more_after, at, s1, s2, s3, s4 =
-    decide(KEYS[1], now, limit, window, capacity, cost)
+    decide(KEYS[1], now, limit, window, capacity, cost, true)
   if not allowed then
     return { 0, nonneg(remaining), retry_after, reset_after, more_after, at }
   end
@@ -45,43 +44,52 @@ if #KEYS == 1 then
   return { 1, nonneg(remaining), 0, reset_after, more_after, at }
 end
 
--- Several limits: every one is decided before anything is written. A decision is decide's values in a table.
-local decisions, commits = {}, {}
+-- Several limits: every one is decided before anything is written. The reply is filled in as they are decided, and
+-- what each admitting limit's commit needs is kept in one flat table, five values a limit: no table per decision.
+local reply, pending = {}, {}
 local all_allowed = true
 for i = 1, #KEYS do
   local at = 2 + 6 * (i - 1)
-  local algorithm = ALGORITHMS[ARGV[at]]
-  if algorithm == nil then
+  local decide, commit = algorithm_of(ARGV[at])
+  if decide == nil then
     return unknown(ARGV[at])
   end
-  local decide, commit = algorithm()
-  commits[i] = commit
-  local decision = { decide(KEYS[i], now, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]),
-    capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 4])) }
-  decisions[i] = decision
-  if ARGV[at + 5] ~= '1' and not decision[1] then
-    all_allowed = false
-  end
-end
-
-local reply = {}
-for i, decision in ipairs(decisions) do
-  local allowed, remaining, reset_after, more_after = decision[1], decision[2], decision[4], decision[5]
+  local allowed, remaining, retry_after, reset_after, more_after, decided_at, s1, s2, s3, s4 = decide(KEYS[i], now,
+    tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 4]))
   local flag = 0
   if allowed then
     flag = 1
-    if all_allowed then
-      local at = 2 + 6 * (i - 1)
-      remaining, reset_after, more_after = commits[i](KEYS[i], now, tonumber(ARGV[at + 1]),
-        tonumber(ARGV[at + 2]), capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 4]), decision[7], decision[8], decision[9],
-        decision[10])
+  elseif ARGV[at + 5] ~= '1' then
+    all_allowed = false
+  end
+  local r = 6 * (i - 1)
+  reply[r + 1] = flag
+  reply[r + 2] = nonneg(remaining)
+  reply[r + 3] = retry_after
+  reply[r + 4] = reset_after
+  reply[r + 5] = more_after
+  reply[r + 6] = decided_at
+  local p = 5 * (i - 1)
+  pending[p + 1] = allowed and commit
+  pending[p + 2] = s1
+  pending[p + 3] = s2
+  pending[p + 4] = s3
+  pending[p + 5] = s4
+end
+
+if all_allowed then
+  for i = 1, #KEYS do
+    local p = 5 * (i - 1)
+    local commit = pending[p + 1]
+    if commit then
+      local at, r = 2 + 6 * (i - 1), 6 * (i - 1)
+      local remaining, reset_after, more_after = commit(KEYS[i], now, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]),
+        capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 4]), pending[p + 2], pending[p + 3],
+        pending[p + 4], pending[p + 5])
+      reply[r + 2] = nonneg(remaining)
+      reply[r + 4] = reset_after
+      reply[r + 5] = more_after
     end
   end
-  reply[#reply + 1] = flag
-  reply[#reply + 1] = nonneg(remaining)
-  reply[#reply + 1] = decision[3]
-  reply[#reply + 1] = reset_after
-  reply[#reply + 1] = more_after
-  reply[#reply + 1] = decision[6]
 end
 return reply

@@ -20,11 +20,10 @@ local now = request_time(ARGV[1])
 local reply = {}
 for i = 1, #KEYS do
   local at = 2 + 7 * (i - 1)
-  local algorithm = ALGORITHMS[ARGV[at]]
-  if algorithm == nil then
+  local _, _, settle = algorithm_of(ARGV[at])
+  if settle == nil then
     return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[at]))
   end
-  local _, _, settle = algorithm()
   local remaining, reset_after, more_after, settled_at = settle(KEYS[i], now, tonumber(ARGV[at + 1]),
     tonumber(ARGV[at + 2]), capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 5]) - tonumber(ARGV[at + 4]),
     tonumber(ARGV[at + 6]))

@@ -72,9 +72,12 @@ local function sliding_window_counter()
     return cur, prev, k, at
   end
 
-  local function decide(key, now, limit, window, capacity, cost)
+  local function decide(key, now, limit, window, capacity, cost, committing)
     local cur, prev, k, at = load(key, now, window)
     local r = at - k * window
+    if committing and cost <= limit and cur + idiv(prev * (window - r), window) + cost <= limit then
+      return true, nil, 0, nil, nil, at, cur, prev, k, at
+    end
     local remaining, reset_after, more_after = fields(cur, prev, r, limit, window)
     if cost > limit then
       return false, remaining, NEVER, reset_after, more_after, at
@@ -87,7 +90,7 @@ local function sliding_window_counter()
 
   local function commit(key, now, limit, window, capacity, cost, cur, prev, k, at)
     local n = cur + cost
-    store(key, int(k) .. ' ' .. int(n) .. ' ' .. int(prev), (k + 2) * window - now + TTL_MARGIN_MS)
+    store(key, format('%d %d %d', k, n, prev), (k + 2) * window - now + TTL_MARGIN_MS)
     return fields(n, prev, at - k * window, limit, window)
   end
 
@@ -107,7 +110,7 @@ local function sliding_window_counter()
       end
     end
     if c ~= cur or p ~= prev then
-      store(key, int(k) .. ' ' .. int(c) .. ' ' .. int(p), (k + 2) * window - now + TTL_MARGIN_MS)
+      store(key, format('%d %d %d', k, c, p), (k + 2) * window - now + TTL_MARGIN_MS)
     end
     local remaining, reset_after, more_after = fields(c, p, at - k * window, limit, window)
     return remaining, reset_after, more_after, at

@@ -10,23 +10,20 @@
 -- decided at ts ("at"); TTLs are counted from the request's own time.
 -- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
 local function token_bucket()
-  -- The wait until a request of cost c fits, with t scaled tokens: ceil((c x W - t) / L); 0 when it fits now.
-  local function wait(t, c, limit, window)
-    local need = c * window
-    if t >= need then
-      return 0
-    end
-    return ceil_div(need - t, limit)
-  end
-
-  -- remaining, reset-after and more-after of a bucket holding t scaled tokens.
+  -- remaining, reset-after and more-after of a bucket holding t scaled tokens. The wait until a request of cost c
+  -- fits is ceil((c x W - t) / L), 0 when t >= c x W; written out here rather than as a function, one closure and
+  -- three calls fewer on every call.
   local function fields(t, limit, window, capacity)
     local remaining = idiv(t, window)
-    local more = 0
+    local more, reset = 0, 0
     if remaining < capacity then
-      more = wait(t, nonneg(remaining) + 1, limit, window)
+      -- The wait for cost nonneg(remaining) + 1, never 0: t < (remaining + 1) x W, and t < W when remaining < 0.
+      more = ceil_div((nonneg(remaining) + 1) * window - t, limit)
     end
-    return remaining, wait(t, capacity, limit, window), more
+    if t < capacity * window then
+      reset = ceil_div(capacity * window - t, limit)
+    end
+    return remaining, reset, more
   end
 
   -- The scaled tokens refilled by `at` (a full bucket when none is stored, one in debt below 0), and `at`.
@@ -51,14 +48,17 @@ local function token_bucket()
     return tokens, at
   end
 
-  local function decide(key, now, limit, window, capacity, cost)
+  local function decide(key, now, limit, window, capacity, cost, committing)
     local tokens, at = load(key, now, limit, window, capacity)
+    if committing and cost <= capacity and tokens >= cost * window then
+      return true, nil, 0, nil, nil, at, tokens, at
+    end
     local remaining, reset_after, more_after = fields(tokens, limit, window, capacity)
     if cost > capacity then
       return false, remaining, NEVER, reset_after, more_after, at
     end
     if tokens < cost * window then
-      return false, remaining, wait(tokens, cost, limit, window), reset_after, more_after, at
+      return false, remaining, ceil_div(cost * window - tokens, limit), reset_after, more_after, at
     end
     return true, remaining, 0, reset_after, more_after, at, tokens, at
   end
@@ -66,7 +66,7 @@ local function token_bucket()
   local function commit(key, now, limit, window, capacity, cost, tokens, at)
     local left = tokens - cost * window
     local remaining, reset_after, more_after = fields(left, limit, window, capacity)
-    store(key, int(left) .. ' ' .. int(at), at - now + reset_after + TTL_MARGIN_MS)
+    store(key, format('%d %d', left, at), at - now + reset_after + TTL_MARGIN_MS)
     return remaining, reset_after, more_after
   end
 
@@ -81,7 +81,7 @@ local function token_bucket()
     end
     local remaining, reset_after, more_after = fields(left, limit, window, capacity)
     if left ~= tokens then
-      store(key, int(left) .. ' ' .. int(at), at - now + reset_after + TTL_MARGIN_MS)
+      store(key, format('%d %d', left, at), at - now + reset_after + TTL_MARGIN_MS)
     end
     return remaining, reset_after, more_after, at
   end
