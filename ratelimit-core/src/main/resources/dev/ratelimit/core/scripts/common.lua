@@ -55,12 +55,12 @@ local function ceil_div(a, b)
   return idiv(a + b - 1, b)
 end
 
--- A number as Redis should store it: all digits, never an exponent (tostring would write 1e+15). %d converts through
--- a C long (64 bits), so it writes every integer below 2^53 exactly, as '%.0f' did, at a third of its cost in Redis'
--- Lua. Only integers are ever written. A state of several numbers is written with one format('%d %d', ...) rather
--- than int() .. ' ' .. int(): one call and one string instead of three.
+-- A number as Redis should store it: all digits, never an exponent (tostring would write 1e+15). Not '%d', which is
+-- cheaper but converts through a C long: 32 bits on a 32-bit build of Redis, where a time in ms would overflow. A
+-- state of several numbers is written with one format('%.0f %.0f', ...) rather than int() .. ' ' .. int(): one call
+-- and one string instead of three.
 local function int(n)
-  return format('%d', n)
+  return format('%.0f', n)
 end
 
 -- Every TTL is the time the algorithm needs the state, plus this margin. The state itself tells a stale window

@@ -53,7 +53,7 @@ local function fixed_window()
 
   local function commit(key, now, limit, window, capacity, cost, count, k, at)
     local n = count + cost
-    store(key, format('%d %d', k, n), (k + 1) * window - now + TTL_MARGIN_MS)
+    store(key, format('%.0f %.0f', k, n), (k + 1) * window - now + TTL_MARGIN_MS)
     return fields(n, limit, (k + 1) * window - at)
   end
 
@@ -67,7 +67,7 @@ local function fixed_window()
       n = nonneg(count + delta)
     end
     if n ~= count then
-      store(key, format('%d %d', k, n), (k + 1) * window - now + TTL_MARGIN_MS)
+      store(key, format('%.0f %.0f', k, n), (k + 1) * window - now + TTL_MARGIN_MS)
     end
     local remaining, reset_after, more_after = fields(n, limit, (k + 1) * window - at)
     return remaining, reset_after, more_after, at

@@ -90,7 +90,7 @@ local function sliding_window_counter()
 
   local function commit(key, now, limit, window, capacity, cost, cur, prev, k, at)
     local n = cur + cost
-    store(key, format('%d %d %d', k, n, prev), (k + 2) * window - now + TTL_MARGIN_MS)
+    store(key, format('%.0f %.0f %.0f', k, n, prev), (k + 2) * window - now + TTL_MARGIN_MS)
     return fields(n, prev, at - k * window, limit, window)
   end
 
@@ -110,7 +110,7 @@ local function sliding_window_counter()
       end
     end
     if c ~= cur or p ~= prev then
-      store(key, format('%d %d %d', k, c, p), (k + 2) * window - now + TTL_MARGIN_MS)
+      store(key, format('%.0f %.0f %.0f', k, c, p), (k + 2) * window - now + TTL_MARGIN_MS)
     end
     local remaining, reset_after, more_after = fields(c, p, at - k * window, limit, window)
     return remaining, reset_after, more_after, at

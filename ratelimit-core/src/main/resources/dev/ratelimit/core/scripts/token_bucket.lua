@@ -66,7 +66,7 @@ local function token_bucket()
   local function commit(key, now, limit, window, capacity, cost, tokens, at)
     local left = tokens - cost * window
     local remaining, reset_after, more_after = fields(left, limit, window, capacity)
-    store(key, format('%d %d', left, at), at - now + reset_after + TTL_MARGIN_MS)
+    store(key, format('%.0f %.0f', left, at), at - now + reset_after + TTL_MARGIN_MS)
     return remaining, reset_after, more_after
   end
 
@@ -81,7 +81,7 @@ local function token_bucket()
     end
     local remaining, reset_after, more_after = fields(left, limit, window, capacity)
     if left ~= tokens then
-      store(key, format('%d %d', left, at), at - now + reset_after + TTL_MARGIN_MS)
+      store(key, format('%.0f %.0f', left, at), at - now + reset_after + TTL_MARGIN_MS)
     end
     return remaining, reset_after, more_after, at
   end
