@@ -267,9 +267,12 @@ final class PermitLines {
 			}
 		}
 
-		/** Wakes the next {@code room} callers at once; with none asking and no head, the next after roomAfterMs. */
+		/**
+		 * Lets callers behind ask at once for {@code room} more requests, less those already asking (each will take
+		 * one); with none asking and no head, the next asks after {@code roomAfterMs}.
+		 */
 		private void handOver(long room, long roomAfterMs) {
-			for (long woken = 0; woken < room && !this.behind.isEmpty(); woken++) {
+			for (long free = room - this.asking.size(); free > 0 && !this.behind.isEmpty(); free--) {
 				lead(this.behind.poll(), 0);
 			}
 			if (this.head == null && this.asking.isEmpty() && !this.behind.isEmpty()) {

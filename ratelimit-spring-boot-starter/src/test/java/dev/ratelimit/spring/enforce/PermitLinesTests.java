@@ -87,6 +87,26 @@ class PermitLinesTests {
 	}
 
 	@Test
+	void theRoomAnAdmissionLeavesIsForTheCallersNotAlreadyAsking() {
+		PermitWait head = wait(Duration.ofSeconds(30));
+		List<PermitWait> behind = List.of(wait(Duration.ofSeconds(30)), wait(Duration.ofSeconds(30)),
+				wait(Duration.ofSeconds(30)));
+		assertThat(deniedByRedis(head, 1, 1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		head.nextAttempt();
+		List<CompletableFuture<Boolean>> turns = behind.stream().map((wait) -> deniedInLine(wait)).toList();
+		admitted(head, 2, 0);
+		head.done(null);
+		assertThat(turns.get(1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		// the first admitted with room for one more: the second, asking now, takes it
+		admitted(behind.get(0), 1, 0);
+		behind.get(0).done(null);
+		assertThat(turns.get(2)).isNotDone();
+		admitted(behind.get(1), 0, 0);
+		behind.get(1).done(null);
+		assertThat(turns.get(2)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+	}
+
+	@Test
 	void aHeadAdmittedWithoutRoomHandsOverWhenTheLimitHasRoomAgain() {
 		PermitWait head = wait(Duration.ofSeconds(30));
 		PermitWait next = wait(Duration.ofSeconds(30));
