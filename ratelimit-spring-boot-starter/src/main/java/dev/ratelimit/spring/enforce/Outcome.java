@@ -2,6 +2,7 @@ package dev.ratelimit.spring.enforce;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The names of a decision's outcomes, one rule for the {@code ratelimit.decisions} metric (one outcome per limit) and
@@ -53,6 +54,15 @@ final class Outcome {
 			return local ? "local-allowed" : ALLOWED;
 		}
 		return limit.request().shadow() ? SHADOW_DENIED : local ? LOCAL_DENIED : DENIED;
+	}
+
+	/**
+	 * The verdict where Redis did not decide and the failure policy let the call go on: this instance's decision
+	 * ({@code local} from {@code fail-local}), or {@code fail-open} when there is none. A fail-closed limit's 503 is
+	 * {@link #FAIL_CLOSED}, and this instance's 429 thrown {@link #LOCAL_DENIED}.
+	 */
+	static String ofPolicy(@Nullable RateLimitDecision local) {
+		return (local != null) ? of(local, true) : FAIL_OPEN;
 	}
 
 	/**

@@ -84,7 +84,7 @@ public final class OutcomeCharger {
 				observed.stop(Outcome.FAIL_CLOSED);
 				throw ex;
 			}
-			observed.stop((local != null) ? Outcome.of(local, true) : Outcome.FAIL_OPEN);
+			observed.stop(Outcome.ofPolicy(local));
 			if (local != null) {
 				peeked.addAll(local.decisions());
 			}
@@ -253,7 +253,7 @@ public final class OutcomeCharger {
 			else {
 				decision = this.answers.notDecided(request, group.getKey(), group.getValue(),
 						FailurePolicyHandler.Moment.CHARGE);
-				observed.stop((decision != null) ? Outcome.of(decision, true) : Outcome.FAIL_OPEN);
+				observed.stop(Outcome.ofPolicy(decision));
 			}
 			if (decision != null) {
 				fields.addAll(DecisionApplier.enforced(decision));

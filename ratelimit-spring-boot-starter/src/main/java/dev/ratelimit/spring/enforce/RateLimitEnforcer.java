@@ -268,7 +268,7 @@ public final class RateLimitEnforcer {
 			observed.stop(Outcome.LOCAL_DENIED);
 			throw ex;
 		}
-		observed.stop((local != null) ? Outcome.of(local, true) : Outcome.FAIL_OPEN);
+		observed.stop(Outcome.ofPolicy(local));
 		return local;
 	}
 
