@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The Redis key layout: {@code <prefix>{<client>}:<limit name>:<algorithm>:<window>}, for example
@@ -71,7 +72,28 @@ final class RedisKeys {
 		return pattern.append('*').toString();
 	}
 
+	/**
+	 * Tags computed lately, one per slot of the client id's hash: a client's requests come in runs, and a tag costs a
+	 * SHA-256. A slot's tag is overwritten by the next client that hashes to it, so no number of clients grows this,
+	 * and colliding ids cost what they cost without it.
+	 */
+	private static final AtomicReferenceArray<Tag> RECENT_TAGS = new AtomicReferenceArray<>(1024);
+
+	private record Tag(String clientId, String tag) {
+	}
+
 	static String clientTag(String clientId) {
+		int slot = clientId.hashCode() & (RECENT_TAGS.length() - 1);
+		Tag recent = RECENT_TAGS.get(slot);
+		if (recent != null && recent.clientId().equals(clientId)) {
+			return recent.tag();
+		}
+		String tag = hashTag(clientId);
+		RECENT_TAGS.set(slot, new Tag(clientId, tag));
+		return tag;
+	}
+
+	private static String hashTag(String clientId) {
 		byte[] digest = sha256().digest(clientId.getBytes(StandardCharsets.UTF_8));
 		return "{" + BASE64URL.encodeToString(Arrays.copyOf(digest, TAG_BYTES)) + "}";
 	}

@@ -110,7 +110,12 @@ public final class DecisionApplier {
 
 	private void applyLocal(LimitedRequest request, RateLimitDecision decided, List<LimitDecision> applied) {
 		RateLimitDecision decision = ConcurrencyHint.announced(decided);
-		applied.addAll(enforced(decision));
+		// enforced(decision), added as they are found: no list of them for every decision
+		for (LimitDecision limit : decision.decisions()) {
+			if (!limit.request().shadow()) {
+				applied.add(limit);
+			}
+		}
 		this.shadowDenials.record(decision);
 		if (!decision.allowed()) {
 			throw this.responses.exceeded(request, applied, decision);

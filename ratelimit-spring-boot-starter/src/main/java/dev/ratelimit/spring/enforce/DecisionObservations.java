@@ -1,11 +1,13 @@
 package dev.ratelimit.spring.enforce;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
+import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.observation.DefaultRateLimitObservationConvention;
@@ -43,6 +45,15 @@ public final class DecisionObservations {
 	public static final DecisionObservations NONE = new DecisionObservations(ObservationRegistry.NOOP, null);
 
 	private static final DefaultRateLimitObservationConvention DEFAULT_CONVENTION = new DefaultRateLimitObservationConvention();
+
+	/** The algorithms' key values ({@code token-bucket}), written once rather than for every observation. */
+	private static final EnumMap<Algorithm, String> ALGORITHMS = new EnumMap<>(Algorithm.class);
+
+	static {
+		for (Algorithm algorithm : Algorithm.values()) {
+			ALGORITHMS.put(algorithm, algorithm.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+		}
+	}
 
 	private final ObservationRegistry registry;
 
@@ -116,7 +127,11 @@ public final class DecisionObservations {
 				(operation == RateLimitOperation.LEASE_RELEASE) ? this.registry.getCurrentObservation() : null, leases);
 	}
 
-	private static List<LimitRequest> requests(List<ConfiguredLimit> limits) {
+	/** The limits' requests; {@code started} looks at them only when decisions are observed. */
+	private List<LimitRequest> requests(List<ConfiguredLimit> limits) {
+		if (!enabled()) {
+			return List.of();
+		}
 		List<LimitRequest> requests = new ArrayList<>(limits.size());
 		for (ConfiguredLimit limit : limits) {
 			requests.add(limit.request());
@@ -128,16 +143,8 @@ public final class DecisionObservations {
 		if (!enabled()) {
 			return Observed.NONE;
 		}
-		List<String> names = new ArrayList<>(limits.size());
-		List<String> algorithms = new ArrayList<>(1);
-		for (LimitRequest limit : limits) {
-			names.add(limit.name());
-			String algorithm = limit.definition().algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-');
-			if (!algorithms.contains(algorithm)) {
-				algorithms.add(algorithm);
-			}
-		}
-		RateLimitObservationContext context = new RateLimitObservationContext(operation, names, algorithms);
+		RateLimitObservationContext context = (limits.size() == 1) ? single(operation, limits.get(0))
+				: new RateLimitObservationContext(operation, names(limits), algorithms(limits));
 		Observation observation = RateLimitObservationDocumentation.OPERATIONS.observation(this.convention,
 				DEFAULT_CONVENTION, () -> context, this.registry);
 		if (parent == null) {
@@ -153,6 +160,32 @@ public final class DecisionObservations {
 		try (Observation.Scope scope = parent.openScope()) {
 			return new Observed(observation.start(), context);
 		}
+	}
+
+	/** The context of one limit's operation (most are): immutable lists, which the context keeps rather than copies. */
+	private static RateLimitObservationContext single(RateLimitOperation operation, LimitRequest limit) {
+		return new RateLimitObservationContext(operation, List.of(limit.name()),
+				List.of(ALGORITHMS.get(limit.definition().algorithm())));
+	}
+
+	private static List<String> names(List<LimitRequest> limits) {
+		List<String> names = new ArrayList<>(limits.size());
+		for (LimitRequest limit : limits) {
+			names.add(limit.name());
+		}
+		return names;
+	}
+
+	/** Each algorithm once, in the order of the limits. */
+	private static List<String> algorithms(List<LimitRequest> limits) {
+		List<String> algorithms = new ArrayList<>(1);
+		for (LimitRequest limit : limits) {
+			String algorithm = ALGORITHMS.get(limit.definition().algorithm());
+			if (!algorithms.contains(algorithm)) {
+				algorithms.add(algorithm);
+			}
+		}
+		return algorithms;
 	}
 
 	/** A started observation, stopped with its outcome once. */

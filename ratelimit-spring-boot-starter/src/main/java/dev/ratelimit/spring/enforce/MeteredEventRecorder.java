@@ -3,7 +3,9 @@ package dev.ratelimit.spring.enforce;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
@@ -53,6 +55,17 @@ public final class MeteredEventRecorder extends RateLimitEventRecorder {
 	private final boolean redis;
 
 	private final NearLimit nearLimit;
+
+	/*
+	 * The meters counted on every decision, by limit (and outcome): registering a meter for each count (a builder,
+	 * its tags sorted, the registry's lookup) cost more than the count. A limit's entries go when its meters are
+	 * removed from the registry.
+	 */
+	private final Map<String, Map<String, Counter>> decisionCounters = new ConcurrentHashMap<>();
+
+	private final Map<String, Counter> nearLimitCounters = new ConcurrentHashMap<>();
+
+	private final Map<String, Timer> redisCallTimers = new ConcurrentHashMap<>();
 
 	/**
 	 * @param logInterval at most one WARN of Redis failures per interval
@@ -106,11 +119,7 @@ public final class MeteredEventRecorder extends RateLimitEventRecorder {
 		if (!this.redis) {
 			return;
 		}
-		Timer.builder("ratelimit.redis.calls")
-			.description("Decision calls of the rate limiter to Redis")
-			.tag("outcome", outcome)
-			.register(this.registry)
-			.record(nanos, TimeUnit.NANOSECONDS);
+		redisCalls(outcome).record(nanos, TimeUnit.NANOSECONDS);
 	}
 
 	@Override
@@ -122,10 +131,7 @@ public final class MeteredEventRecorder extends RateLimitEventRecorder {
 			nearLimit(name);
 		}
 		for (String outcome : this.redis ? List.of("success", "failure", "timeout") : List.<String>of()) {
-			Timer.builder("ratelimit.redis.calls")
-				.description("Decision calls of the rate limiter to Redis")
-				.tag("outcome", outcome)
-				.register(this.registry);
+			redisCalls(outcome);
 		}
 		this.registry.counter("ratelimit.redis.failures");
 		remembered();
@@ -140,6 +146,8 @@ public final class MeteredEventRecorder extends RateLimitEventRecorder {
 			if (!names.contains(removed)) {
 				this.registry.find("ratelimit.decisions").tag("limit", removed).meters().forEach(this.registry::remove);
 				this.registry.find("ratelimit.near.limit").tag("limit", removed).meters().forEach(this.registry::remove);
+				this.decisionCounters.remove(removed);
+				this.nearLimitCounters.remove(removed);
 			}
 		}
 	}
@@ -189,18 +197,41 @@ public final class MeteredEventRecorder extends RateLimitEventRecorder {
 	}
 
 	private Counter nearLimit(String limit) {
-		return Counter.builder("ratelimit.near.limit")
-			.description("Admitted requests that left the client near the limit (more than the near-limit ratio of its budget used)")
-			.tag("limit", limit)
-			.register(this.registry);
+		Counter counter = this.nearLimitCounters.get(limit);
+		if (counter == null) {
+			counter = this.nearLimitCounters.computeIfAbsent(limit, (unused) -> Counter.builder("ratelimit.near.limit")
+				.description("Admitted requests that left the client near the limit (more than the near-limit ratio of its budget used)")
+				.tag("limit", limit)
+				.register(this.registry));
+		}
+		return counter;
 	}
 
 	private Counter decision(String limit, String outcome) {
-		return Counter.builder("ratelimit.decisions")
-			.description("Rate-limit decisions per limit and outcome")
-			.tag("limit", limit)
-			.tag("outcome", outcome)
-			.register(this.registry);
+		Map<String, Counter> byOutcome = this.decisionCounters.get(limit);
+		if (byOutcome == null) {
+			byOutcome = this.decisionCounters.computeIfAbsent(limit, (unused) -> new ConcurrentHashMap<>());
+		}
+		Counter counter = byOutcome.get(outcome);
+		if (counter == null) {
+			counter = byOutcome.computeIfAbsent(outcome, (unused) -> Counter.builder("ratelimit.decisions")
+				.description("Rate-limit decisions per limit and outcome")
+				.tag("limit", limit)
+				.tag("outcome", outcome)
+				.register(this.registry));
+		}
+		return counter;
+	}
+
+	private Timer redisCalls(String outcome) {
+		Timer timer = this.redisCallTimers.get(outcome);
+		if (timer == null) {
+			timer = this.redisCallTimers.computeIfAbsent(outcome, (unused) -> Timer.builder("ratelimit.redis.calls")
+				.description("Decision calls of the rate limiter to Redis")
+				.tag("outcome", outcome)
+				.register(this.registry));
+		}
+		return timer;
 	}
 
 }

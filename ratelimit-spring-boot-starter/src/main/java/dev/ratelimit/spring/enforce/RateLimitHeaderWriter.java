@@ -180,6 +180,10 @@ public final class RateLimitHeaderWriter {
 
 	/** An sf-string (RFC 9651 §3.3.3): printable ASCII with {@code "} and {@code \} escaped. */
 	private static String quoted(String name) {
+		if (plain(name)) {
+			// the usual name: one concatenation, not a builder and a copy of its chars, on every limited request
+			return "\"" + name + "\"";
+		}
 		StringBuilder quoted = new StringBuilder("\"");
 		for (char ch : name.toCharArray()) {
 			if (ch == '"' || ch == '\\') {
@@ -190,6 +194,17 @@ public final class RateLimitHeaderWriter {
 			}
 		}
 		return quoted.append('"').toString();
+	}
+
+	/** Printable ASCII without {@code "} or {@code \}: quoted as it is. */
+	private static boolean plain(String name) {
+		for (int i = 0; i < name.length(); i++) {
+			char ch = name.charAt(i);
+			if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\') {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static String join(Collection<String> present, String items) {

@@ -32,8 +32,8 @@ public class DefaultRateLimitObservationConvention implements RateLimitObservati
 	public KeyValues getLowCardinalityKeyValues(RateLimitObservationContext context) {
 		String outcome = context.getOutcome();
 		return KeyValues.of(LowCardinalityKeyNames.OPERATION.withValue(context.getOperation().value()),
-				LowCardinalityKeyNames.LIMIT.withValue(String.join(",", context.getLimits())),
-				LowCardinalityKeyNames.ALGORITHM.withValue(String.join(",", context.getAlgorithms())),
+				LowCardinalityKeyNames.LIMIT.withValue(context.joinedLimits()),
+				LowCardinalityKeyNames.ALGORITHM.withValue(context.joinedAlgorithms()),
 				LowCardinalityKeyNames.OUTCOME.withValue((outcome != null) ? outcome : "none"));
 	}
 

@@ -20,6 +20,11 @@ public class RateLimitObservationContext extends Observation.Context {
 
 	private @Nullable String outcome;
 
+	/** The key values' limits and algorithms, joined once: the convention reads them at the start and the stop. */
+	private final String joinedLimits;
+
+	private final String joinedAlgorithms;
+
 	/**
 	 * @param operation what the limiter does
 	 * @param limits the names of the limits concerned, in the order they were decided (several when their client keys
@@ -31,6 +36,8 @@ public class RateLimitObservationContext extends Observation.Context {
 		this.operation = operation;
 		this.limits = List.copyOf(limits);
 		this.algorithms = List.copyOf(algorithms);
+		this.joinedLimits = join(this.limits);
+		this.joinedAlgorithms = join(this.algorithms);
 	}
 
 	public RateLimitOperation getOperation() {
@@ -54,6 +61,21 @@ public class RateLimitObservationContext extends Observation.Context {
 	 * {@code remembered-denied} for a denial this instance remembered, decided without a call to Redis; for the other
 	 * operations, the values their {@link RateLimitOperation} lists.
 	 */
+	/** The limits' names, separated by commas. */
+	String joinedLimits() {
+		return this.joinedLimits;
+	}
+
+	/** The algorithms, separated by commas. */
+	String joinedAlgorithms() {
+		return this.joinedAlgorithms;
+	}
+
+	private static String join(List<String> values) {
+		// one limit (the usual decision): its name as it is, not a copy
+		return (values.size() == 1) ? values.get(0) : String.join(",", values);
+	}
+
 	public @Nullable String getOutcome() {
 		return this.outcome;
 	}

@@ -35,9 +35,12 @@ public enum RateLimitOperation {
 	/** A concurrency limit's lease given back when its call ends: {@code released} or {@code failed}. */
 	LEASE_RELEASE;
 
+	/** Computed once: read twice by every observation (its tags and its contextual name). */
+	private final String value = name().toLowerCase(Locale.ROOT).replace('_', '-');
+
 	/** The key value: the name in lower case, words joined by {@code -}. */
 	public String value() {
-		return name().toLowerCase(Locale.ROOT).replace('_', '-');
+		return this.value;
 	}
 
 }
