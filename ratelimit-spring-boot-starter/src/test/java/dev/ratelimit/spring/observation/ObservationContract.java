@@ -34,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.filter.rules[0].paths=/plain", "ratelimit.filter.rules[0].algorithm=sliding-log",
 		"ratelimit.filter.rules[0].limit=2", "ratelimit.filter.rules[0].key=#header('X-Api-Key')",
 		"ratelimit.filter.rules[1].name=observed-shadow", "ratelimit.filter.rules[1].paths=/plain",
-		"ratelimit.filter.rules[1].algorithm=fixed-window", "ratelimit.filter.rules[1].limit=1",
+		"ratelimit.filter.rules[1].algorithm=token-bucket", "ratelimit.filter.rules[1].limit=1",
+		"ratelimit.filter.rules[1].window=1h",
 		"ratelimit.filter.rules[1].mode=shadow", "ratelimit.filter.rules[1].key=#header('X-Api-Key')",
 		"ratelimit.filter.rules[2].name=by-address", "ratelimit.filter.rules[2].paths=/plain-get",
 		"ratelimit.filter.rules[2].algorithm=token-bucket", "ratelimit.filter.rules[2].limit=5",
@@ -66,7 +67,8 @@ abstract class ObservationContract extends ServerTestSupport {
 	@Test
 	void eachDecisionIsOneSpanUnderTheRequestsSpan() throws Exception {
 		String apiKey = "secret-" + UUID.randomUUID();
-		// observed (2 per minute) and its shadow (1 per minute) share the client key: one script call decides both
+		// observed (2 per minute) and its shadow (1 per hour, a token bucket: no window edge between the requests, where
+		// a fixed window's count would start again) share the client key: one script call decides both
 		List<String> outcomes = List.of("allowed", "shadow-denied", "denied", "remembered-denied");
 		List<Integer> statuses = List.of(200, 200, 429, 429);
 		for (int i = 0; i < outcomes.size(); i++) {
@@ -80,7 +82,7 @@ abstract class ObservationContract extends ServerTestSupport {
 			assertThat(decision.getTraceId()).isEqualTo(server.getTraceId());
 			assertThat(decision.getTags()).as("request %d", i + 1)
 				.containsExactlyInAnyOrderEntriesOf(Map.of("operation", "decision", "limit", "observed,observed-shadow",
-						"algorithm", "sliding-log,fixed-window", "outcome", outcomes.get(i)));
+						"algorithm", "sliding-log,token-bucket", "outcome", outcomes.get(i)));
 			assertThat(decision.getEndTimestamp()).as("ended").isAfterOrEqualTo(decision.getStartTimestamp());
 			assertNoClientIn(decision, apiKey, "10.77.0.1");
 		}
