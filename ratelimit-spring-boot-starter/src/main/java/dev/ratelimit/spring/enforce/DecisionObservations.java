@@ -3,13 +3,13 @@ package dev.ratelimit.spring.enforce;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
+import dev.ratelimit.spring.limits.Terms;
 import dev.ratelimit.spring.observation.DefaultRateLimitObservationConvention;
 import dev.ratelimit.spring.observation.RateLimitObservationContext;
 import dev.ratelimit.spring.observation.RateLimitObservationConvention;
@@ -51,7 +51,7 @@ public final class DecisionObservations {
 
 	static {
 		for (Algorithm algorithm : Algorithm.values()) {
-			ALGORITHMS.put(algorithm, algorithm.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+			ALGORITHMS.put(algorithm, Terms.of(algorithm));
 		}
 	}
 

@@ -249,14 +249,14 @@ public final class LimitConfigurations {
 				shapes.add(describe(limit));
 			}
 			limits.putIfAbsent(limit.name(), String.join(", ", new TreeSet<>(shapes)) + ", "
-					+ LimitOverride.term(limit.failurePolicy()));
+					+ Terms.of(limit.failurePolicy()));
 		}
 		return limits;
 	}
 
 	private static String describe(ConfiguredLimit limit) {
 		LimitDefinition definition = limit.request().definition();
-		return LimitOverride.term(definition.algorithm()) + " " + definition.limit()
+		return Terms.of(definition.algorithm()) + " " + definition.limit()
 				+ " per " + definition.window()
 				+ ((definition.capacity() != definition.limit()) ? " capacity " + definition.capacity() : "")
 				+ (limit.shadow() ? " shadow" : "");

@@ -2,7 +2,6 @@ package dev.ratelimit.spring.limits;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
 
@@ -70,7 +69,7 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 	public String encode() {
 		StringJoiner parts = new StringJoiner(";");
 		if (this.algorithm != null) {
-			parts.add("algorithm=" + term(this.algorithm));
+			parts.add("algorithm=" + Terms.of(this.algorithm));
 		}
 		if (this.limit != null) {
 			parts.add("limit=" + this.limit);
@@ -82,10 +81,10 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 			parts.add("capacity=" + this.capacity);
 		}
 		if (this.mode != null) {
-			parts.add("mode=" + term(this.mode));
+			parts.add("mode=" + Terms.of(this.mode));
 		}
 		if (this.failurePolicy != null) {
-			parts.add("failure-policy=" + term(this.failurePolicy));
+			parts.add("failure-policy=" + Terms.of(this.failurePolicy));
 		}
 		return parts.toString();
 	}
@@ -141,11 +140,6 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 		catch (NumberFormatException ex) {
 			throw new IllegalArgumentException("'" + value + "' is not a whole number");
 		}
-	}
-
-	/** {@code TOKEN_BUCKET} as configuration writes it: {@code token-bucket}. */
-	static String term(Enum<?> value) {
-		return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 
 	/** A plan's shape of a limit, overridden. */

@@ -22,6 +22,7 @@ import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.enforce.NearLimit;
 import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
 import dev.ratelimit.spring.limits.LimitConfigurations;
+import dev.ratelimit.spring.limits.Terms;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +32,6 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import static dev.ratelimit.spring.actuate.endpoint.Responses.badRequest;
 import static dev.ratelimit.spring.actuate.endpoint.Responses.notFound;
 import static dev.ratelimit.spring.actuate.endpoint.Responses.storeFailed;
-import static dev.ratelimit.spring.actuate.endpoint.Responses.term;
 
 /**
  * The endpoint's operations on one client's state of a limit: read it without consuming anything, reset it, give back
@@ -85,7 +85,7 @@ final class ClientStates {
 			requests.add(new Request(cost, peeked.allowed(), peeked.retryAfterMs().orElse(Request.NEVER),
 					shape.shadow() ? null : RateLimitHeaderWriter.stateItem(peeked)));
 		}
-		return new State(plan, term(definition.algorithm()), definition.limit(), definition.window().toString(),
+		return new State(plan, Terms.of(definition.algorithm()), definition.limit(), definition.window().toString(),
 				RateLimitsEndpoint.capacity(definition), peeked.remaining(), this.nearLimit.test(peeked),
 				peeked.resetAfterMs(), peeked.moreAfterMs(), requests,
 				definition.algorithm().rate() ? null

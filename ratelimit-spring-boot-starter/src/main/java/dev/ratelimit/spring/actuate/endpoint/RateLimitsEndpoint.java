@@ -15,6 +15,7 @@ import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.LimitOverride;
 import dev.ratelimit.spring.limits.OverridesSync;
 import dev.ratelimit.spring.limits.PlanSelector;
+import dev.ratelimit.spring.limits.Terms;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -89,10 +90,10 @@ public class RateLimitsEndpoint {
 			for (ConfiguredLimit shaped : lookup.shapes(limit)) {
 				LimitDefinition definition = shaped.request().definition();
 				limits.add(new Limit(definition.name(), limit.source(), shaped.plan(),
-						Responses.term(definition.algorithm()), definition.limit(), definition.window().toString(),
+						Terms.of(definition.algorithm()), definition.limit(), definition.window().toString(),
 						capacity(definition), shaped.request().cost(),
 						(limit.key() != null) ? limit.key().getExpressionString() : null,
-						Responses.term(limit.failurePolicy()),
+						Terms.of(limit.failurePolicy()),
 						limit.shadow() ? "shadow" : "enforce"));
 			}
 		}
@@ -172,10 +173,10 @@ public class RateLimitsEndpoint {
 			boolean inForce) {
 
 		static Overridden of(String name, @Nullable String plan, LimitOverride override, boolean inForce) {
-			return new Overridden(name, plan, (override.algorithm() != null) ? Responses.term(override.algorithm()) : null,
+			return new Overridden(name, plan, (override.algorithm() != null) ? Terms.of(override.algorithm()) : null,
 					override.limit(), (override.window() != null) ? override.window().toString() : null,
-					override.capacity(), (override.mode() != null) ? Responses.term(override.mode()) : null,
-					(override.failurePolicy() != null) ? Responses.term(override.failurePolicy()) : null, inForce);
+					override.capacity(), (override.mode() != null) ? Terms.of(override.mode()) : null,
+					(override.failurePolicy() != null) ? Terms.of(override.failurePolicy()) : null, inForce);
 		}
 
 	}

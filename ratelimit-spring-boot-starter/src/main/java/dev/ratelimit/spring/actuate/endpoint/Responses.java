@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.actuate.endpoint;
 
-import java.util.Locale;
 
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.Error;
 import org.apache.commons.logging.Log;
@@ -35,11 +34,6 @@ final class Responses {
 		logger.warn("The ratelimits endpoint could not " + operation + " rate limit '" + name + "': " + ex);
 		return new WebEndpointResponse<>(new Error("The rate limiter's store did not answer: " + ex),
 				WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
-	}
-
-	/** {@code TOKEN_BUCKET} as configured: {@code token-bucket}. */
-	static String term(Enum<?> value) {
-		return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 
 }

@@ -1,10 +1,10 @@
 package dev.ratelimit.spring.autoconfigure.aot;
 
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 
 import dev.ratelimit.spring.autoconfigure.StoreCondition;
+import dev.ratelimit.spring.limits.Terms;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.Environment;
@@ -75,7 +75,7 @@ public final class ProcessedConditionChecker {
 	 */
 	static String outcome(Environment environment, String property) {
 		if (STORE.equals(property)) {
-			return StoreCondition.configured(environment).name().toLowerCase(Locale.ROOT).replace('_', '-');
+			return Terms.of(StoreCondition.configured(environment));
 		}
 		if (ENABLED.equals(property) || FILTER_ENABLED.equals(property)) {
 			String value = environment.getProperty(property);
