@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
@@ -22,8 +24,31 @@ public record LuaScript(String source, String sha1) {
 	private static final String[] ALGORITHM_PARTS = { "common.lua", "fixed_window.lua", "sliding_log.lua",
 			"sliding_window_counter.lua", "token_bucket.lua", "concurrency.lua", "algorithms.lua" };
 
-	// All loaded when the class is: reading the class path later could block a reactive application's event loop.
-	private static final LuaScript RATE_LIMIT = load(ALGORITHM_PARTS, "rate_limit.lua");
+	/**
+	 * Each algorithm's file, in {@link Algorithm}'s order (as in {@link #ALGORITHM_PARTS}); its constructor is the
+	 * file's name without {@code .lua}.
+	 */
+	private static final String[] ALGORITHM_FILES = { "fixed_window.lua", "sliding_log.lua",
+			"sliding_window_counter.lua", "token_bucket.lua", "concurrency.lua" };
+
+	// All read when the class is: reading the class path later could block a reactive application's event loop.
+	private static final String COMMON = read("common.lua");
+
+	private static final String[] ALGORITHM_SOURCES = Arrays.stream(ALGORITHM_FILES)
+		.map(LuaScript::read)
+		.toArray(String[]::new);
+
+	private static final String ALGORITHMS = read("algorithms.lua");
+
+	private static final String DECIDE = read("rate_limit.lua");
+
+	/**
+	 * The decision scripts by the set of algorithms they hold (bit {@link Algorithm#ordinal()}), made when first
+	 * used: identical if two threads make one at once.
+	 */
+	private static final LuaScript[] RATE_LIMITS = new LuaScript[1 << ALGORITHM_FILES.length];
+
+	private static final LuaScript RATE_LIMIT = rateLimit((1 << ALGORITHM_FILES.length) - 1);
 
 	private static final LuaScript PEEK = load(ALGORITHM_PARTS, "peek.lua");
 
@@ -68,6 +93,59 @@ public record LuaScript(String source, String sha1) {
 	}
 
 	/**
+	 * {@link #rateLimit()} holding only {@code algorithms}: the script of a decision whose limits use these. Redis runs
+	 * a script's whole source on every call, and each algorithm it holds costs the making of its functions (about
+	 * 0.2 µs of Redis' CPU each, docs/BENCHMARKS.md), so a decision runs the script of its own algorithms; a limit of
+	 * another algorithm is answered as unknown.
+	 * @throws IllegalArgumentException when {@code algorithms} is empty
+	 */
+	public static LuaScript rateLimit(Collection<Algorithm> algorithms) {
+		int set = 0;
+		for (Algorithm algorithm : algorithms) {
+			set |= 1 << algorithm.ordinal();
+		}
+		if (set == 0) {
+			throw new IllegalArgumentException("a decision needs at least one algorithm");
+		}
+		return rateLimit(set);
+	}
+
+	/** The decision script of {@code limits}' algorithms. */
+	static LuaScript forLimits(List<LimitRequest> limits) {
+		int set = 0;
+		for (int i = 0; i < limits.size(); i++) {
+			set |= 1 << limits.get(i).definition().algorithm().ordinal();
+		}
+		return rateLimit(set);
+	}
+
+	private static LuaScript rateLimit(int set) {
+		LuaScript script = RATE_LIMITS[set];
+		if (script == null) {
+			StringBuilder source = new StringBuilder(COMMON);
+			StringBuilder absent = new StringBuilder();
+			for (int i = 0; i < ALGORITHM_FILES.length; i++) {
+				if ((set & (1 << i)) != 0) {
+					source.append(ALGORITHM_SOURCES[i]);
+				}
+				else {
+					absent.append((absent.length() > 0) ? ", " : "")
+						.append(ALGORITHM_FILES[i], 0, ALGORITHM_FILES[i].length() - ".lua".length());
+				}
+			}
+			if (absent.length() > 0) {
+				// declared, and nil: algorithms.lua answers their codes as unknown
+				source.append("-- algorithms not in this script (LuaScript.rateLimit(algorithms))\nlocal ")
+					.append(absent)
+					.append('\n');
+			}
+			script = of(source.append(ALGORITHMS).append(DECIDE).toString());
+			RATE_LIMITS[set] = script;
+		}
+		return script;
+	}
+
+	/**
 	 * The script that reads one client's state of one limit without consuming: the algorithm files joined with
 	 * {@code peek.lua}, which documents its KEYS, ARGV and reply.
 	 */
@@ -99,17 +177,21 @@ public record LuaScript(String source, String sha1) {
 	private static LuaScript load(String[] common, String script) {
 		StringBuilder source = new StringBuilder();
 		for (String part : Stream.concat(Arrays.stream(common), Stream.of(script)).toList()) {
-			try (InputStream in = LuaScript.class.getResourceAsStream("scripts/" + part)) {
-				if (in == null) {
-					throw new IllegalStateException("script resource missing: " + part);
-				}
-				source.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
-			}
+			source.append(read(part));
 		}
 		return of(source.toString());
+	}
+
+	private static String read(String part) {
+		try (InputStream in = LuaScript.class.getResourceAsStream("scripts/" + part)) {
+			if (in == null) {
+				throw new IllegalStateException("script resource missing: " + part);
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 }

@@ -11,7 +11,7 @@ import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link RateLimiter} on Redis: one call of {@link LuaScript#rateLimit()} per decision, whatever the number of
+ * The {@link RateLimiter} on Redis: one call of {@link LuaScript#rateLimit(Collection)} per decision, whatever the number of
  * limits, through a {@link ScriptExecutor}. Keys follow {@code <prefix>{<client>}:<name>:<algorithm>:<window>}
  * (see {@code RedisKeys}), so they are Redis Cluster safe. Decisions are taken at the Redis server's time
  * ({@code TIME}, read by the script), or at the time of the clock given to {@link #withClock}.
@@ -83,14 +83,14 @@ public final class RedisRateLimiter implements RateLimiter {
 	public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
 		Requests.check(clientId, limits);
 		Call call = call(clientId, limits);
-		return decisions(limits, this.executor.execute(LuaScript.rateLimit(), call.keys(), call.args()));
+		return decisions(limits, this.executor.execute(LuaScript.forLimits(limits), call.keys(), call.args()));
 	}
 
 	@Override
 	public CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId, List<LimitRequest> limits) {
 		Requests.check(clientId, limits);
 		Call call = call(clientId, limits);
-		return this.executor.executeAsync(LuaScript.rateLimit(), call.keys(), call.args())
+		return this.executor.executeAsync(LuaScript.forLimits(limits), call.keys(), call.args())
 			.thenApply((reply) -> decisions(limits, reply));
 	}
 

@@ -1,7 +1,9 @@
 -- algorithms.lua: the four algorithms and the concurrency limit by the code that ARGV names them with (Algorithm.code() in Java), for
 -- rate_limit.lua, peek.lua and settle.lua, which follow this file.
 --
--- algorithm_of(code) -> decide, commit, settle (see common.lua) of that algorithm, or nil for an unknown code.
+-- algorithm_of(code) -> decide, commit, settle (see common.lua) of that algorithm, or nil for an unknown code. A
+-- decision's script holds only the algorithms its limits use (LuaScript.rateLimit(algorithms)): the others are
+-- declared nil before this file, and their codes answered as unknown.
 -- A function rather than a table of the five: the script runs again on every call, and a table is dearer to build
 -- than one closure. (Passing common.lua's helpers to the algorithms as arguments, so that the unused algorithms'
 -- closures capture no upvalues, measured no faster: the used one's functions then capture them instead.)
@@ -17,7 +19,8 @@ local function algorithm_of(code)
     make = sliding_log
   elseif code == 'cc' then
     make = concurrency
-  else
+  end
+  if make == nil then
     return nil
   end
   return make()

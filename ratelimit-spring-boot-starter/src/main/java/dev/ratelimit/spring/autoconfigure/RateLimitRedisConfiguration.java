@@ -2,8 +2,10 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
+import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.ChannelSubscriber;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.RateLimiter;
@@ -62,8 +64,13 @@ class RateLimitRedisConfiguration {
 	/** The package of Spring Boot's Redis auto-configuration, and of the connection factories it creates. */
 	private static final String BOOT_REDIS_PACKAGE = "org.springframework.boot.data.redis.";
 
-	/** The scripts every new connection loads, so that the first decisions do not pay for NOSCRIPT. */
-	private static final List<LuaScript> SCRIPTS = List.of(LuaScript.rateLimit());
+	/**
+	 * The scripts every new connection loads, so that the first decisions do not pay for NOSCRIPT: a decision's script
+	 * for each algorithm alone (limits of several algorithms on one request pay one NOSCRIPT for their script).
+	 */
+	private static final List<LuaScript> SCRIPTS = Arrays.stream(Algorithm.values())
+		.map((algorithm) -> LuaScript.rateLimit(List.of(algorithm)))
+		.toList();
 
 	@Bean(StarterBeans.SCRIPT_EXECUTOR)
 	@ConditionalOnMissingBean(value = { ScriptExecutor.class, RateLimiter.class }, name = StarterBeans.SCRIPT_EXECUTOR)

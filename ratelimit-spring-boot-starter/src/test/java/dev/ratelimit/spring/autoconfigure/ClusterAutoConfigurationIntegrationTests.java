@@ -172,7 +172,7 @@ class ClusterAutoConfigurationIntegrationTests {
 		LimitDefinition limit = LimitDefinition.of("flush", Algorithm.TOKEN_BUCKET, 2, Duration.ofSeconds(10));
 		List<String> clients = clients("flush-client", 12);
 		assertThat(nodesOf(clients, limit).keySet()).hasSize(TestRedisCluster.NODES);
-		String sha = LuaScript.rateLimit().sha1();
+		String sha = LuaScript.rateLimit(List.of(Algorithm.TOKEN_BUCKET)).sha1();
 		run((context) -> {
 			RateLimiter limiter = context.getBean(RateLimiter.class);
 			for (String client : clients) {

@@ -127,7 +127,7 @@ class SentinelAutoConfigurationIntegrationTests {
 	@Test
 	@Order(4)
 	void afterAFailoverTheNewMasterLimitsWithTheStateWrittenBefore() {
-		String sha = LuaScript.rateLimit().sha1();
+		String sha = LuaScript.rateLimit(List.of(Algorithm.TOKEN_BUCKET)).sha1();
 		run((context) -> {
 			RateLimiter limiter = context.getBean(RateLimiter.class);
 			int oldMaster = redis.masterPort();

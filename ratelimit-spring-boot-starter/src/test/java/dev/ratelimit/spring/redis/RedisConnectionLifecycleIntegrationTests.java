@@ -1,7 +1,9 @@
 package dev.ratelimit.spring.redis;
 
 import java.time.Duration;
+import java.util.List;
 
+import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.autoconfigure.StarterAutoConfigurations;
@@ -92,7 +94,7 @@ class RedisConnectionLifecycleIntegrationTests {
 		@Override
 		public void start() {
 			this.clientsWhenStarted = this.jedis.clientList();
-			this.scriptLoadedWhenStarted = this.jedis.scriptExists(LuaScript.rateLimit().sha1());
+			this.scriptLoadedWhenStarted = this.jedis.scriptExists(LuaScript.rateLimit(List.of(Algorithm.TOKEN_BUCKET)).sha1());
 			this.running = true;
 		}
 
