@@ -4,7 +4,9 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ForkJoinPool;
 
 import dev.ratelimit.spring.enforce.BackgroundCall;
 import dev.ratelimit.spring.enforce.PermitWaiter;
@@ -58,9 +60,29 @@ public final class BackgroundCallLimiter implements CallLimiter {
 			// async: the decision completes on the Redis client's I/O thread, which must never run (or wait in) the
 			// method; the common pool runs it, as CompletableFuture's own async methods do
 			Reservation held = new Reservation();
-			return waits.enforceAsync(new BackgroundCall(), limits, context, maxWait, held)
-				.thenComposeAsync((admitted) -> proceedToStage(invocation))
-				.whenComplete((value, failure) -> waits.enforcer().release(held));
+			CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+			waits.enforceAsync(new BackgroundCall(), limits, context, maxWait, held, result)
+				.whenComplete((admitted, failure) -> {
+					if (failure != null || result.isDone()) {
+						// denied, failed, or its caller cancelled it meanwhile: the method does not run
+						waits.enforcer().release(held);
+						if (failure != null) {
+							result.completeExceptionally(unwrapped(failure));
+						}
+						return;
+					}
+					ForkJoinPool.commonPool()
+						.execute(() -> proceedToStage(invocation).whenComplete((value, ex) -> {
+							waits.enforcer().release(held);
+							if (ex != null) {
+								result.completeExceptionally(unwrapped(ex));
+							}
+							else {
+								result.complete(value);
+							}
+						}));
+				});
+			return result;
 		}
 		if ((REACTOR && Schedulers.isInNonBlockingThread()) || (NETTY && Netty.inEventLoop())) {
 			throw new IllegalStateException("@RateLimited " + method.getDeclaringClass().getSimpleName() + "."
@@ -75,6 +97,11 @@ public final class BackgroundCallLimiter implements CallLimiter {
 		Reservation held = new Reservation();
 		waits.enforce(new BackgroundCall(), limits, context, maxWait, held);
 		return CallEnd.proceed(invocation, waits.enforcer(), held);
+	}
+
+	/** What failed a stage: the cause a {@link CompletionException} wraps, else {@code failure} itself. */
+	private static Throwable unwrapped(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 	@SuppressWarnings("unchecked")

@@ -48,6 +48,12 @@ public final class PermitWait {
 	 */
 	private final AtomicBoolean finished = new AtomicBoolean();
 
+	/** The pause under way, or the last one. */
+	private volatile @Nullable CompletableFuture<Boolean> pausing;
+
+	/** Whether the caller went away ({@link #cancel()}). */
+	private volatile boolean cancelled;
+
 	/** The wait's observation, from its first pause: none for a call admitted, or given up, at once. */
 	private DecisionObservations.@Nullable Observed observed;
 
@@ -90,11 +96,31 @@ public final class PermitWait {
 	 * (the max wait passed while waiting for a lease); cancelling it ends the wait
 	 */
 	public @Nullable CompletableFuture<Boolean> pause(Throwable failure) {
+		if (this.cancelled) {
+			return null;
+		}
 		CompletableFuture<Boolean> pause = pauseAfter(failure);
 		if (pause != null && this.observed == null) {
 			this.observed = this.observations.waiting(this.request, this.limits);
 		}
+		this.pausing = pause;
+		if (pause != null && this.cancelled) {
+			// cancelled while this pause began
+			pause.cancel(false);
+		}
 		return pause;
+	}
+
+	/**
+	 * The caller went away (its stage cancelled): the pause under way, if any, is cancelled, and the call waits no
+	 * more (no later pause begins). A decision under way still completes.
+	 */
+	public void cancel() {
+		this.cancelled = true;
+		CompletableFuture<Boolean> pause = this.pausing;
+		if (pause != null) {
+			pause.cancel(false);
+		}
 	}
 
 	private @Nullable CompletableFuture<Boolean> pauseAfter(Throwable failure) {

@@ -116,11 +116,18 @@ public final class PermitWaiter {
 	/**
 	 * Decides without blocking a thread.
 	 * @param held as {@link #enforce(LimitedRequest, List, EvaluationContext, Duration, Reservation)}'s
+	 * @param caller the stage the caller was given: once it is cancelled, the wait ends (the stage returned here then
+	 * completes with a {@link java.util.concurrent.CancellationException}, or as a decision under way ends)
 	 * @return a stage that completes when the call may go ahead, or exceptionally as {@link #enforce} throws
 	 */
 	public CompletableFuture<Void> enforceAsync(LimitedRequest request, List<ConfiguredLimit> limits,
-			EvaluationContext context, Duration maxWait, Reservation held) {
+			EvaluationContext context, Duration maxWait, Reservation held, CompletableFuture<?> caller) {
 		PermitWait wait = begin(request, limits, maxWait, held);
+		caller.whenComplete((result, failure) -> {
+			if (caller.isCancelled()) {
+				wait.cancel();
+			}
+		});
 		return attempt(wait, wait.firstAttempt(), limits, context, held).whenComplete((admitted, failure) -> wait.done(failure));
 	}
 

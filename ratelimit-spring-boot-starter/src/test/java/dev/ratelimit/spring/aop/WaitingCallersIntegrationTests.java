@@ -11,11 +11,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import reactor.core.publisher.Mono;
@@ -65,6 +67,24 @@ class WaitingCallersIntegrationTests {
 			calls.run(algorithm, style, "acme");
 			assertThat(calls.permits).isEqualTo(2 * CALLERS * CALLS);
 			assertThat((double) calls.scriptCalls / calls.permits).as("script calls per permit").isLessThanOrEqualTo(3);
+		}
+	}
+
+	@Test
+	void aStageCancelledWhileItWaitsNeverRunsItsMethodAndLeavesThePermitToTheNextCaller() throws Exception {
+		try (ConfigurableApplicationContext app = start("waiting-" + UUID.randomUUID() + ":")) {
+			Waiting waiting = app.getBean(Waiting.class);
+			Counted counted = app.getBean(Counted.class);
+			long start = System.nanoTime();
+			assertThat(waiting.counted("acme").toCompletableFuture().get(60, TimeUnit.SECONDS)).isEqualTo(1);
+			// the bucket is empty: the next call waits for the token due in 3 s
+			CompletableFuture<Integer> cancelled = waiting.counted("acme").toCompletableFuture();
+			assertThat(cancelled.cancel(false)).isTrue();
+			// the next caller takes that token, not the one after it (6 s): the cancelled call's wait ended, and its
+			// method never ran
+			assertThat(waiting.counted("acme").toCompletableFuture().get(60, TimeUnit.SECONDS)).isEqualTo(2);
+			assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(5_500);
+			assertThat(counted.calls).hasValue(2);
 		}
 	}
 
@@ -153,8 +173,15 @@ class WaitingCallersIntegrationTests {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	@Import(Waiting.class)
+	@Import({ Waiting.class, Counted.class })
 	static class WaitingApplication {
+
+	}
+
+	/** How many times {@link Waiting#counted} ran. */
+	static class Counted {
+
+		final AtomicInteger calls = new AtomicInteger();
 
 	}
 
@@ -164,6 +191,19 @@ class WaitingCallersIntegrationTests {
 	 */
 	@Service
 	static class Waiting {
+
+		private final Counted counted;
+
+		Waiting(Counted counted) {
+			this.counted = counted;
+		}
+
+		/** One token every 3 s, counted when the method runs. */
+		@RateLimited(name = "counted", algorithm = "token-bucket", limit = 1, window = "3s", key = "#account",
+				maxWait = "30s")
+		CompletionStage<Integer> counted(String account) {
+			return CompletableFuture.completedFuture(this.counted.calls.incrementAndGet());
+		}
 
 		@RateLimited(name = "tb", algorithm = "token-bucket", limit = 40, window = "1s", key = "#account",
 				maxWait = "30s")
