@@ -30,8 +30,9 @@ import org.jspecify.annotations.Nullable;
  * unit fits). A caller that asked and was denied again goes back to the front, or becomes the head if there is none;
  * one that gives up, fails or is cancelled hands over at once. A call that comes while its line has a head or a caller
  * asking waits behind them without asking Redis: its first attempt is answered with the line's last denial, its times
- * reduced by the time since ({@link Place#behind}). A caller in a line gives up when its max wait passes, and at once
- * when the head will ask only after it; it never waits past its max wait.
+ * reduced by the time since ({@link Place#behind}). So does a call that comes while a line whose callers were all
+ * admitted is closed: until its last admission's more-after (at most 1 s), when it asks. A caller in a line gives up
+ * when its max wait passes, and at once when the head will ask only after it; it never waits past its max wait.
  *
  * <p>
  * Lines are per instance: callers on several instances compete in Redis as before, one line per instance. A line
@@ -39,6 +40,12 @@ import org.jspecify.annotations.Nullable;
  * ({@link LeaseWaits}); a line's costs are part of its key, so a cheap call never waits behind a costly one.
  */
 final class PermitLines {
+
+	/**
+	 * The longest a line whose callers were all admitted stays closed: a reset or a raised limit elsewhere is seen by
+	 * the callers that come meanwhile within this time, as by every caller of a line with a head.
+	 */
+	private static final long CLOSED_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
 
@@ -188,6 +195,16 @@ final class PermitLines {
 
 		private long deniedAt;
 
+		/**
+		 * {@link System#nanoTime()} until which the limits have no room, as the last admission said (its more-after):
+		 * a line whose callers were all admitted keeps it, so that callers coming before then wait in it rather than
+		 * each ask Redis and be denied; 0 when there is room or none is known.
+		 */
+		private long closedUntil;
+
+		/** Whether the line is to be removed once it is no longer closed. */
+		private boolean sweeping;
+
 		private boolean removed;
 
 		Line(String key) {
@@ -196,7 +213,7 @@ final class PermitLines {
 
 		synchronized @Nullable RateLimitDecision denialFor(Place place) {
 			if (this.lastDenial == null || this.head == place || this.asking.contains(place)
-					|| (this.head == null && this.asking.isEmpty())) {
+					|| (this.head == null && this.asking.isEmpty() && !closed())) {
 				return null;
 			}
 			return DenialCache.aged(this.lastDenial, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.deniedAt));
@@ -213,7 +230,9 @@ final class PermitLines {
 				this.head = null;
 			}
 			if (this.head == null && this.asking.isEmpty()) {
-				long waitNanos = place.wait.waitNanos(OptionalLong.of(retryAfterMs));
+				// a closed line's head asks when the last admission said there is room again, not before
+				long closedMs = closed() ? TimeUnit.NANOSECONDS.toMillis(this.closedUntil - System.nanoTime()) + 1 : 0;
+				long waitNanos = place.wait.waitNanos(OptionalLong.of(Math.max(retryAfterMs, closedMs)));
 				if (waitNanos < 0) {
 					// it gives up: the next caller asks at once
 					handOver(0, 0);
@@ -262,9 +281,20 @@ final class PermitLines {
 				lined = true;
 			}
 			// one already out of the line (its max wait passed, or it gave up where it was told to) hands nothing over
-			if (lined) {
-				handOver(room, roomAfterMs);
+			if (!lined) {
+				return;
 			}
+			if (room > 0) {
+				this.closedUntil = 0;
+			}
+			else if (roomAfterMs > 0) {
+				this.closedUntil = System.nanoTime() + Math.min(TimeUnit.MILLISECONDS.toNanos(roomAfterMs), CLOSED_NANOS);
+			}
+			handOver(room, roomAfterMs);
+		}
+
+		private boolean closed() {
+			return this.closedUntil != 0 && this.closedUntil - System.nanoTime() > 0;
 		}
 
 		/**
@@ -316,10 +346,24 @@ final class PermitLines {
 		}
 
 		private void removeIfIdle() {
-			if (this.head == null && this.asking.isEmpty() && this.behind.isEmpty() && !this.removed) {
-				this.removed = true;
-				PermitLines.this.lines.remove(this.key, this);
+			if (this.head != null || !this.asking.isEmpty() || !this.behind.isEmpty() || this.removed) {
+				return;
 			}
+			if (closed()) {
+				// kept while closed, for the callers that come meanwhile; removed then if still idle
+				if (!this.sweeping) {
+					this.sweeping = true;
+					WaitTimer.after(this.closedUntil - System.nanoTime(), () -> {
+						synchronized (this) {
+							this.sweeping = false;
+							removeIfIdle();
+						}
+					});
+				}
+				return;
+			}
+			this.removed = true;
+			PermitLines.this.lines.remove(this.key, this);
 		}
 
 	}

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDecision;
@@ -39,9 +40,30 @@ class PermitLinesTests {
 	private final List<PermitWait> begun = new ArrayList<>();
 
 	@AfterEach
-	void endTheWaits() {
+	void endTheWaits() throws InterruptedException {
 		this.begun.forEach((wait) -> wait.done(null));
+		// a line closed by its last admission is removed when it opens (at most 1 s); any other at once
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (this.lines.size() > 0 && System.nanoTime() - deadline < 0) {
+			Thread.sleep(10);
+		}
 		assertThat(this.lines.size()).as("a line with no caller left is removed").isZero();
+	}
+
+	@Test
+	void aLineWhoseCallersWereAllAdmittedStaysClosedUntilItsLastAdmissionsMoreAfter() {
+		PermitWait first = wait(Duration.ofSeconds(30));
+		assertThat(deniedByRedis(first, 1, 1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		first.nextAttempt();
+		admitted(first, 0, 800);
+		long since = System.nanoTime();
+		first.done(null);
+		// no caller in the line, and no room for 800 ms: a call coming now waits in it rather than ask Redis
+		PermitWait next = wait(Duration.ofSeconds(30));
+		CompletableFuture<Boolean> turn = deniedInLine(next);
+		assertThat(turn).isNotDone();
+		assertThat(turn).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		assertThat((System.nanoTime() - since) / 1_000_000).isGreaterThanOrEqualTo(799);
 	}
 
 	@Test
