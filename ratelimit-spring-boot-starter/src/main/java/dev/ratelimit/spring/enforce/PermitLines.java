@@ -1,16 +1,9 @@
 package dev.ratelimit.spring.enforce;
 
-import java.util.ArrayDeque;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.MaxWait;
@@ -41,13 +34,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class PermitLines {
 
-	/**
-	 * The longest a line whose callers were all admitted stays closed: a reset or a raised limit elsewhere is seen by
-	 * the callers that come meanwhile within this time, as by every caller of a line with a head.
-	 */
-	private static final long CLOSED_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-	private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, PermitLine> lines = new ConcurrentHashMap<>();
 
 	/** The line of one client key's limits and costs. */
 	static String key(String clientKey, List<LimitRequest> limits) {
@@ -77,17 +64,17 @@ final class PermitLines {
 	/** One caller, in a line or about to be. Its methods are called by one caller at a time. */
 	final class Place {
 
-		private final MaxWait wait;
+		final MaxWait wait;
 
-		private volatile @Nullable Line line;
+		private volatile @Nullable PermitLine line;
 
 		/** The client key of its line. */
 		private volatile @Nullable String clientKey;
 
 		/** Its pause while in a line behind the head; completed once. */
-		private volatile @Nullable CompletableFuture<Boolean> pause;
+		volatile @Nullable CompletableFuture<Boolean> pause;
 
-		private volatile @Nullable ScheduledFuture<?> timer;
+		volatile @Nullable ScheduledFuture<?> timer;
 
 		Place(MaxWait wait) {
 			this.wait = wait;
@@ -102,7 +89,7 @@ final class PermitLines {
 			if (!lined(limits)) {
 				return null;
 			}
-			Line waited = PermitLines.this.lines.get(key(clientKey, limits));
+			PermitLine waited = PermitLines.this.lines.get(key(clientKey, limits));
 			return (waited != null) ? waited.denialFor(this) : null;
 		}
 
@@ -120,14 +107,15 @@ final class PermitLines {
 		@Nullable CompletableFuture<Boolean> pause(String clientKey, List<LimitRequest> limits,
 				RateLimitDecision denial, boolean fresh, long retryAfterMs) {
 			String key = key(clientKey, limits);
-			Line current = this.line;
+			PermitLine current = this.line;
 			if (current != null && !current.key.equals(key)) {
 				// denied at another client key (or cost) now: that line's next caller asks at once
 				leave(null);
 			}
 			this.clientKey = clientKey;
 			while (true) {
-				Line joined = PermitLines.this.lines.computeIfAbsent(key, Line::new);
+				PermitLine joined = PermitLines.this.lines.computeIfAbsent(key,
+						(created) -> new PermitLine(created, PermitLines.this.lines));
 				synchronized (joined) {
 					if (joined.removed) {
 						continue;
@@ -147,7 +135,7 @@ final class PermitLines {
 		 * its line asks at once.
 		 */
 		void leave(Reservation.@Nullable Room admitted) {
-			Line left = this.line;
+			PermitLine left = this.line;
 			if (left == null) {
 				return;
 			}
@@ -158,212 +146,18 @@ final class PermitLines {
 			}
 		}
 
-		private void complete(boolean retry) {
+		void complete(boolean retry) {
 			CompletableFuture<Boolean> paused = this.pause;
 			if (paused != null) {
 				paused.complete(retry);
 			}
 		}
 
-		private void cancelTimer() {
+		void cancelTimer() {
 			ScheduledFuture<?> scheduled = this.timer;
 			if (scheduled != null) {
 				scheduled.cancel(false);
 			}
-		}
-
-	}
-
-	/**
-	 * The callers of one line, guarded by its monitor: those asking Redis now, the head (the next to ask, waiting for
-	 * its time), and those behind it, longest waiting first. Whoever is behind has a head or an asker before it.
-	 */
-	private final class Line {
-
-		final String key;
-
-		private final ArrayDeque<Place> behind = new ArrayDeque<>();
-
-		private final Set<Place> asking = Collections.newSetFromMap(new IdentityHashMap<>());
-
-		private @Nullable Place head;
-
-		/** {@link System#nanoTime()} at which the head asks Redis. */
-		private long headNextAt;
-
-		private @Nullable RateLimitDecision lastDenial;
-
-		private long deniedAt;
-
-		/**
-		 * {@link System#nanoTime()} until which the limits have no room, as the last admission said (its more-after):
-		 * a line whose callers were all admitted keeps it, so that callers coming before then wait in it rather than
-		 * each ask Redis and be denied; 0 when there is room or none is known.
-		 */
-		private long closedUntil;
-
-		/** Whether the line is to be removed once it is no longer closed. */
-		private boolean sweeping;
-
-		private boolean removed;
-
-		Line(String key) {
-			this.key = key;
-		}
-
-		synchronized @Nullable RateLimitDecision denialFor(Place place) {
-			if (this.lastDenial == null || this.head == place || this.asking.contains(place)
-					|| (this.head == null && this.asking.isEmpty() && !closed())) {
-				return null;
-			}
-			return DenialCache.aged(this.lastDenial, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.deniedAt));
-		}
-
-		void denied(RateLimitDecision denial) {
-			this.lastDenial = denial;
-			this.deniedAt = System.nanoTime();
-		}
-
-		@Nullable CompletableFuture<Boolean> pause(Place place, long retryAfterMs) {
-			boolean asked = this.asking.remove(place);
-			if (this.head == place) {
-				this.head = null;
-			}
-			if (this.head == null && this.asking.isEmpty()) {
-				// a closed line's head asks when the last admission said there is room again, not before
-				long closedMs = closed() ? TimeUnit.NANOSECONDS.toMillis(this.closedUntil - System.nanoTime()) + 1 : 0;
-				long waitNanos = place.wait.waitNanos(OptionalLong.of(Math.max(retryAfterMs, closedMs)));
-				if (waitNanos < 0) {
-					// it gives up: the next caller asks at once
-					handOver(0, 0);
-					return null;
-				}
-				CompletableFuture<Boolean> pause = new CompletableFuture<>();
-				place.pause = pause;
-				lead(place, waitNanos);
-				return pause;
-			}
-			long left = place.wait.remainingNanos();
-			if (left <= 0 || (this.head != null && this.headNextAt - System.nanoTime() > left)) {
-				// the head asks again only after this caller's max wait
-				removeIfIdle();
-				return null;
-			}
-			CompletableFuture<Boolean> pause = new CompletableFuture<>();
-			place.pause = pause;
-			if (asked) {
-				// it came before those behind
-				this.behind.addFirst(place);
-			}
-			else {
-				this.behind.addLast(place);
-			}
-			place.timer = WaitTimer.after(left, () -> {
-				synchronized (this) {
-					if (!this.behind.remove(place)) {
-						return;
-					}
-					removeIfIdle();
-				}
-				pause.complete(false);
-			});
-			return pause;
-		}
-
-		/**
-		 * {@code place} leaves the line: admitted with room for {@code room} more requests of its cost (the next
-		 * {@code room} callers ask at once), or with none until {@code roomAfterMs}; 0 and 0 when it gave up.
-		 */
-		void leave(Place place, long room, long roomAfterMs) {
-			boolean lined = this.asking.remove(place) | this.behind.remove(place);
-			if (this.head == place) {
-				this.head = null;
-				lined = true;
-			}
-			// one already out of the line (its max wait passed, or it gave up where it was told to) hands nothing over
-			if (!lined) {
-				return;
-			}
-			if (room > 0) {
-				this.closedUntil = 0;
-			}
-			else if (roomAfterMs > 0) {
-				this.closedUntil = System.nanoTime() + Math.min(TimeUnit.MILLISECONDS.toNanos(roomAfterMs), CLOSED_NANOS);
-			}
-			handOver(room, roomAfterMs);
-		}
-
-		private boolean closed() {
-			return this.closedUntil != 0 && this.closedUntil - System.nanoTime() > 0;
-		}
-
-		/**
-		 * Lets callers behind ask at once for {@code room} more requests, less those already asking (each will take
-		 * one); with none asking and no head, the next asks after {@code roomAfterMs}.
-		 */
-		private void handOver(long room, long roomAfterMs) {
-			for (long free = room - this.asking.size(); free > 0 && !this.behind.isEmpty(); free--) {
-				lead(this.behind.poll(), 0);
-			}
-			if (this.head == null && this.asking.isEmpty() && !this.behind.isEmpty()) {
-				Place next = this.behind.poll();
-				long roomAfterNanos = TimeUnit.MILLISECONDS.toNanos(roomAfterMs);
-				if (roomAfterNanos > next.wait.remainingNanos()) {
-					// the limit has room only after its max wait: it gives up, and so may the next
-					complete(next, false);
-					handOver(0, roomAfterMs);
-					return;
-				}
-				lead(next, roomAfterNanos);
-			}
-			removeIfIdle();
-		}
-
-		/** {@code place} asks Redis after {@code nanos}: at once (0), or as the head until then. */
-		private void lead(Place place, long nanos) {
-			place.cancelTimer();
-			if (nanos == 0) {
-				this.asking.add(place);
-				complete(place, true);
-				return;
-			}
-			this.head = place;
-			this.headNextAt = System.nanoTime() + nanos;
-			place.timer = WaitTimer.after(nanos, () -> {
-				synchronized (this) {
-					if (this.head != place) {
-						return;
-					}
-					this.head = null;
-					this.asking.add(place);
-				}
-				place.complete(true);
-			});
-		}
-
-		private void complete(Place place, boolean retry) {
-			ForkJoinPool.commonPool().execute(() -> place.complete(retry));
-		}
-
-		private void removeIfIdle() {
-			if (this.head != null || !this.asking.isEmpty() || !this.behind.isEmpty() || this.removed) {
-				return;
-			}
-			if (closed()) {
-				// kept while closed, for the callers that come meanwhile; removed then if still idle
-				if (!this.sweeping) {
-					this.sweeping = true;
-					WaitTimer.after(this.closedUntil - System.nanoTime(), () -> {
-						synchronized (this) {
-							this.sweeping = false;
-							removeIfIdle();
-						}
-					});
-				}
-				return;
-			}
-			this.removed = true;
-			PermitLines.this.lines.remove(this.key, this);
 		}
 
 	}
