@@ -161,6 +161,7 @@ final class PermitLine {
 			long roomAfterNanos = TimeUnit.MILLISECONDS.toNanos(roomAfterMs);
 			if (roomAfterNanos > next.wait.remainingNanos()) {
 				// the limit has room only after its max wait: it gives up, and so may the next
+				next.cancelTimer();
 				complete(next, false);
 				handOver(0, roomAfterMs);
 				return;

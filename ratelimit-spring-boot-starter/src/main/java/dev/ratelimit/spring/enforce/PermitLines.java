@@ -3,6 +3,7 @@ package dev.ratelimit.spring.enforce;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledFuture;
 
 import dev.ratelimit.core.LimitRequest;
@@ -153,10 +154,15 @@ final class PermitLines {
 			}
 		}
 
+		/**
+		 * Cancels its timer, on the common pool: a cancel takes the timer out of the timer's queue under the queue's
+		 * lock, which a Reactor or Netty thread must not wait for. A timer that fires meanwhile finds it moved on.
+		 */
 		void cancelTimer() {
 			ScheduledFuture<?> scheduled = this.timer;
 			if (scheduled != null) {
-				scheduled.cancel(false);
+				this.timer = null;
+				ForkJoinPool.commonPool().execute(() -> scheduled.cancel(false));
 			}
 		}
 
