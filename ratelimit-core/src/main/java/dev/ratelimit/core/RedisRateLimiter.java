@@ -11,9 +11,9 @@ import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link RateLimiter} on Redis: one call of {@link LuaScript#rateLimit(Collection)} per decision, whatever the number of
- * limits, through a {@link ScriptExecutor}. Keys follow {@code <prefix>{<client>}:<name>:<algorithm>:<window>}
- * (see {@code RedisKeys}), so they are Redis Cluster safe. Decisions are taken at the Redis server's time
+ * The {@link RateLimiter} on Redis: one call of {@link LuaScript#rateLimit(java.util.Collection)} (the script of the
+ * limits' algorithms) per decision, whatever the number of limits, through a {@link ScriptExecutor}. Keys follow
+ * {@code <prefix>{<client>}:<name>:<algorithm>:<window>} (see {@code RedisKeys}), so they are Redis Cluster safe. Decisions are taken at the Redis server's time
  * ({@code TIME}, read by the script), or at the time of the clock given to {@link #withClock}.
  */
 public final class RedisRateLimiter implements RateLimiter {
