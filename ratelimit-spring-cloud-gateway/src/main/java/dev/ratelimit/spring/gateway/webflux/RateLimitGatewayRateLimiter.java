@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -115,9 +116,14 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 			return Mono.just(new Response(false, Map.of()));
 		}
 		EvaluationContext key = RouteKeys.context(NO_REQUEST, null, id);
-		Mono<Response> decided = Mono
-			.fromCompletionStage(() -> this.waits.enforceAsync(request, limits, key,
-					this.waits.maxWait(limits, true), new Reservation()))
+		Mono<Response> decided = Mono.defer(() -> {
+			// a request that goes away (its subscription cancelled) ends its wait for a permit
+			CompletableFuture<Void> caller = new CompletableFuture<>();
+			return Mono
+				.fromCompletionStage(this.waits.enforceAsync(request, limits, key, this.waits.maxWait(limits, true),
+						new Reservation(), caller))
+				.doOnCancel(() -> caller.cancel(false));
+		})
 			.then(Mono.fromSupplier(() -> new Response(true, headers(request.headers(), config, limits))))
 			.onErrorResume(RateLimitException.class,
 					(ex) -> Mono.just(new Response(false, headers(ex.getHeaders(), config, limits))));
