@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
@@ -197,42 +198,35 @@ public final class MeteredEventRecorder extends RateLimitEventRecorder {
 	}
 
 	private Counter nearLimit(String limit) {
-		Counter counter = this.nearLimitCounters.get(limit);
-		if (counter == null) {
-			counter = this.nearLimitCounters.computeIfAbsent(limit, (unused) -> Counter.builder("ratelimit.near.limit")
-				.description("Admitted requests that left the client near the limit (more than the near-limit ratio of its budget used)")
-				.tag("limit", limit)
-				.register(this.registry));
-		}
-		return counter;
+		return cached(this.nearLimitCounters, limit, () -> Counter.builder("ratelimit.near.limit")
+			.description("Admitted requests that left the client near the limit (more than the near-limit ratio of its budget used)")
+			.tag("limit", limit)
+			.register(this.registry));
 	}
 
 	private Counter decision(String limit, String outcome) {
-		Map<String, Counter> byOutcome = this.decisionCounters.get(limit);
-		if (byOutcome == null) {
-			byOutcome = this.decisionCounters.computeIfAbsent(limit, (unused) -> new ConcurrentHashMap<>());
-		}
-		Counter counter = byOutcome.get(outcome);
-		if (counter == null) {
-			counter = byOutcome.computeIfAbsent(outcome, (unused) -> Counter.builder("ratelimit.decisions")
-				.description("Rate-limit decisions per limit and outcome")
-				.tag("limit", limit)
-				.tag("outcome", outcome)
-				.register(this.registry));
-		}
-		return counter;
+		Map<String, Counter> byOutcome = cached(this.decisionCounters, limit, ConcurrentHashMap::new);
+		return cached(byOutcome, outcome, () -> Counter.builder("ratelimit.decisions")
+			.description("Rate-limit decisions per limit and outcome")
+			.tag("limit", limit)
+			.tag("outcome", outcome)
+			.register(this.registry));
 	}
 
 	private Timer redisCalls(String outcome) {
-		Timer timer = this.redisCallTimers.get(outcome);
-		if (timer == null) {
-			timer = this.redisCallTimers.computeIfAbsent(outcome, (unused) -> Timer.builder("ratelimit.redis.calls")
-				.description("Decision calls of the rate limiter to Redis")
-				.tag("outcome", outcome)
-				.register(this.registry));
-		}
-		return timer;
+		return cached(this.redisCallTimers, outcome, () -> Timer.builder("ratelimit.redis.calls")
+			.description("Decision calls of the rate limiter to Redis")
+			.tag("outcome", outcome)
+			.register(this.registry));
+	}
+
+	/**
+	 * The map's value for the key, made (and registered) once: a plain read first, because computeIfAbsent may lock
+	 * its bin even when the key is present, and these are read on every decision.
+	 */
+	private static <K, V> V cached(Map<K, V> map, K key, Supplier<V> made) {
+		V value = map.get(key);
+		return (value != null) ? value : map.computeIfAbsent(key, (unused) -> made.get());
 	}
 
 }
-

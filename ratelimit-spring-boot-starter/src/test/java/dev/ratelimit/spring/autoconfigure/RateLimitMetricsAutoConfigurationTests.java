@@ -18,9 +18,15 @@ class RateLimitMetricsAutoConfigurationTests {
 
 	private final WebApplicationContextRunner contextRunner = WithoutRedis.servlet();
 
+	/*
+	 * Micrometer's meters hidden, not all of io.micrometer: Spring MVC finds context-propagation through its own class
+	 * loader, and ContextRegistry then loads its accessors through the context's, where a filter of all of
+	 * io.micrometer hides Micrometer Observation's and fails the registry's initialisation (for the whole JVM: this
+	 * test passed only after another had initialised it). An application without Micrometer has neither.
+	 */
 	@Test
 	void withoutMicrometerEventsStillWork() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer")).run((context) -> {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer.core")).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context).hasSingleBean(RateLimitEnforcer.class);
 			assertThat(context).doesNotHaveBean(RateLimitEventRecorder.class);

@@ -134,14 +134,24 @@ abstract class ObservationContract extends ServerTestSupport {
 
 	/** The only span of {@code name}, once it has ended (a charge may end after the client has its answer). */
 	SimpleSpan ended(String name) throws InterruptedException {
+		awaitEnded(name);
+		return onlySpan(name);
+	}
+
+	/** Waits (at most 30 s) until a span of {@code name} has ended. */
+	void awaitEnded(String name) throws InterruptedException {
+		awaitEnded((span) -> name.equals(span.getName()));
+	}
+
+	/** Waits (at most 30 s) until a span that {@code matches} has ended. */
+	void awaitEnded(java.util.function.Predicate<SimpleSpan> matches) throws InterruptedException {
 		long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
 		while (this.tracer.getSpans()
 			.stream()
-			.noneMatch((span) -> name.equals(span.getName()) && span.getEndTimestamp().toEpochMilli() != 0)
+			.noneMatch((span) -> matches.test(span) && span.getEndTimestamp().toEpochMilli() != 0)
 				&& System.nanoTime() < giveUp) {
 			Thread.sleep(5);
 		}
-		return onlySpan(name);
 	}
 
 	SimpleSpan onlySpan(String name) {
