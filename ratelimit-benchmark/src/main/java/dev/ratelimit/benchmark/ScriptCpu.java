@@ -29,8 +29,9 @@ import redis.clients.jedis.JedisPooled;
  * <p>
  * Each call's last reply is checked: an admitting variant must have been admitted, a denying one denied, or the run
  * fails. The commands per iteration ({@code INFO commandstats}, scripts and {@code INFO} left out) show what each
- * body ran. The rows named {@code piece:} are not scripts of the project: a {@code GET} followed by one piece of the
- * token bucket's work, so that their figure above one command is that piece's cost.
+ * body ran. The rows named {@code piece:} are not decisions: a {@code GET} of a token bucket's state and one piece of
+ * the token bucket's work (the last: the decision script's own source up to {@code rate_limit.lua}, and
+ * {@code algorithm_of('tb')}), so that their figure above one command is that piece's cost.
  */
 final class ScriptCpu {
 
@@ -166,7 +167,19 @@ final class ScriptCpu {
 				redis.call('GET', KEYS[1])
 				redis.call('SET', KEYS[1], string.format('%.0f %.0f', 999999999000, 1796000000000), 'PX',
 				  string.format('%.0f', 3600000))""", state, List::of, false, Expect.ANYTHING));
+		variants.add(new Variant("piece: the token bucket's functions made, no decision", functionsOnly(bucket)
+				+ "\nlocal decide, commit = algorithm_of('tb')\nreturn redis.call('GET', KEYS[1])", state, List::of,
+				false, Expect.ANYTHING));
 		return variants;
+	}
+
+	/** The decision script without {@code rate_limit.lua}: what defines its functions, and nothing that runs them. */
+	private static String functionsOnly(String script) {
+		int decision = script.indexOf("-- rate_limit.lua:");
+		if (decision < 0) {
+			throw new IllegalStateException("script-cpu: rate_limit.lua's first line not found in the decision script");
+		}
+		return script.substring(0, decision);
 	}
 
 	/**
