@@ -20,18 +20,20 @@ import redis.clients.jedis.JedisPooled;
  * ({@code RedisRateLimiter}, {@link LessonScript}). Every iteration runs the whole body again, as every real call does:
  * the functions and closures it makes included. The time of one iteration is the {@code usec} of
  * {@code cmdstat_evalsha} ({@code INFO commandstats}: the server's elapsed time running the command, whole µs) over
- * the call, divided by the iterations; the table gives it above the same for a body of one command
- * ({@code GET}), looped the same way, so that what a script call costs whatever it does (the call, KEYS and ARGV, the
- * reply) is left out. The server's elapsed time is its CPU time unless the machine took the core away: hence
+ * the call, divided by the iterations; the table gives it above the same for a body of one command ({@code GET} of
+ * an existing key), looped the same way, so that the loop and one command are left out. What a script call costs
+ * once whatever it does (the call itself, KEYS and ARGV, the reply's conversion) is spread over the iterations and
+ * counts next to nothing. The server's elapsed time is its CPU time unless the machine took the core away: hence
  * {@code --script-rounds} interleaved rounds (every variant once per round, after one warm-up call each), and the
  * minimum and median over them.
  *
  * <p>
- * Each call's last reply is checked: an admitting variant must have been admitted, a denying one denied, or the run
- * fails. The commands per iteration ({@code INFO commandstats}, scripts and {@code INFO} left out) show what each
- * body ran. The rows named {@code piece:} are not decisions: a {@code GET} of a token bucket's state and one piece of
- * the token bucket's work (the last: the decision script's own source up to {@code rate_limit.lua}, and
- * {@code algorithm_of('tb')}), so that their figure above one command is that piece's cost.
+ * Each {@code EVALSHA}'s reply, its last iteration's, is checked: an admitting variant must have been admitted, a
+ * denying one denied, or the run fails. The commands per iteration ({@code INFO commandstats}, scripts and
+ * {@code INFO} left out) show what each body ran. The rows named {@code piece:} are not decisions: a {@code GET} of a
+ * token bucket's state and one piece of the token bucket's work (the last: the decision script's own source up to
+ * {@code rate_limit.lua}, and {@code algorithm_of('tb')}), so that their figure above one command is that piece's
+ * cost.
  */
 final class ScriptCpu {
 
