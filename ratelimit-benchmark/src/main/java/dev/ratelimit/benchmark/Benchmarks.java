@@ -21,9 +21,9 @@ import redis.clients.jedis.JedisPooled;
  * {@code api} ({@link JavaApiBenchmark}), {@code http} ({@link HttpBenchmark}, needs {@code wrk}),
  * {@code offered-load} ({@link OfferedLoad}, the lesson's exercise 4), {@code waits} ({@link WaitedCalls}: calls
  * waiting for permits against their limit), {@code script-cpu} ({@link ScriptCpu}: the scripts' cost inside Redis),
- * or {@code all} (the default), which also draws
- * the ratios ({@link RatioChart}) into {@code --chart}. Every option is checked before anything runs: a bad one ends
- * the command at once with a message and the usage. See {@code docs/BENCHMARKS.md}.
+ * or {@code all} (the default), which also draws the ratios ({@link RatioChart}) into {@code --chart}. Every option is
+ * checked before anything runs: a bad one ends the command at once with a message and the usage. See
+ * {@code docs/BENCHMARKS.md}.
  */
 public final class Benchmarks {
 
