@@ -20,27 +20,30 @@ import redis.clients.jedis.JedisPooled;
  * It starts its own {@code redis-server} ({@link TestRedis}) and runs the parts, each in interleaved rounds:
  * {@code api} ({@link JavaApiBenchmark}), {@code http} ({@link HttpBenchmark}, needs {@code wrk}),
  * {@code offered-load} ({@link OfferedLoad}, the lesson's exercise 4), {@code waits} ({@link WaitedCalls}: calls
- * waiting for permits against their limit), or {@code all} (the default), which also draws
- * the ratios ({@link RatioChart}) into {@code --chart}. Every option is checked before anything runs: a bad one ends
- * the command at once with a message and the usage. See {@code docs/BENCHMARKS.md}.
+ * waiting for permits against their limit), {@code script-cpu} ({@link ScriptCpu}: the scripts' cost inside Redis),
+ * or {@code all} (the default), which also draws the ratios ({@link RatioChart}) into {@code --chart}. Every option is
+ * checked before anything runs: a bad one ends the command at once with a message and the usage. See
+ * {@code docs/BENCHMARKS.md}.
  */
 public final class Benchmarks {
 
 	/** The options each part reads. */
 	private static final Map<String, List<String>> PARTS = Map.of(
 			"all", List.of("threads", "seconds", "rounds", "warmup", "only", "http-seconds", "connections",
-					"wrk-threads", "load-seconds", "wait-seconds", "chart"),
+					"wrk-threads", "load-seconds", "wait-seconds", "script-rounds", "script-calls", "chart"),
 			"api", List.of("threads", "seconds", "rounds", "warmup", "only"),
 			"http", List.of("rounds", "only", "http-seconds", "connections", "wrk-threads"),
 			"offered-load", List.of("threads", "load-seconds"),
-			"waits", List.of("threads", "wait-seconds"));
+			"waits", List.of("threads", "wait-seconds"),
+			"script-cpu", List.of("script-rounds", "script-calls"));
 
 	private static final String USAGE = """
-			usage: java -jar ratelimit-benchmark/target/ratelimit-benchmark.jar [all|api|http|offered-load|waits] [--name=value ...]
+			usage: java -jar ratelimit-benchmark/target/ratelimit-benchmark.jar [all|api|http|offered-load|waits|script-cpu] [--name=value ...]
 			  api:          --threads=16 --seconds=2 --rounds=3 --warmup=1 --only=<text in scenario names>
 			  http:         --rounds=3 --http-seconds=5 --connections=16 --wrk-threads=2 --only=<text>  (needs wrk)
 			  offered-load: --threads=16 --load-seconds=10
 			  waits:        --threads=16 --wait-seconds=5
+			  script-cpu:   --script-rounds=41 --script-calls=500
 			  all:          all of the above, and --chart=ratelimit-benchmark/target/benchmark-ratios.png
 			See docs/BENCHMARKS.md.""";
 
@@ -67,7 +70,8 @@ public final class Benchmarks {
 
 	/** What a command line asks for, every option read and checked. */
 	private record Plan(String part, JavaApiBenchmark.@Nullable Settings api, HttpBenchmark.@Nullable Settings http,
-			OfferedLoad.@Nullable Settings load, WaitedCalls.@Nullable Settings waits, @Nullable Path chart) {
+			OfferedLoad.@Nullable Settings load, WaitedCalls.@Nullable Settings waits,
+			ScriptCpu.@Nullable Settings scripts, @Nullable Path chart) {
 
 		/** @throws IllegalArgumentException for an unknown part or option, a bad value, or a missing wrk */
 		static Plan of(String[] args) throws InterruptedException {
@@ -75,7 +79,7 @@ public final class Benchmarks {
 			String part = (first == 1) ? args[0] : "all";
 			if (!PARTS.containsKey(part)) {
 				throw new IllegalArgumentException(
-						"unknown part '" + part + "'; use all, api, http, offered-load or waits");
+						"unknown part '" + part + "'; use all, api, http, offered-load, waits or script-cpu");
 			}
 			Options options = new Options(Arrays.asList(args).subList(first, args.length), PARTS.get(part));
 			boolean all = part.equals("all");
@@ -86,6 +90,7 @@ public final class Benchmarks {
 			return new Plan(part, (all || part.equals("api")) ? JavaApiBenchmark.Settings.of(options) : null, http,
 					(all || part.equals("offered-load")) ? OfferedLoad.Settings.of(options) : null,
 					(all || part.equals("waits")) ? WaitedCalls.Settings.of(options) : null,
+					(all || part.equals("script-cpu")) ? ScriptCpu.Settings.of(options) : null,
 					all ? chart(options.text("chart", "ratelimit-benchmark/target/benchmark-ratios.png")) : null);
 		}
 
@@ -124,6 +129,10 @@ public final class Benchmarks {
 				if (this.waits != null) {
 					jedis.flushAll();
 					WaitedCalls.run(this.waits, redis, jedis);
+				}
+				if (this.scripts != null) {
+					jedis.flushAll();
+					ScriptCpu.run(this.scripts, jedis);
 				}
 				if (this.chart != null) {
 					RatioChart.draw(apiResults, httpResults, this.chart);
