@@ -93,4 +93,36 @@ public record RateLimitDecision(List<LimitDecision> decisions) {
 		return !allowed() && mostRestrictive().never();
 	}
 
+	/**
+	 * What this decision leaves of its enforced rate limits (not shadow limits, not concurrency limits) for more
+	 * requests of the same costs: how many fit at once, and, when none does, the wait until one more unit fits (the
+	 * largest more-after among them; exact for a cost of 1, a first try for more). Read by callers that wait for a
+	 * permit in line ({@link RateLimiter#acquire}, the Spring starter's waits), so that an admitted caller lets as many
+	 * callers behind it ask at once as can be admitted, or the next one ask when one can.
+	 * @return {@code Room(0, 0)} when no enforced rate limit is among the decisions
+	 */
+	public Room room() {
+		long count = Long.MAX_VALUE;
+		long afterMs = 0;
+		for (LimitDecision limit : this.decisions) {
+			LimitRequest request = limit.request();
+			if (request.definition().algorithm().rate() && !request.shadow()) {
+				count = Math.min(count, Math.max(0, limit.remaining()) / Math.max(1, request.cost()));
+				afterMs = Math.max(afterMs, limit.moreAfterMs());
+			}
+		}
+		if (count == Long.MAX_VALUE) {
+			return new Room(0, 0);
+		}
+		return new Room(count, (count > 0) ? 0 : afterMs);
+	}
+
+	/**
+	 * Room for more requests of the same costs ({@link #room()}).
+	 * @param count how many more fit at once, at least 0
+	 * @param afterMs when none fits, ms until one more unit fits (0 when some fit)
+	 */
+	public record Room(long count, long afterMs) {
+	}
+
 }

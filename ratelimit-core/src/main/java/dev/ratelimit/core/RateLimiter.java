@@ -5,7 +5,6 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Decides requests of one client against one or several limits, atomically and in one round trip.
@@ -159,8 +158,12 @@ public interface RateLimiter {
 	 * Decides one request, waiting for a permit when denied: the calling thread sleeps exactly the decision's
 	 * retry-after, asks again (other callers may have taken the room meanwhile), and gives up once the next wait would
 	 * take the total past {@code maxWait}. It never polls: when nothing else competes, a permit granted after one wait
-	 * costs two decisions. A request that can never be admitted ({@link RateLimitDecision#never()}) is answered at
-	 * once. Blocks a platform thread; a virtual thread unmounts while it sleeps. The waits are measured on
+	 * costs two decisions. Threads of this JVM waiting on one limiter for the same client, limits and costs wait in
+	 * line: one asks at a time, and an admitted one lets the next ask at once when the decision left room, else when
+	 * one more unit fits, so that they do not all wake at the same retry-after and ask together (docs/ALGORITHMS.md,
+	 * "Waiting for a permit of rate limits"); a thread still behind others when its max wait ends asks once and returns
+	 * that answer. A request that can never be admitted ({@link RateLimitDecision#never()}) is answered at once. Blocks
+	 * a platform thread; a virtual thread unmounts while it sleeps. The waits are measured on
 	 * {@link System#nanoTime()}, whatever this limiter's clock.
 	 * @param clientId as in {@link #tryAcquire(String, List)}
 	 * @param limits as in {@link #tryAcquire(String, List)}
@@ -172,15 +175,7 @@ public interface RateLimiter {
 	 */
 	default RateLimitDecision acquire(String clientId, List<LimitRequest> limits, Duration maxWait)
 			throws InterruptedException {
-		MaxWait wait = MaxWait.of(maxWait);
-		while (true) {
-			RateLimitDecision decision = tryAcquire(clientId, limits);
-			long waitNanos = decision.allowed() ? -1 : wait.waitNanos(decision.retryAfterMs());
-			if (waitNanos < 0) {
-				return decision;
-			}
-			TimeUnit.NANOSECONDS.sleep(waitNanos);
-		}
+		return AcquireLines.acquire(this, clientId, limits, maxWait);
 	}
 
 	/** Decides one request against one limit. See {@link #tryAcquire(String, List)}. */

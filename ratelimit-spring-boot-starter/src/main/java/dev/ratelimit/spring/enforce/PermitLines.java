@@ -132,10 +132,10 @@ final class PermitLines {
 
 		/**
 		 * The call waits no more: admitted, leaving room for {@code room} more requests of its cost at once or else
-		 * none until {@code roomAfterMs} ({@link Reservation#room}); or not ({@code null}), and the next caller of
+		 * none until {@code roomAfterMs} ({@link RateLimitDecision#room()}); or not ({@code null}), and the next caller of
 		 * its line asks at once.
 		 */
-		void leave(Reservation.@Nullable Room admitted) {
+		void leave(RateLimitDecision.@Nullable Room admitted) {
 			PermitLine left = this.line;
 			if (left == null) {
 				return;

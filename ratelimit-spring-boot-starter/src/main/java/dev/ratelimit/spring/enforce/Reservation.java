@@ -73,15 +73,12 @@ public final class Reservation {
 	private volatile @Nullable RateDenial rateDenial;
 
 	/**
-	 * What an admitted attempt of a waiting call left of its rate limits at one client key ({@link PermitLines}).
-	 * @param count how many more requests of the same costs fit at once
-	 * @param afterMs with none, when one more unit fits (more-after, ms)
+	 * Per client key, what the last admitted attempt left of its rate limits ({@link RateLimitDecision#room()}); waiting
+	 * calls only ({@link PermitLines}).
 	 */
-	record Room(long count, long afterMs) {
-	}
+	private static final RateLimitDecision.Room NO_ROOM = new RateLimitDecision.Room(0, 0);
 
-	/** Per client key, what the last admitted attempt left of its rate limits; waiting calls only. */
-	private final Map<String, Room> rooms = new ConcurrentHashMap<>(1);
+	private final Map<String, RateLimitDecision.Room> rooms = new ConcurrentHashMap<>(1);
 
 	private volatile @Nullable LeaseDenial leaseDenial;
 
@@ -140,24 +137,17 @@ public final class Reservation {
 	 */
 	void admitted(String clientKey, RateLimitDecision decision) {
 		List<LimitDefinition> roomy = new ArrayList<>(1);
-		long count = Long.MAX_VALUE;
-		long afterMs = 0;
 		for (LimitDecision limit : decision.decisions()) {
 			LimitRequest request = limit.request();
 			if (limit.allowed() && request.lease() != null && limit.remaining() > 0) {
 				roomy.add(request.definition());
-			}
-			if (request.definition().algorithm().rate() && !request.shadow()) {
-				count = Math.min(count, Math.max(0, limit.remaining()) / Math.max(1, request.cost()));
-				// more-after is when one more unit fits: exact for a cost of 1, else the next caller's first try
-				afterMs = Math.max(afterMs, limit.moreAfterMs());
 			}
 		}
 		if (!roomy.isEmpty()) {
 			this.leaseRoom = new LeaseRoom(clientKey, roomy);
 		}
 		if (this.place != null) {
-			this.rooms.put(clientKey, (count == Long.MAX_VALUE) ? new Room(0, 0) : new Room(count, (count > 0) ? 0 : afterMs));
+			this.rooms.put(clientKey, decision.room());
 		}
 	}
 
@@ -165,8 +155,8 @@ public final class Reservation {
 	 * What the last admitted attempt at {@code clientKey} left of its rate limits; no room and no wait when it is not
 	 * known (a local decision).
 	 */
-	Room room(String clientKey) {
-		return this.rooms.getOrDefault(clientKey, new Room(0, 0));
+	RateLimitDecision.Room room(String clientKey) {
+		return this.rooms.getOrDefault(clientKey, NO_ROOM);
 	}
 
 	/** What the last denied attempt of a waiting call waits in line for, forgotten here; {@code null}: no line. */
