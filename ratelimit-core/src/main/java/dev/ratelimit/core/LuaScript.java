@@ -94,9 +94,9 @@ public record LuaScript(String source, String sha1) {
 
 	/**
 	 * {@link #rateLimit()} holding only {@code algorithms}: the script of a decision whose limits use these. Redis runs
-	 * a script's whole source on every call, and each algorithm it holds costs the making of its functions (about
-	 * 0.2 µs of Redis' CPU each, docs/BENCHMARKS.md), so a decision runs the script of its own algorithms; a limit of
-	 * another algorithm is answered as unknown.
+	 * a script's whole source on every call, and each algorithm it holds costs the making of its function (0.05 to
+	 * 0.1 µs of Redis' CPU each, docs/BENCHMARKS.md "The scripts inside Redis"), so a decision runs the script of its
+	 * own algorithms; a limit of another algorithm is answered as unknown.
 	 * @throws IllegalArgumentException when {@code algorithms} is empty
 	 */
 	public static LuaScript rateLimit(Collection<Algorithm> algorithms) {
