@@ -165,7 +165,7 @@ public final class DenialCache {
 	}
 
 	/** Appends the limits' names, shapes and modes, not their costs, to {@code identity}. */
-	static void appendIdentity(StringBuilder identity, List<LimitRequest> limits) {
+	private static void appendIdentity(StringBuilder identity, List<LimitRequest> limits) {
 		for (LimitRequest request : limits) {
 			LimitDefinition limit = request.definition();
 			identity.append(limit.name()).append(' ').append(limit.algorithm()).append(' ').append(limit.limit())

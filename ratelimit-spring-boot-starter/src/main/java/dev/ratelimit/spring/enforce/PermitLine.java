@@ -26,9 +26,9 @@ final class PermitLine {
 	 */
 	private static final long CLOSED_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-	final String key;
+	final PermitLines.Key key;
 
-	private final Map<String, PermitLine> lines;
+	private final Map<PermitLines.Key, PermitLine> lines;
 
 	private final ArrayDeque<PermitLines.Place> behind = new ArrayDeque<>();
 
@@ -57,7 +57,7 @@ final class PermitLine {
 	boolean removed;
 
 	/** @param lines where the line is, to remove it from once no caller is left */
-	PermitLine(String key, Map<String, PermitLine> lines) {
+	PermitLine(PermitLines.Key key, Map<PermitLines.Key, PermitLine> lines) {
 		this.key = key;
 		this.lines = lines;
 	}

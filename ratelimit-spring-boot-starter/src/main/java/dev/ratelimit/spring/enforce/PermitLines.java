@@ -35,16 +35,19 @@ import org.jspecify.annotations.Nullable;
  */
 final class PermitLines {
 
-	private final ConcurrentHashMap<String, PermitLine> lines = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<Key, PermitLine> lines = new ConcurrentHashMap<>();
 
-	/** The line of one client key's limits and costs. */
-	static String key(String clientKey, List<LimitRequest> limits) {
-		StringBuilder key = new StringBuilder(clientKey).append('\n');
-		DenialCache.appendIdentity(key, limits);
-		for (LimitRequest limit : limits) {
-			key.append(limit.cost()).append(' ');
+	/**
+	 * A line's identity: one client key's limits, with their shapes, modes and costs (the requests' own equality; a
+	 * rate limit's request has no lease id).
+	 */
+	record Key(String clientKey, List<LimitRequest> limits) {
+
+		Key {
+			// the same list when it is unmodifiable already, as a decision's requests are
+			limits = List.copyOf(limits);
 		}
-		return key.toString();
+
 	}
 
 	/** Whether callers of these limits can wait in a line: rate limits only. */
@@ -90,7 +93,7 @@ final class PermitLines {
 			if (!lined(limits)) {
 				return null;
 			}
-			PermitLine waited = PermitLines.this.lines.get(key(clientKey, limits));
+			PermitLine waited = PermitLines.this.lines.get(new Key(clientKey, limits));
 			return (waited != null) ? waited.denialFor(this) : null;
 		}
 
@@ -107,7 +110,7 @@ final class PermitLines {
 		 */
 		@Nullable CompletableFuture<Boolean> pause(String clientKey, List<LimitRequest> limits,
 				RateLimitDecision denial, boolean fresh, long retryAfterMs) {
-			String key = key(clientKey, limits);
+			Key key = new Key(clientKey, limits);
 			PermitLine current = this.line;
 			if (current != null && !current.key.equals(key)) {
 				// denied at another client key (or cost) now: that line's next caller asks at once

@@ -67,7 +67,7 @@ public final class PermitWait {
 		this.observations = observations;
 		this.place = maxWait.isZero() ? null : lines.place(this.wait);
 		if (this.place != null) {
-			held.waitIn(this.place);
+			held.waits().waitIn(this.place);
 		}
 	}
 
@@ -128,12 +128,12 @@ public final class PermitWait {
 		if (!(cause instanceof RateLimitExceededException denied) || denied.isNever()) {
 			return null;
 		}
-		Reservation.RateDenial rate = this.held.takeRateDenial();
+		WaitNotes.RateDenial rate = this.held.waits().takeRateDenial();
 		if (rate != null && this.place != null) {
 			return this.place.pause(rate.clientKey(), rate.limits(), rate.decision(), rate.fresh(),
 					denied.getRetryAfterMs());
 		}
-		Reservation.LeaseDenial lease = this.held.takeLeaseDenial();
+		WaitNotes.LeaseDenial lease = this.held.waits().takeLeaseDenial();
 		if (lease != null && this.leases.announced()) {
 			long left = this.wait.remainingNanos();
 			if (left <= 0) {
@@ -183,11 +183,11 @@ public final class PermitWait {
 		PermitLines.Place lined = this.place;
 		if (lined != null) {
 			String clientKey = lined.clientKey();
-			lined.leave((failure == null && clientKey != null) ? this.held.room(clientKey) : null);
+			lined.leave((failure == null && clientKey != null) ? this.held.waits().room(clientKey) : null);
 		}
 		LeaseWaits.Waiter waited = this.waiter;
 		if (waited != null) {
-			Reservation.LeaseRoom room = (failure == null) ? this.held.takeLeaseRoom() : null;
+			WaitNotes.LeaseRoom room = (failure == null) ? this.held.waits().takeLeaseRoom() : null;
 			if (room != null) {
 				waited.roomLeft(room.clientKey(), room.limits());
 			}

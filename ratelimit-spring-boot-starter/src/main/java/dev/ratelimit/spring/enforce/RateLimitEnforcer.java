@@ -204,11 +204,11 @@ public final class RateLimitEnforcer {
 		DecisionObservations.Observed observed = this.observations.decision(sequence.parent(), limits);
 		RateLimitDecision recalled = this.denials.recall(clientKey, requests);
 		// a waiting call behind another of its line waits in it without asking Redis (PermitLines)
-		RateLimitDecision remembered = (recalled != null) ? recalled : sequence.reservation().behind(clientKey, requests);
+		RateLimitDecision remembered = (recalled != null) ? recalled : sequence.reservation().waits().behind(clientKey, requests);
 		if (remembered != null) {
 			observed.stop(Outcome.REMEMBERED_DENIED);
 			this.answers.deniedFromMemory();
-			sequence.reservation().denied(clientKey, requests, remembered, false);
+			sequence.reservation().waits().denied(clientKey, requests, remembered, false);
 			return runNow(() -> this.answers.apply(request, remembered, sequence.applied()));
 		}
 		if (this.redis.spared(limits)) {
@@ -238,11 +238,11 @@ public final class RateLimitEnforcer {
 					sequence.reservation().hold(clientKey, limits, decision, false);
 				}
 				sequence.holdLease(Leases.taken(clientKey, decision, false), this.redis);
-				sequence.reservation().admitted(clientKey, decision);
+				sequence.reservation().waits().admitted(clientKey, decision);
 			}
 			else {
 				this.denials.remember(clientKey, requests, decision, sentAt);
-				sequence.reservation().denied(clientKey, requests, decision, true);
+				sequence.reservation().waits().denied(clientKey, requests, decision, true);
 			}
 			this.answers.apply(request, decision, sequence.applied());
 			return null;

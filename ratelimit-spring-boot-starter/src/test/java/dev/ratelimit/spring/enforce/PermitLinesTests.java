@@ -163,14 +163,14 @@ class PermitLinesTests {
 		PermitWait head = wait(Duration.ofSeconds(30));
 		deniedByRedis(head, 5_000, 1);
 		PermitWait newcomer = wait(Duration.ofSeconds(30));
-		RateLimitDecision answer = newcomer.held().behind("client", List.of(API.request()));
+		RateLimitDecision answer = newcomer.held().waits().behind("client", List.of(API.request()));
 		assertThat(answer).isNotNull();
 		assertThat(answer.allowed()).isFalse();
 		assertThat(answer.decisions().get(0).retryAfterMs().getAsLong()).isBetween(1L, 5_000L);
-		assertThat(head.held().behind("client", List.of(API.request()))).as("the head asks Redis").isNull();
-		assertThat(newcomer.held().behind("other", List.of(API.request()))).as("another client's line").isNull();
-		assertThat(newcomer.held().behind("client", List.of(API.request(5)))).as("another cost's line").isNull();
-		assertThat(wait(Duration.ZERO).held().behind("client", List.of(API.request()))).as("a call that cannot wait")
+		assertThat(head.held().waits().behind("client", List.of(API.request()))).as("the head asks Redis").isNull();
+		assertThat(newcomer.held().waits().behind("other", List.of(API.request()))).as("another client's line").isNull();
+		assertThat(newcomer.held().waits().behind("client", List.of(API.request(5)))).as("another cost's line").isNull();
+		assertThat(wait(Duration.ZERO).held().waits().behind("client", List.of(API.request()))).as("a call that cannot wait")
 			.isNull();
 	}
 
@@ -209,8 +209,8 @@ class PermitLinesTests {
 		RateLimitDecision decision = new RateLimitDecision(List.of(LimitDecision.denied(limits.get(0), 100,
 				new LimitDecision.Allowance(0, 100, 100)), LimitDecision.allowed(limits.get(1),
 						new LimitDecision.Allowance(0, 60_000, 0))));
-		wait.held().denied("client", limits, decision, true);
-		assertThat(wait.held().takeRateDenial()).isNull();
+		wait.held().waits().denied("client", limits, decision, true);
+		assertThat(wait.held().waits().takeRateDenial()).isNull();
 	}
 
 	/** {@code wait} denied by Redis at "client" for API at {@code cost}, and its pause. */
@@ -218,7 +218,7 @@ class PermitLinesTests {
 		LimitRequest request = API.request(cost);
 		RateLimitDecision denial = new RateLimitDecision(List.of(LimitDecision.denied(request, retryAfterMs,
 				new LimitDecision.Allowance(0, 1000, retryAfterMs))));
-		wait.held().denied("client", List.of(request), denial, true);
+		wait.held().waits().denied("client", List.of(request), denial, true);
 		CompletableFuture<Boolean> pause = wait.pause(denied(retryAfterMs));
 		assertThat(pause).isNotNull();
 		return pause;
@@ -226,15 +226,15 @@ class PermitLinesTests {
 
 	/** {@code wait} answered by its line, as the enforcer answers a call behind a head, and its pause. */
 	private static CompletableFuture<Boolean> deniedInLine(PermitWait wait) {
-		RateLimitDecision answer = wait.held().behind("client", List.of(API.request()));
+		RateLimitDecision answer = wait.held().waits().behind("client", List.of(API.request()));
 		assertThat(answer).isNotNull();
-		wait.held().denied("client", List.of(API.request()), answer, false);
+		wait.held().waits().denied("client", List.of(API.request()), answer, false);
 		return wait.pause(denied(answer.decisions().get(0).retryAfterMs().getAsLong()));
 	}
 
 	/** {@code wait}'s attempt admitted with {@code remaining} units left, more after {@code moreAfterMs}. */
 	private static void admitted(PermitWait wait, long remaining, long moreAfterMs) {
-		wait.held().admitted("client", new RateLimitDecision(List.of(LimitDecision.allowed(API.request(),
+		wait.held().waits().admitted("client", new RateLimitDecision(List.of(LimitDecision.allowed(API.request(),
 				new LimitDecision.Allowance(remaining, 1000, moreAfterMs)))));
 	}
 

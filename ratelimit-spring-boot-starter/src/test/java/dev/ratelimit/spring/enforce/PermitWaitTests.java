@@ -238,7 +238,7 @@ class PermitWaitTests {
 
 	/** {@code decision}, a denial by Redis at "client", noted in {@code held} as the enforcer notes it. */
 	private static void noteDenial(Reservation held, RateLimitDecision decision) {
-		held.denied("client", decision.decisions().stream().map(LimitDecision::request).toList(), decision, true);
+		held.waits().denied("client", decision.decisions().stream().map(LimitDecision::request).toList(), decision, true);
 	}
 
 	private static RateLimitExceededException denied(long retryAfterMs) {
