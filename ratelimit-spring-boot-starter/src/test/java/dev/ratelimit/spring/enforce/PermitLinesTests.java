@@ -12,14 +12,10 @@ import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
-import dev.ratelimit.spring.RateLimitExceededException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
-
+import static dev.ratelimit.spring.enforce.Denials.denied;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -243,11 +239,6 @@ class PermitLinesTests {
 				new LeaseWaits(null), this.lines, DecisionObservations.NONE);
 		this.begun.add(wait);
 		return wait;
-	}
-
-	private static RateLimitExceededException denied(long retryAfterMs) {
-		return new RateLimitExceededException(ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS), new HttpHeaders(),
-				List.of("api"), "api", retryAfterMs);
 	}
 
 }

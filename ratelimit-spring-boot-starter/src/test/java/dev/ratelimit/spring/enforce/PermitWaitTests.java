@@ -23,6 +23,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 
+import static dev.ratelimit.spring.enforce.Denials.denied;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -239,11 +240,6 @@ class PermitWaitTests {
 	/** {@code decision}, a denial by Redis at "client", noted in {@code held} as the enforcer notes it. */
 	private static void noteDenial(Reservation held, RateLimitDecision decision) {
 		held.waits().denied("client", decision.decisions().stream().map(LimitDecision::request).toList(), decision, true);
-	}
-
-	private static RateLimitExceededException denied(long retryAfterMs) {
-		return new RateLimitExceededException(ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS), new HttpHeaders(),
-				List.of("api"), "api", retryAfterMs);
 	}
 
 }
