@@ -6,25 +6,30 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The threads of this JVM waiting in {@link RateLimiter#acquire} for a permit of one limiter, client and limits (with
  * their costs), in line: one of them at a time asks the store, the others wait behind it in the order they came, so
  * that many threads waiting on one limit do not all wake at the same retry-after and ask at once, one of them winning
- * (a herd: about 11 decisions per permit with 16 threads on one token bucket). docs/ALGORITHMS.md, "Waiting for a
- * permit of rate limits", states the rules the Spring starter's waits follow; these are the same for a blocking
- * thread:
+ * (a herd: about 12 decisions per permit with 16 threads on one token bucket). The rules are those of the Spring
+ * starter's waits (docs/ALGORITHMS.md, "Waiting for a permit of rate limits"), for a blocking thread:
  * <ul>
- * <li>The thread at the head of the line asks; denied, it sleeps the denial's retry-after and asks again, as long as
- * that ends within its max wait; else it leaves the line with the denial, and the next thread becomes the head.</li>
- * <li>Admitted, it hands over: when the decision left room for more requests of the same costs
- * ({@link RateLimitDecision#room()}), the next thread asks at once; when it left none, the next asks when one more unit
- * fits (the decision's more-after), or, if that is after its max wait, asks once at once and leaves with the
- * answer.</li>
- * <li>A thread still behind others when its max wait ends asks once and leaves with the answer: it never waits past
- * its max wait. An interrupted thread leaves the line at once, having consumed nothing.</li>
+ * <li>A call for which no thread waits asks at once, without a line (a call admitted at once never waits on another).
+ * Denied, it joins the line of its limiter, client and limits; so does a call that comes while the line has threads,
+ * without asking.</li>
+ * <li>The thread at the head of the line asks when the last answer said something may fit: after a denial, its
+ * retry-after; after an admission, at once when the decision left room for more requests of the same costs
+ * ({@link RateLimitDecision#room()}), else at its more-after. Denied, it waits again, as long as that ends within its
+ * max wait, else it leaves with the denial and the next thread becomes the head. Admitted, it leaves.</li>
+ * <li>A thread that would wait past its max wait for the line's next ask, or is still behind others when its max wait
+ * ends, leaves without asking, with the line's last denial, its waits reduced by the time since
+ * ({@link RateLimitDecision#aged}); a thread that has no such denial to give asks once. An interrupted thread leaves
+ * at once, having consumed nothing (an interrupt during a round trip ends it as the client does).</li>
  * </ul>
- * A line is per JVM and limiter: threads of other JVMs compete in the store as before. A line whose last thread has
- * left is removed. A request with a concurrency limit has a lease id of its own, so its calls never share a line.
+ * A line is per JVM and limiter object: threads of other JVMs compete in the store as before, and a limiter made anew
+ * for each call ({@link RateLimiter#withClock}, say) has a line for each. A line whose last thread has left is removed.
+ * A request with a concurrency limit has a lease id of its own, so its calls never share a line.
  */
 final class AcquireLines {
 
@@ -37,22 +42,39 @@ final class AcquireLines {
 	static RateLimitDecision acquire(RateLimiter limiter, String clientId, List<LimitRequest> limits, Duration maxWait)
 			throws InterruptedException {
 		MaxWait wait = MaxWait.of(maxWait);
-		if (maxWait.isZero()) {
-			return limiter.tryAcquire(clientId, limits);
-		}
 		Key key = new Key(limiter, clientId, List.copyOf(limits));
+		RateLimitDecision denied = null;
+		long deniedAt = 0;
+		if (maxWait.isZero() || !LINES.containsKey(key)) {
+			// no thread waits for these limits: this one asks, and waits in line only when denied
+			denied = ask(key);
+			deniedAt = System.nanoTime();
+			if (denied.allowed() || wait.waitNanos(denied.retryAfterMs()) < 0) {
+				return denied;
+			}
+		}
+		RateLimitDecision denial = denied;
+		long at = deniedAt;
 		Line line = LINES.compute(key, (unused, existing) -> {
 			Line joined = (existing != null) ? existing : new Line();
 			joined.callers++;
+			if (denial != null) {
+				// in the line before it is seen: a call that comes next finds the denial to wait for
+				joined.denied(denial, at);
+			}
 			return joined;
 		});
 		try {
+			RateLimitDecision last = line.lastDenialIfPast(wait);
+			if (last != null) {
+				// the line asks next only after this thread's max wait
+				return last;
+			}
 			if (!line.lock.tryLock(Math.max(0, wait.remainingNanos()), TimeUnit.NANOSECONDS)) {
-				// its whole max wait behind others: the one last try a caller without a line would have had
-				return limiter.tryAcquire(clientId, limits);
+				return line.lastDenialOrAsk(key);
 			}
 			try {
-				return line.ask(limiter, clientId, limits, wait);
+				return line.head(key, wait);
 			}
 			finally {
 				line.lock.unlock();
@@ -68,6 +90,14 @@ final class AcquireLines {
 		return LINES.size();
 	}
 
+	/** One decision, unless the thread was interrupted: an interrupt never starts a round trip. */
+	private static RateLimitDecision ask(Key key) throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw new InterruptedException();
+		}
+		return key.limiter().tryAcquire(key.clientId(), key.limits());
+	}
+
 	/** A line's identity: the limiter (by its equals), the client and the requests, costs included. */
 	private record Key(RateLimiter limiter, String clientId, List<LimitRequest> limits) {
 	}
@@ -80,35 +110,73 @@ final class AcquireLines {
 		/** The threads in the line, the head included; changed only inside the map's compute. */
 		int callers;
 
-		/** {@link System#nanoTime()} before which the head does not ask: the last answer said nothing fits sooner. */
+		/**
+		 * {@link System#nanoTime()} before which the head does not ask: the last answer said nothing fits sooner.
+		 * This and the last denial are guarded by the line's monitor (read by threads not at the head).
+		 */
 		private long askAt = System.nanoTime();
 
+		private @Nullable RateLimitDecision lastDenial;
+
+		private long deniedAt;
+
+		synchronized void denied(RateLimitDecision denial, long at) {
+			this.lastDenial = denial;
+			this.deniedAt = at;
+			if (denial.retryAfterMs().isPresent()) {
+				this.askAt = Math.max(this.askAt, at + TimeUnit.MILLISECONDS.toNanos(denial.retryAfterMs().getAsLong()));
+			}
+		}
+
+		synchronized void admitted(RateLimitDecision admission, long at) {
+			this.askAt = at + TimeUnit.MILLISECONDS.toNanos(admission.room().afterMs());
+		}
+
+		/** The last denial, aged, when the line asks next only after {@code wait} ends; else {@code null}. */
+		synchronized @Nullable RateLimitDecision lastDenialIfPast(MaxWait wait) {
+			long now = System.nanoTime();
+			if (this.lastDenial == null || wait.remainingNanos() - (this.askAt - now) >= 0) {
+				return null;
+			}
+			return this.lastDenial.aged(TimeUnit.NANOSECONDS.toMillis(now - this.deniedAt));
+		}
+
+		/** A thread that gives up without its turn: the last denial, aged, or else one decision of its own. */
+		RateLimitDecision lastDenialOrAsk(Key key) throws InterruptedException {
+			synchronized (this) {
+				if (this.lastDenial != null) {
+					return this.lastDenial.aged(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.deniedAt));
+				}
+			}
+			return ask(key);
+		}
+
 		/** The head's turn; called with {@link #lock} held. */
-		RateLimitDecision ask(RateLimiter limiter, String clientId, List<LimitRequest> limits, MaxWait wait)
-				throws InterruptedException {
-			long pause = this.askAt - System.nanoTime();
-			// when nothing fits within its max wait, one try at once, as without a line, and its answer
-			boolean once = pause > 0 && wait.remainingNanos() - pause < 0;
-			if (pause > 0 && !once) {
-				TimeUnit.NANOSECONDS.sleep(pause);
+		RateLimitDecision head(Key key, MaxWait wait) throws InterruptedException {
+			RateLimitDecision last = lastDenialIfPast(wait);
+			if (last != null) {
+				return last;
+			}
+			long pause;
+			synchronized (this) {
+				pause = this.askAt - System.nanoTime();
 			}
 			while (true) {
-				RateLimitDecision decision = limiter.tryAcquire(clientId, limits);
+				if (pause > 0) {
+					TimeUnit.NANOSECONDS.sleep(pause);
+				}
+				RateLimitDecision decision = ask(key);
 				long answeredAt = System.nanoTime();
 				if (decision.allowed()) {
-					RateLimitDecision.Room room = decision.room();
-					this.askAt = answeredAt + TimeUnit.MILLISECONDS.toNanos(room.afterMs());
+					admitted(decision, answeredAt);
 					return decision;
 				}
-				if (decision.retryAfterMs().isPresent()) {
-					// for the next head, should this one leave: asking sooner would only be denied again
-					this.askAt = answeredAt + TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMs().getAsLong());
-				}
-				long waitNanos = once ? -1 : wait.waitNanos(decision.retryAfterMs());
-				if (waitNanos < 0) {
+				denied(decision, answeredAt);
+				pause = wait.waitNanos(decision.retryAfterMs());
+				if (pause < 0) {
+					// the next head waits for the rest of this retry-after, if its max wait allows
 					return decision;
 				}
-				TimeUnit.NANOSECONDS.sleep(waitNanos);
 			}
 		}
 

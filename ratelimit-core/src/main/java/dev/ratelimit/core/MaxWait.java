@@ -19,16 +19,21 @@ public final class MaxWait {
 		this.deadline = deadline;
 	}
 
+	/** The longest wait measured: about 73 years, far enough from the range of {@link System#nanoTime()} differences. */
+	private static final long LONGEST_NANOS = Long.MAX_VALUE / 4;
+
 	/**
 	 * A wait that starts now.
-	 * @param maxWait how long a caller may wait for a permit in all; {@link Duration#ZERO}: not at all
+	 * @param maxWait how long a caller may wait for a permit in all; {@link Duration#ZERO}: not at all; anything
+	 * beyond about 73 years ({@code ChronoUnit.FOREVER}'s duration, say) is waited as that long
 	 * @throws IllegalArgumentException when {@code maxWait} is negative
 	 */
 	public static MaxWait of(Duration maxWait) {
 		if (maxWait.isNegative()) {
 			throw new IllegalArgumentException("maxWait must not be negative: " + maxWait);
 		}
-		return new MaxWait(System.nanoTime() + maxWait.toNanos());
+		long nanos = (maxWait.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0) ? LONGEST_NANOS : maxWait.toNanos();
+		return new MaxWait(System.nanoTime() + nanos);
 	}
 
 	/** How long is left of the max wait, in ns: 0 or less once it has passed. */

@@ -1,5 +1,6 @@
 package dev.ratelimit.core;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
@@ -95,10 +96,11 @@ public record RateLimitDecision(List<LimitDecision> decisions) {
 
 	/**
 	 * What this decision leaves of its enforced rate limits (not shadow limits, not concurrency limits) for more
-	 * requests of the same costs: how many fit at once, and, when none does, the wait until one more unit fits (the
-	 * largest more-after among them; exact for a cost of 1, a first try for more). Read by callers that wait for a
-	 * permit in line ({@link RateLimiter#acquire}, the Spring starter's waits), so that an admitted caller lets as many
-	 * callers behind it ask at once as can be admitted, or the next one ask when one can.
+	 * requests of the same costs: how many fit at once, and, when none does, the wait until one more unit fits in
+	 * every limit that has no room (the largest more-after among those; a limit with room does not hold the next
+	 * request back; exact for a cost of 1, a first try for more). Read by callers that wait for a permit in line
+	 * ({@link RateLimiter#acquire}, the Spring starter's waits), so that an admitted caller lets as many callers behind
+	 * it ask at once as can be admitted, or the next one ask when one can.
 	 * @return {@code Room(0, 0)} when no enforced rate limit is among the decisions
 	 */
 	public Room room() {
@@ -107,14 +109,38 @@ public record RateLimitDecision(List<LimitDecision> decisions) {
 		for (LimitDecision limit : this.decisions) {
 			LimitRequest request = limit.request();
 			if (request.definition().algorithm().rate() && !request.shadow()) {
-				count = Math.min(count, Math.max(0, limit.remaining()) / Math.max(1, request.cost()));
-				afterMs = Math.max(afterMs, limit.moreAfterMs());
+				long fits = Math.max(0, limit.remaining()) / Math.max(1, request.cost());
+				count = Math.min(count, fits);
+				if (fits == 0) {
+					afterMs = Math.max(afterMs, limit.moreAfterMs());
+				}
 			}
 		}
 		if (count == Long.MAX_VALUE) {
 			return new Room(0, 0);
 		}
 		return new Room(count, (count > 0) ? 0 : afterMs);
+	}
+
+	/**
+	 * This decision {@code elapsedMs} later with no other traffic: every wait shorter by that much, never below 0, and
+	 * a denial's retry-after never below 1 ms (it was denied; a request that can never be admitted stays so). What a
+	 * caller that did not ask is answered with, from a denial another caller had shortly before (the Spring starter's
+	 * remembered denials, the lines of callers waiting for a permit).
+	 * @param elapsedMs the time since this decision, in ms, at least 0
+	 */
+	public RateLimitDecision aged(long elapsedMs) {
+		List<LimitDecision> aged = new ArrayList<>(this.decisions.size());
+		for (LimitDecision limit : this.decisions) {
+			LimitDecision.Allowance allowance = new LimitDecision.Allowance(limit.remaining(),
+					Math.max(0, limit.resetAfterMs() - elapsedMs), Math.max(0, limit.moreAfterMs() - elapsedMs));
+			OptionalLong retryAfterMs = limit.retryAfterMs();
+			if (!limit.allowed() && retryAfterMs.isPresent()) {
+				retryAfterMs = OptionalLong.of(Math.max(1, retryAfterMs.getAsLong() - elapsedMs));
+			}
+			aged.add(new LimitDecision(limit.request(), limit.allowed(), retryAfterMs, allowance, limit.decidedAtMs()));
+		}
+		return new RateLimitDecision(aged);
 	}
 
 	/**

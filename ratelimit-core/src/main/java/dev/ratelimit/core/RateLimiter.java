@@ -158,20 +158,24 @@ public interface RateLimiter {
 	 * Decides one request, waiting for a permit when denied: the calling thread sleeps exactly the decision's
 	 * retry-after, asks again (other callers may have taken the room meanwhile), and gives up once the next wait would
 	 * take the total past {@code maxWait}. It never polls: when nothing else competes, a permit granted after one wait
-	 * costs two decisions. Threads of this JVM waiting on one limiter for the same client, limits and costs wait in
-	 * line: one asks at a time, and an admitted one lets the next ask at once when the decision left room, else when
-	 * one more unit fits, so that they do not all wake at the same retry-after and ask together (docs/ALGORITHMS.md,
-	 * "Waiting for a permit of rate limits"); a thread still behind others when its max wait ends asks once and returns
-	 * that answer. A request that can never be admitted ({@link RateLimitDecision#never()}) is answered at once. Blocks
-	 * a platform thread; a virtual thread unmounts while it sleeps. The waits are measured on
-	 * {@link System#nanoTime()}, whatever this limiter's clock.
+	 * costs two decisions. Threads of this JVM denied and waiting on one limiter object for the same client, limits and
+	 * costs wait in line: one asks at a time, and an admitted one lets the next ask at once when the decision left
+	 * room, else when one more unit fits, so that they do not all wake at the same retry-after and ask together
+	 * (docs/ALGORITHMS.md, "Waiting for a permit of rate limits"). A call that comes while others wait joins them
+	 * without asking; one that would wait past its max wait for the line's next ask returns the line's last denial,
+	 * its waits reduced by the time since ({@link RateLimitDecision#aged}), without asking. A call for which no
+	 * thread waits asks at once, as {@link #tryAcquire} does. A request that can never be admitted
+	 * ({@link RateLimitDecision#never()}) is answered at once. Blocks a platform thread; a virtual thread unmounts
+	 * while it sleeps. The waits are measured on {@link System#nanoTime()}, whatever this limiter's clock.
 	 * @param clientId as in {@link #tryAcquire(String, List)}
 	 * @param limits as in {@link #tryAcquire(String, List)}
 	 * @param maxWait the longest the call may wait in all, at least zero ({@link Duration#ZERO}: decide once)
 	 * @return the admitting decision, or the last denial when waiting for a permit would exceed {@code maxWait}
 	 * @throws IllegalArgumentException if {@code maxWait} is negative, or as {@link #tryAcquire(String, List)}
-	 * @throws InterruptedException if the thread is interrupted while it waits (nothing was consumed)
-	 * @throws RuntimeException from the underlying client when the store cannot be reached in time
+	 * @throws InterruptedException if the thread is interrupted before or while it waits (nothing was consumed)
+	 * @throws RuntimeException from the underlying client when the store cannot be reached in time, or when the thread
+	 * is interrupted during a decision's round trip (Lettuce's executor: {@link IllegalStateException}; the decision
+	 * may have been taken)
 	 */
 	default RateLimitDecision acquire(String clientId, List<LimitRequest> limits, Duration maxWait)
 			throws InterruptedException {

@@ -2,7 +2,9 @@ package dev.ratelimit.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -12,6 +14,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -154,8 +157,9 @@ class AcquireTest {
 	}
 
 	/**
-	 * A thread behind the head of its line never waits past its max wait: when it ends, the thread asks once and
-	 * returns the answer. An interrupted thread leaves the line at once; the line goes with its last thread.
+	 * A call that comes while another waits joins its line without asking; one whose max wait ends before the line's
+	 * next ask returns the line's last denial at once, its waits reduced by the time since, without asking. An
+	 * interrupted thread leaves the line at once; the line goes with its last thread.
 	 */
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("backends")
@@ -166,7 +170,7 @@ class AcquireTest {
 		counting.tryAcquire(client, LIMIT);
 		counting.tryAcquire(client, LIMIT);
 		// the head waits for the next token (1 s), holding its place
-		java.util.concurrent.CompletableFuture<RateLimitDecision> head = new java.util.concurrent.CompletableFuture<>();
+		CompletableFuture<RateLimitDecision> head = new CompletableFuture<>();
 		Thread headThread = new Thread(() -> {
 			try {
 				head.complete(counting.acquire(client, List.of(LIMIT.request()), Duration.ofSeconds(5)));
@@ -176,10 +180,21 @@ class AcquireTest {
 			}
 		});
 		headThread.start();
-		while (counting.calls.get() < 3) {
+		while (AcquireLines.size() == 0 && !head.isDone()) {
 			Thread.onSpinWait();
 		}
-		java.util.concurrent.CompletableFuture<Throwable> interrupted = new java.util.concurrent.CompletableFuture<>();
+		assertThat(counting.calls).as("two tokens taken, the head's denial").hasValue(3);
+		long headRetryAfterMs = counting.decisions.get(2).retryAfterMs().orElseThrow();
+
+		long start = System.nanoTime();
+		RateLimitDecision impatient = counting.acquire(client, List.of(LIMIT.request()), Duration.ofMillis(200));
+		long tookMs = (System.nanoTime() - start) / 1_000_000;
+		assertThat(impatient.allowed()).isFalse();
+		assertThat(impatient.retryAfterMs().orElseThrow()).isBetween(1L, headRetryAfterMs);
+		assertThat(tookMs).as("given up at once: the next token comes after its max wait").isLessThan(200);
+		assertThat(counting.calls).as("no decision of its own").hasValue(3);
+
+		CompletableFuture<Throwable> interrupted = new CompletableFuture<>();
 		Thread behind = new Thread(() -> {
 			try {
 				counting.acquire(client, List.of(LIMIT.request()), Duration.ofSeconds(5));
@@ -190,19 +205,26 @@ class AcquireTest {
 			}
 		});
 		behind.start();
-
-		long start = System.nanoTime();
-		RateLimitDecision impatient = counting.acquire(client, List.of(LIMIT.request()), Duration.ofMillis(200));
-		long tookMs = (System.nanoTime() - start) / 1_000_000;
-		assertThat(impatient.allowed()).isFalse();
-		assertThat(tookMs).as("its max wait, then one try").isBetween(200L, 200 + MARGIN_MS);
-
 		behind.interrupt();
-		assertThat(interrupted.get(5, java.util.concurrent.TimeUnit.SECONDS))
-			.isInstanceOf(InterruptedException.class);
-		assertThat(head.get(5, java.util.concurrent.TimeUnit.SECONDS).allowed()).isTrue();
+		assertThat(interrupted.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+		assertThat(head.get(5, TimeUnit.SECONDS).allowed()).isTrue();
 		headThread.join();
+		assertThat(counting.calls).as("the head's second ask; none for the others").hasValue(4);
 		assertThat(AcquireLines.size()).as("lines left").isZero();
+	}
+
+	/** An interrupted thread never starts a round trip: nothing is consumed, even with no wait. */
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("backends")
+	void anInterruptedThreadAsksNothing(String backend, RateLimiter limiter) {
+		Counting counting = new Counting(limiter);
+		String client = "interrupted-" + System.nanoTime();
+		Thread.currentThread().interrupt();
+		assertThatExceptionOfType(InterruptedException.class)
+			.isThrownBy(() -> counting.acquire(client, List.of(LIMIT.request()), Duration.ZERO));
+		assertThat(Thread.interrupted()).as("the flag cleared, as InterruptedException says").isFalse();
+		assertThat(counting.calls).hasValue(0);
+		assertThat(counting.tryAcquire(client, LIMIT).remaining()).as("nothing consumed").isEqualTo(1);
 	}
 
 	static Stream<Arguments> backendsAndRates() {

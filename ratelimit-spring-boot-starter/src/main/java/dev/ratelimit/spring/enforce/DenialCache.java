@@ -1,10 +1,8 @@
 package dev.ratelimit.spring.enforce;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
@@ -121,7 +119,7 @@ public final class DenialCache {
 				return null;
 			}
 		}
-		return aged(denial.decision(), (now - denial.sentAt()) / 1_000_000);
+		return denial.decision().aged((now - denial.sentAt()) / 1_000_000);
 	}
 
 	/** Forgets every denial: the limits changed, and a denial remembered under their old shapes would be wrong. */
@@ -137,24 +135,6 @@ public final class DenialCache {
 		if (this.enabled && this.clients.contains(clientKey)) {
 			this.clients.remove(clientKey);
 		}
-	}
-
-	/**
-	 * The decision {@code elapsedMs} later with no other traffic: every wait shorter by that much (a shadow limit that
-	 * can never admit the request stays so).
-	 */
-	static RateLimitDecision aged(RateLimitDecision decision, long elapsedMs) {
-		List<LimitDecision> aged = new ArrayList<>(decision.decisions().size());
-		for (LimitDecision limit : decision.decisions()) {
-			LimitDecision.Allowance allowance = new LimitDecision.Allowance(limit.remaining(),
-					Math.max(0, limit.resetAfterMs() - elapsedMs), Math.max(0, limit.moreAfterMs() - elapsedMs));
-			OptionalLong retryAfterMs = limit.retryAfterMs();
-			if (!limit.allowed() && retryAfterMs.isPresent()) {
-				retryAfterMs = OptionalLong.of(Math.max(1, retryAfterMs.getAsLong() - elapsedMs));
-			}
-			aged.add(new LimitDecision(limit.request(), limit.allowed(), retryAfterMs, allowance));
-		}
-		return new RateLimitDecision(aged);
 	}
 
 	/** The limits' names, shapes and modes, not their costs. */

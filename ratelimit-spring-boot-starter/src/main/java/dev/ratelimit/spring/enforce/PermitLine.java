@@ -67,7 +67,7 @@ final class PermitLine {
 				|| (this.head == null && this.asking.isEmpty() && !closed())) {
 			return null;
 		}
-		return DenialCache.aged(this.lastDenial, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.deniedAt));
+		return this.lastDenial.aged(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.deniedAt));
 	}
 
 	void denied(RateLimitDecision denial) {
