@@ -23,8 +23,9 @@ import org.jspecify.annotations.Nullable;
  * ({@link RateLimitDecision#room()}), else at its more-after. Denied, it waits again, as long as that ends within its
  * max wait, else it leaves with the denial and the next thread becomes the head. Admitted, it leaves.</li>
  * <li>A thread that would wait past its max wait for the line's next ask, or is still behind others when its max wait
- * ends, leaves without asking, with the line's last denial, its waits reduced by the time since
- * ({@link RateLimitDecision#aged}); a thread that has no such denial to give asks once. An interrupted thread leaves
+ * ends while the line asks next only later, leaves without asking, with the line's last denial, its waits reduced by
+ * the time since ({@link RateLimitDecision#aged}) and its retry-after no sooner than the line's next ask; a thread
+ * that has no such denial to give asks once. A reset of the client makes its lines ask at once. An interrupted thread leaves
  * at once, having consumed nothing (an interrupt during a round trip ends it as the client does).</li>
  * </ul>
  * A line is per JVM and limiter object: threads of other JVMs compete in the store as before, and a limiter made anew
@@ -85,6 +86,19 @@ final class AcquireLines {
 		}
 	}
 
+	/**
+	 * A store's state of {@code clientId} was reset ({@link RateLimiter#reset}): the client's lines ask at once, rather
+	 * than wait for what the state said before. Every limiter's, since a limiter may wrap the one whose store was
+	 * reset; a line of another store asks once sooner than it had to, no more.
+	 */
+	static void reset(String clientId) {
+		LINES.forEach((key, line) -> {
+			if (key.clientId().equals(clientId)) {
+				line.reset();
+			}
+		});
+	}
+
 	/** The number of lines, for tests: a line whose last thread has left is removed. */
 	static int size() {
 		return LINES.size();
@@ -132,23 +146,43 @@ final class AcquireLines {
 			this.askAt = at + TimeUnit.MILLISECONDS.toNanos(admission.room().afterMs());
 		}
 
-		/** The last denial, aged, when the line asks next only after {@code wait} ends; else {@code null}. */
+		/** The last denial as it stands, when the line asks next only after {@code wait} ends; else {@code null}. */
 		synchronized @Nullable RateLimitDecision lastDenialIfPast(MaxWait wait) {
 			long now = System.nanoTime();
 			if (this.lastDenial == null || wait.remainingNanos() - (this.askAt - now) >= 0) {
 				return null;
 			}
-			return this.lastDenial.aged(TimeUnit.NANOSECONDS.toMillis(now - this.deniedAt));
+			return lastDenial(this.lastDenial, now);
 		}
 
-		/** A thread that gives up without its turn: the last denial, aged, or else one decision of its own. */
+		/**
+		 * A thread that gives up without its turn, behind others when its max wait ended: the last denial as it
+		 * stands while the line asks next only later; else (the line may ask now: others are ahead) one decision of
+		 * its own.
+		 */
 		RateLimitDecision lastDenialOrAsk(Key key) throws InterruptedException {
 			synchronized (this) {
-				if (this.lastDenial != null) {
-					return this.lastDenial.aged(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.deniedAt));
+				long now = System.nanoTime();
+				if (this.lastDenial != null && this.askAt - now > 0) {
+					return lastDenial(this.lastDenial, now);
 				}
 			}
 			return ask(key);
+		}
+
+		/**
+		 * The last denial aged to {@code now}, its retry-after no sooner than the line's next ask: admissions since
+		 * it may have moved that later (a denial seconds old would say 1 ms).
+		 */
+		private RateLimitDecision lastDenial(RateLimitDecision denial, long now) {
+			long untilAskMs = TimeUnit.NANOSECONDS.toMillis(this.askAt - now + 999_999);
+			return denial.aged(TimeUnit.NANOSECONDS.toMillis(now - this.deniedAt)).withRetryAfterAtLeast(untilAskMs);
+		}
+
+		/** The client's state was reset: the line's next ask and its last denial no longer hold. */
+		synchronized void reset() {
+			this.askAt = System.nanoTime();
+			this.lastDenial = null;
 		}
 
 		/** The head's turn; called with {@link #lock} held. */

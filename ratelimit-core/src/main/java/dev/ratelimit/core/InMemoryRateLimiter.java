@@ -97,7 +97,9 @@ public final class InMemoryRateLimiter implements RateLimiter {
 	@Override
 	public int reset(String clientId, List<LimitDefinition> limits) {
 		Requests.checkReset(clientId, limits);
-		return this.store.reset(clientId, limits);
+		int reset = this.store.reset(clientId, limits);
+		AcquireLines.reset(clientId);
+		return reset;
 	}
 
 	/**

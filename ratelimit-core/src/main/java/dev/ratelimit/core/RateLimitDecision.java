@@ -144,6 +144,26 @@ public record RateLimitDecision(List<LimitDecision> decisions) {
 	}
 
 	/**
+	 * This decision with every denying limit's retry-after at least {@code retryAfterMs}: what a caller that did not ask
+	 * is told when it knows that nothing fits sooner (a line of waiting callers asks next only then), which a denial
+	 * aged since another caller had it may not say. A limit that allowed, or that can never admit the request, is
+	 * unchanged.
+	 * @param retryAfterMs the least retry-after, ms
+	 */
+	public RateLimitDecision withRetryAfterAtLeast(long retryAfterMs) {
+		List<LimitDecision> raised = new ArrayList<>(this.decisions.size());
+		for (LimitDecision limit : this.decisions) {
+			OptionalLong retry = limit.retryAfterMs();
+			if (!limit.allowed() && retry.isPresent() && retry.getAsLong() < retryAfterMs) {
+				limit = new LimitDecision(limit.request(), false, OptionalLong.of(retryAfterMs), limit.allowance(),
+						limit.decidedAtMs());
+			}
+			raised.add(limit);
+		}
+		return new RateLimitDecision(raised);
+	}
+
+	/**
 	 * Room for more requests of the same costs ({@link #room()}).
 	 * @param count how many more fit at once, at least 0
 	 * @param afterMs when none fits, ms until one more unit fits (0 when some fit)

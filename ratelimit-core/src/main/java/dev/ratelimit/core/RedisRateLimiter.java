@@ -133,6 +133,7 @@ public final class RedisRateLimiter implements RateLimiter {
 		if (reply.size() != 1) {
 			throw new IllegalStateException("reset script replied " + reply);
 		}
+		AcquireLines.reset(clientId);
 		return reply.get(0).intValue();
 	}
 

@@ -213,6 +213,70 @@ class AcquireTest {
 		assertThat(AcquireLines.size()).as("lines left").isZero();
 	}
 
+	/**
+	 * A call that gives up without asking is told to retry no sooner than its line asks next, however old the line's
+	 * last denial: an admission since then (no room left, the next token in about 1 s) moved that later, and the
+	 * denial aged alone would say 1 ms.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("backends")
+	void aCallThatGivesUpWithoutAskingIsToldWhenTheLineAsksNext(String backend, RateLimiter limiter) throws Exception {
+		Counting counting = new Counting(limiter);
+		String client = "told-" + System.nanoTime();
+		counting.tryAcquire(client, LIMIT);
+		counting.tryAcquire(client, LIMIT);
+		List<CompletableFuture<RateLimitDecision>> waiting = new java.util.ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			CompletableFuture<RateLimitDecision> done = new CompletableFuture<>();
+			new Thread(() -> {
+				try {
+					done.complete(counting.acquire(client, List.of(LIMIT.request()), Duration.ofSeconds(5)));
+				}
+				catch (InterruptedException ex) {
+					done.completeExceptionally(ex);
+				}
+			}).start();
+			waiting.add(done);
+		}
+		CompletableFuture.anyOf(waiting.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+		RateLimitDecision admission = counting.decisions.stream().filter(RateLimitDecision::allowed).skip(2)
+			.findFirst().orElseThrow();
+		long admittedAt = counting.decidedAt.get(counting.decisions.indexOf(admission));
+
+		RateLimitDecision told = counting.acquire(client, List.of(LIMIT.request()), Duration.ofMillis(100));
+		long sinceAdmissionMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - admittedAt);
+		assertThat(told.allowed()).isFalse();
+		assertThat(told.retryAfterMs().orElseThrow()).as("no sooner than the line's next ask")
+			.isGreaterThanOrEqualTo(admission.room().afterMs() - sinceAdmissionMs);
+		assertThat(CompletableFuture.allOf(waiting.toArray(CompletableFuture[]::new))).succeedsWithin(Duration.ofSeconds(10));
+	}
+
+	/** After a reset of the client, a line asks at once rather than wait for what the state said before. */
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("backends")
+	void aResetClientsLineAsksAtOnce(String backend, RateLimiter limiter) throws Exception {
+		Counting counting = new Counting(limiter);
+		String client = "reset-" + System.nanoTime();
+		counting.tryAcquire(client, LIMIT);
+		counting.tryAcquire(client, LIMIT);
+		CompletableFuture<RateLimitDecision> head = new CompletableFuture<>();
+		new Thread(() -> {
+			try {
+				head.complete(counting.acquire(client, List.of(LIMIT.request()), Duration.ofSeconds(5)));
+			}
+			catch (InterruptedException ex) {
+				head.completeExceptionally(ex);
+			}
+		}).start();
+		while (AcquireLines.size() == 0 && !head.isDone()) {
+			Thread.onSpinWait();
+		}
+		counting.reset(client, List.of(LIMIT));
+		assertThat(counting.acquire(client, List.of(LIMIT.request()), Duration.ofMillis(200)).allowed())
+			.as("the full bucket after the reset").isTrue();
+		assertThat(head.get(5, TimeUnit.SECONDS).allowed()).isTrue();
+	}
+
 	/** An interrupted thread never starts a round trip: nothing is consumed, even with no wait. */
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("backends")
@@ -242,6 +306,9 @@ class AcquireTest {
 
 		private final List<RateLimitDecision> decisions = new CopyOnWriteArrayList<>();
 
+		/** When each of {@link #decisions} came back ({@link System#nanoTime()}). */
+		private final List<Long> decidedAt = new CopyOnWriteArrayList<>();
+
 		Counting(RateLimiter delegate) {
 			this.delegate = delegate;
 		}
@@ -250,8 +317,16 @@ class AcquireTest {
 		public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
 			this.calls.incrementAndGet();
 			RateLimitDecision decision = this.delegate.tryAcquire(clientId, limits);
-			this.decisions.add(decision);
+			synchronized (this) {
+				this.decisions.add(decision);
+				this.decidedAt.add(System.nanoTime());
+			}
 			return decision;
+		}
+
+		@Override
+		public int reset(String clientId, List<LimitDefinition> limits) {
+			return this.delegate.reset(clientId, limits);
 		}
 
 		@Override

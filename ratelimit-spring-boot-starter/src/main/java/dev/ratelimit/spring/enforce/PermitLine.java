@@ -67,7 +67,11 @@ final class PermitLine {
 				|| (this.head == null && this.asking.isEmpty() && !closed())) {
 			return null;
 		}
-		return this.lastDenial.aged(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.deniedAt));
+		// no sooner than the line asks next: admissions since the denial may have moved that later
+		long now = System.nanoTime();
+		long nextAsk = (this.head != null) ? this.headNextAt : closed() ? this.closedUntil : now;
+		return this.lastDenial.aged(TimeUnit.NANOSECONDS.toMillis(now - this.deniedAt))
+			.withRetryAfterAtLeast(TimeUnit.NANOSECONDS.toMillis(Math.max(0, nextAsk - now) + 999_999));
 	}
 
 	void denied(RateLimitDecision denial) {
