@@ -170,16 +170,7 @@ class AcquireTest {
 		counting.tryAcquire(client, LIMIT);
 		counting.tryAcquire(client, LIMIT);
 		// the head waits for the next token (1 s), holding its place
-		CompletableFuture<RateLimitDecision> head = new CompletableFuture<>();
-		Thread headThread = new Thread(() -> {
-			try {
-				head.complete(counting.acquire(client, List.of(LIMIT.request()), Duration.ofSeconds(5)));
-			}
-			catch (InterruptedException ex) {
-				head.completeExceptionally(ex);
-			}
-		});
-		headThread.start();
+		CompletableFuture<RateLimitDecision> head = waitingOnAThread(counting, client);
 		while (AcquireLines.size() == 0 && !head.isDone()) {
 			Thread.onSpinWait();
 		}
@@ -208,7 +199,6 @@ class AcquireTest {
 		behind.interrupt();
 		assertThat(interrupted.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
 		assertThat(head.get(5, TimeUnit.SECONDS).allowed()).isTrue();
-		headThread.join();
 		assertThat(counting.calls).as("the head's second ask; none for the others").hasValue(4);
 		assertThat(AcquireLines.size()).as("lines left").isZero();
 	}
@@ -227,16 +217,7 @@ class AcquireTest {
 		counting.tryAcquire(client, LIMIT);
 		List<CompletableFuture<RateLimitDecision>> waiting = new java.util.ArrayList<>();
 		for (int i = 0; i < 2; i++) {
-			CompletableFuture<RateLimitDecision> done = new CompletableFuture<>();
-			new Thread(() -> {
-				try {
-					done.complete(counting.acquire(client, List.of(LIMIT.request()), Duration.ofSeconds(5)));
-				}
-				catch (InterruptedException ex) {
-					done.completeExceptionally(ex);
-				}
-			}).start();
-			waiting.add(done);
+			waiting.add(waitingOnAThread(counting, client));
 		}
 		CompletableFuture.anyOf(waiting.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
 		RateLimitDecision admission = counting.decisions.stream().filter(RateLimitDecision::allowed).skip(2)
@@ -259,15 +240,7 @@ class AcquireTest {
 		String client = "reset-" + System.nanoTime();
 		counting.tryAcquire(client, LIMIT);
 		counting.tryAcquire(client, LIMIT);
-		CompletableFuture<RateLimitDecision> head = new CompletableFuture<>();
-		new Thread(() -> {
-			try {
-				head.complete(counting.acquire(client, List.of(LIMIT.request()), Duration.ofSeconds(5)));
-			}
-			catch (InterruptedException ex) {
-				head.completeExceptionally(ex);
-			}
-		}).start();
+		CompletableFuture<RateLimitDecision> head = waitingOnAThread(counting, client);
 		while (AcquireLines.size() == 0 && !head.isDone()) {
 			Thread.onSpinWait();
 		}
@@ -289,6 +262,20 @@ class AcquireTest {
 		assertThat(Thread.interrupted()).as("the flag cleared, as InterruptedException says").isFalse();
 		assertThat(counting.calls).hasValue(0);
 		assertThat(counting.tryAcquire(client, LIMIT).remaining()).as("nothing consumed").isEqualTo(1);
+	}
+
+	/** A call of {@code client} waiting up to 5 s for {@link #LIMIT} on a thread of its own: its answer. */
+	private static CompletableFuture<RateLimitDecision> waitingOnAThread(RateLimiter limiter, String client) {
+		CompletableFuture<RateLimitDecision> answer = new CompletableFuture<>();
+		new Thread(() -> {
+			try {
+				answer.complete(limiter.acquire(client, List.of(LIMIT.request()), Duration.ofSeconds(5)));
+			}
+			catch (InterruptedException ex) {
+				answer.completeExceptionally(ex);
+			}
+		}).start();
+		return answer;
 	}
 
 	static Stream<Arguments> backendsAndRates() {
