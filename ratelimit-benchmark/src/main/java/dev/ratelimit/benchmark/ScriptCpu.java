@@ -155,7 +155,7 @@ final class ScriptCpu {
 		}
 		// a GET of the token bucket's state (as load() does), then one piece of the rest of its work
 		List<String> state = List.of(STATE_KEY);
-		variants.add(new Variant("piece: TIME, converted to ms (as request_time)", """
+		variants.add(new Variant("piece: TIME, converted to ms (as common.lua)", """
 				redis.call('GET', KEYS[1])
 				local time = redis.call('TIME')
 				return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)""", state, List::of, false,
@@ -169,9 +169,10 @@ final class ScriptCpu {
 				redis.call('GET', KEYS[1])
 				redis.call('SET', KEYS[1], string.format('%.0f %.0f', 999999999000, 1796000000000), 'PX',
 				  string.format('%.0f', 3600000))""", state, List::of, false, Expect.ANYTHING));
+		// the time passed in (common.lua reads ARGV[1]): this piece leaves TIME out
 		variants.add(new Variant("piece: the token bucket's functions made, no decision", functionsOnly(bucket)
-				+ "\nlocal decide, commit = algorithm_of('tb')\nreturn redis.call('GET', KEYS[1])", state, List::of,
-				false, Expect.ANYTHING));
+				+ "\nlocal decide, commit = algorithm_of('tb')\nreturn redis.call('GET', KEYS[1])", state,
+				() -> List.of(now()), false, Expect.ANYTHING));
 		return variants;
 	}
 

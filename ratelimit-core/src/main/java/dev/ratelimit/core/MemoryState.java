@@ -65,8 +65,8 @@ abstract class MemoryState {
 			long reservedAt);
 
 	/**
-	 * The most units a settled charge may leave in a state (common.lua's {@code max_units}): {@code (n + 1) × W}
-	 * stays below 2^52.
+	 * The most units a settled charge may leave in a state (common.lua's {@code idiv(MAX_SCALED, W) - 1}):
+	 * {@code (n + 1) × W} stays below 2^52.
 	 */
 	static long maxUnits(long window) {
 		return Math.floorDiv(LimitDefinition.EXACT_BOUND, window) - 1;
@@ -86,7 +86,7 @@ abstract class MemoryState {
 		this.deadline = clockNow + ttlMs;
 	}
 
-	/** {@code ceil(a / b)} for {@code a >= 0} and {@code b > 0} (common.lua's {@code ceil_div}). */
+	/** {@code ceil(a / b)} for {@code a >= 0} and {@code b > 0} (common.lua's {@code idiv(a + b - 1, b)}). */
 	static long ceilDiv(long a, long b) {
 		return Math.floorDiv(a + b - 1, b);
 	}

@@ -24,12 +24,12 @@ class LuaScriptTest {
 	@Test
 	void aDecisionsScriptHoldsOnlyItsLimitsAlgorithms() {
 		LuaScript tokenBucket = LuaScript.rateLimit(List.of(Algorithm.TOKEN_BUCKET));
-		assertThat(tokenBucket.source()).contains("local function token_bucket()")
-			.doesNotContain("local function fixed_window()")
-			.doesNotContain("local function sliding_log()");
+		assertThat(tokenBucket.source()).contains("local function token_bucket(settling)")
+			.doesNotContain("local function fixed_window(settling)")
+			.doesNotContain("local function sliding_log(settling)");
 		assertThat(LuaScript.rateLimit(List.of(Algorithm.TOKEN_BUCKET, Algorithm.SLIDING_LOG)).source())
-			.contains("local function token_bucket()", "local function sliding_log()")
-			.doesNotContain("local function fixed_window()");
+			.contains("local function token_bucket(settling)", "local function sliding_log(settling)")
+			.doesNotContain("local function fixed_window(settling)");
 		assertThat(LuaScript.rateLimit(List.of(Algorithm.TOKEN_BUCKET, Algorithm.TOKEN_BUCKET))).isSameAs(tokenBucket);
 		assertThat(LuaScript.rateLimit(EnumSet.allOf(Algorithm.class))).isEqualTo(LuaScript.rateLimit());
 		assertThatIllegalArgumentException().isThrownBy(() -> LuaScript.rateLimit(List.of()));

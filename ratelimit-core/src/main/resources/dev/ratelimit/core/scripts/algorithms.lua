@@ -1,13 +1,14 @@
 -- algorithms.lua: the four algorithms and the concurrency limit by the code that ARGV names them with (Algorithm.code() in Java), for
 -- rate_limit.lua, peek.lua and settle.lua, which follow this file.
 --
--- algorithm_of(code) -> decide, commit, settle (see common.lua) of that algorithm, or nil for an unknown code. A
--- decision's script holds only the algorithms its limits use (LuaScript.rateLimit(algorithms)): the others are
--- declared nil before this file, and their codes answered as unknown.
+-- algorithm_of(code, settling) -> decide and commit, or nil, nil, settle with settling true (see common.lua), of that
+-- algorithm, or nil for an unknown code (answered with UNKNOWN, below). A decision's script holds only the algorithms
+-- its limits use (LuaScript.rateLimit(algorithms)): the others are declared nil before this file, and their codes
+-- answered as unknown.
 -- A function rather than a table of the five: the script runs again on every call, and a table is dearer to build
 -- than one closure. (Passing common.lua's helpers to the algorithms as arguments, so that the unused algorithms'
 -- closures capture no upvalues, measured no faster: the used one's functions then capture them instead.)
-local function algorithm_of(code)
+local function algorithm_of(code, settling)
   local make
   if code == 'tb' then
     make = token_bucket
@@ -23,7 +24,7 @@ local function algorithm_of(code)
   if make == nil then
     return nil
   end
-  return make()
+  return make(settling)
 end
 
 -- A limit's fourth value: the capacity of a rate limit (a number), the lease id of a concurrency limit (as sent).
@@ -33,3 +34,6 @@ local function capacity_or_lease(code, value)
   end
   return tonumber(value)
 end
+
+-- The error a code algorithm_of does not know is answered with: redis.error_reply(UNKNOWN .. tostring(code)).
+local UNKNOWN = 'ERR unknown rate-limit algorithm '

@@ -14,11 +14,11 @@
 -- the holder stops renewing it. retry_after (denied) is the earliest expiry, reset_after the latest, more_after the
 -- earliest (0 with no lease held): docs/ALGORITHMS.md ("Concurrency") says what the HTTP answers make of them.
 -- Time: leases are swept at the request's own time; a lagging clock keeps them longer (admits less), never less.
--- Returns this algorithm's decide, commit and settle (see common.lua).
-local function concurrency()
+-- Makes this algorithm's decide and commit, or its settle (see common.lua).
+local function concurrency(settling)
   -- The leases held after the sweep, and their earliest and latest expiries (0, 0 with none).
   local function held(key, now)
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now))
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', format('%.0f', now))
     local count = redis.call('ZCARD', key)
     if count == 0 then
       return 0, 0, 0
@@ -39,6 +39,25 @@ local function concurrency()
     return limit - count, latest - now, earliest - now
   end
 
+  if settling then
+    local function settle(key, now, limit, window, lease, delta, reserved_at)
+      if delta < 0 and lease ~= nil and lease ~= '' then
+        redis.call('ZREMRANGEBYSCORE', key, '-inf', format('%.0f', now))
+        local full = redis.call('ZCARD', key) >= limit
+        -- A lease given back by a full limit may admit a caller that was denied and waits: the release is announced
+        -- on the key's name as a channel (PUBLISH; the waiters' instances subscribe by pattern, docs/ALGORITHMS.md).
+        -- pcall: an ACL user without the channel still gives the lease back; its waiters retry on their timers.
+        if redis.call('ZREM', key, lease) == 1 and full then
+          redis.pcall('PUBLISH', key, lease)
+        end
+      end
+      local count, earliest, latest = held(key, now)
+      local remaining, reset_after, more_after = fields(count, limit, earliest, latest, now)
+      return remaining, reset_after, more_after, now
+    end
+    return nil, nil, settle
+  end
+
   local function decide(key, now, limit, window, lease, cost)
     local count, earliest, latest = held(key, now)
     local remaining, reset_after, more_after = fields(count, limit, earliest, latest, now)
@@ -54,32 +73,16 @@ local function concurrency()
 
   local function commit(key, now, limit, window, lease, cost, count, mine, latest)
     local expiry = now + window
-    redis.call('ZADD', key, int(expiry), lease)
+    redis.call('ZADD', key, format('%.0f', expiry), lease)
     if expiry > latest then
       latest = expiry
     end
-    redis.call('PEXPIRE', key, int(latest - now + TTL_MARGIN_MS))
+    redis.call('PEXPIRE', key, format('%.0f', latest - now + TTL_MARGIN_MS))
     if not mine then
       count = count + 1
     end
     local earliest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
     return fields(count, limit, earliest, latest, now)
   end
-
-  local function settle(key, now, limit, window, lease, delta, reserved_at)
-    if delta < 0 and lease ~= nil and lease ~= '' then
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now))
-      local full = redis.call('ZCARD', key) >= limit
-      -- A lease given back by a full limit may admit a caller that was denied and waits: the release is announced
-      -- on the key's name as a channel (PUBLISH; the waiters' instances subscribe by pattern, docs/ALGORITHMS.md).
-      -- pcall: an ACL user without the channel still gives the lease back; its waiters retry on their timers.
-      if redis.call('ZREM', key, lease) == 1 and full then
-        redis.pcall('PUBLISH', key, lease)
-      end
-    end
-    local count, earliest, latest = held(key, now)
-    local remaining, reset_after, more_after = fields(count, limit, earliest, latest, now)
-    return remaining, reset_after, more_after, now
-  end
-  return decide, commit, settle
+  return decide, commit
 end

@@ -6,8 +6,8 @@
 -- ("at"): time never goes backwards, so a lagging clock cannot reopen an old, emptier window. TTLs are counted
 -- from the request's own time, so the key still lives until the stored window ends.
 -- Known property: a client straddling a boundary gets up to 2 x limit within a short span.
--- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
-local function fixed_window()
+-- Makes this algorithm's decide and commit, or its settle (see common.lua): only the algorithms a call uses are made.
+local function fixed_window(settling)
   -- remaining, reset-after and more-after with n units counted and the next window next_ms away. Both waits are 0
   -- with nothing counted; otherwise only the next window has room for the full limit, or for one more unit than
   -- remains now.
@@ -38,6 +38,25 @@ local function fixed_window()
     return count, k, at
   end
 
+  if settling then
+    -- A charge counts in the current window, even beyond the limit; a refund only in the reservation's own window.
+    local function settle(key, now, limit, window, capacity, delta, reserved_at)
+      local count, k, at = load(key, now, window)
+      local n = count
+      if delta > 0 then
+        n = math.min(count + delta, idiv(MAX_SCALED, window) - 1)
+      elseif delta < 0 and idiv(reserved_at, window) == k then
+        n = max(count + delta, 0)
+      end
+      if n ~= count then
+        store(key, format('%.0f %.0f', k, n), (k + 1) * window - now + TTL_MARGIN_MS)
+      end
+      local remaining, reset_after, more_after = fields(n, limit, (k + 1) * window - at)
+      return remaining, reset_after, more_after, at
+    end
+    return nil, nil, settle
+  end
+
   local function decide(key, now, limit, window, capacity, cost)
     local count, k, at = load(key, now, window)
     local next_ms = (k + 1) * window - at
@@ -56,21 +75,5 @@ local function fixed_window()
     store(key, format('%.0f %.0f', k, n), (k + 1) * window - now + TTL_MARGIN_MS)
     return fields(n, limit, (k + 1) * window - at)
   end
-
-  -- A charge counts in the current window, even beyond the limit; a refund only in the reservation's own window.
-  local function settle(key, now, limit, window, capacity, delta, reserved_at)
-    local count, k, at = load(key, now, window)
-    local n = count
-    if delta > 0 then
-      n = math.min(count + delta, max_units(window))
-    elseif delta < 0 and idiv(reserved_at, window) == k then
-      n = nonneg(count + delta)
-    end
-    if n ~= count then
-      store(key, format('%.0f %.0f', k, n), (k + 1) * window - now + TTL_MARGIN_MS)
-    end
-    local remaining, reset_after, more_after = fields(n, limit, (k + 1) * window - at)
-    return remaining, reset_after, more_after, at
-  end
-  return decide, commit, settle
+  return decide, commit
 end

@@ -8,8 +8,7 @@
 --
 -- Leases whose expiry is at or before now are left out, as a decision would sweep them; nothing is removed.
 
-local now = request_time(ARGV[1])
-local held = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. int(now), '+inf', 'WITHSCORES')
+local held = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. format('%.0f', now), '+inf', 'WITHSCORES')
 local reply = {}
 for i = 1, #held, 2 do
   local id = held[i]

@@ -16,12 +16,12 @@
 
 local decide = algorithm_of(ARGV[2])
 if decide == nil then
-  return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[2]))
+  return redis.error_reply(UNKNOWN .. tostring(ARGV[2]))
 end
-local allowed, remaining, retry_after, reset_after, more_after, at = decide(KEYS[1], request_time(ARGV[1]),
+local allowed, remaining, retry_after, reset_after, more_after, at = decide(KEYS[1], now,
   tonumber(ARGV[3]), tonumber(ARGV[4]), capacity_or_lease(ARGV[2], ARGV[5]), tonumber(ARGV[6]))
 local flag = 0
 if allowed then
   flag = 1
 end
-return { flag, nonneg(remaining), retry_after, reset_after, more_after, at }
+return { flag, max(remaining, 0), retry_after, reset_after, more_after, at }

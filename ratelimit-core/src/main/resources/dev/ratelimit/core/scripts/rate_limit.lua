@@ -21,27 +21,21 @@
 -- enforced); otherwise every limit that admits consumes, and a shadow limit's denial blocks nothing, and the reply gives each
 -- limit's state as it stands. Every key written gets a relative TTL (SET ... PX or PEXPIRE) in the same call.
 
-local now = request_time(ARGV[1])
-
-local function unknown(code)
-  return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(code))
-end
-
 -- One limit, the common case: its own verdict decides, and no table is built but the reply.
 if #KEYS == 1 then
   local decide, commit = algorithm_of(ARGV[2])
   if decide == nil then
-    return unknown(ARGV[2])
+    return redis.error_reply(UNKNOWN .. tostring(ARGV[2]))
   end
   local limit, window, capacity, cost = tonumber(ARGV[3]), tonumber(ARGV[4]), capacity_or_lease(ARGV[2], ARGV[5]),
     tonumber(ARGV[6])
   local allowed, remaining, retry_after, reset_after, more_after, at, s1, s2, s3, s4 =
     decide(KEYS[1], now, limit, window, capacity, cost, true)
   if not allowed then
-    return { 0, nonneg(remaining), retry_after, reset_after, more_after, at }
+    return { 0, max(remaining, 0), retry_after, reset_after, more_after, at }
   end
   remaining, reset_after, more_after = commit(KEYS[1], now, limit, window, capacity, cost, s1, s2, s3, s4)
-  return { 1, nonneg(remaining), 0, reset_after, more_after, at }
+  return { 1, max(remaining, 0), 0, reset_after, more_after, at }
 end
 
 -- Several limits: every one is decided before anything is written. The reply is filled in as they are decided, and
@@ -52,7 +46,7 @@ for i = 1, #KEYS do
   local at = 2 + 6 * (i - 1)
   local decide, commit = algorithm_of(ARGV[at])
   if decide == nil then
-    return unknown(ARGV[at])
+    return redis.error_reply(UNKNOWN .. tostring(ARGV[at]))
   end
   local allowed, remaining, retry_after, reset_after, more_after, decided_at, s1, s2, s3, s4 = decide(KEYS[i], now,
     tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 4]))
@@ -64,7 +58,7 @@ for i = 1, #KEYS do
   end
   local r = 6 * (i - 1)
   reply[r + 1] = flag
-  reply[r + 2] = nonneg(remaining)
+  reply[r + 2] = max(remaining, 0)
   reply[r + 3] = retry_after
   reply[r + 4] = reset_after
   reply[r + 5] = more_after
@@ -86,7 +80,7 @@ if all_allowed then
       local remaining, reset_after, more_after = commit(KEYS[i], now, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]),
         capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 4]), pending[p + 2], pending[p + 3],
         pending[p + 4], pending[p + 5])
-      reply[r + 2] = nonneg(remaining)
+      reply[r + 2] = max(remaining, 0)
       reply[r + 4] = reset_after
       reply[r + 5] = more_after
     end

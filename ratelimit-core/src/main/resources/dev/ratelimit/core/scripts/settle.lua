@@ -16,19 +16,18 @@
 -- A charge goes into debt rather than fail (the call has run); a refund gives back only units that still count.
 -- Every key written keeps a relative TTL set in the same command; a settlement that changes nothing writes nothing.
 
-local now = request_time(ARGV[1])
 local reply = {}
 for i = 1, #KEYS do
   local at = 2 + 7 * (i - 1)
-  local _, _, settle = algorithm_of(ARGV[at])
+  local _, _, settle = algorithm_of(ARGV[at], true)
   if settle == nil then
-    return redis.error_reply('ERR unknown rate-limit algorithm ' .. tostring(ARGV[at]))
+    return redis.error_reply(UNKNOWN .. tostring(ARGV[at]))
   end
   local remaining, reset_after, more_after, settled_at = settle(KEYS[i], now, tonumber(ARGV[at + 1]),
     tonumber(ARGV[at + 2]), capacity_or_lease(ARGV[at], ARGV[at + 3]), tonumber(ARGV[at + 5]) - tonumber(ARGV[at + 4]),
     tonumber(ARGV[at + 6]))
   reply[#reply + 1] = 1
-  reply[#reply + 1] = nonneg(remaining)
+  reply[#reply + 1] = max(remaining, 0)
   reply[#reply + 1] = 0
   reply[#reply + 1] = reset_after
   reply[#reply + 1] = more_after

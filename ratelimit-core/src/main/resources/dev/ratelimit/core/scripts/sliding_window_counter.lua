@@ -9,8 +9,8 @@
 -- A request whose clock is behind the stored window is decided at the start of the stored window ("at");
 -- TTLs are counted from the request's own time, so the state still lives until the end of window k + 1.
 -- Known property: slight overshoot against an exact sliding window.
--- Returns this algorithm's decide, commit and settle (see common.lua): only the algorithms a call uses are created.
-local function sliding_window_counter()
+-- Makes this algorithm's decide and commit, or its settle (see common.lua): only the algorithms a call uses are made.
+local function sliding_window_counter(settling)
   -- The smallest wait t >= 0 after which a request of cost c <= limit is admitted, with counts cur and prev at
   -- offset r of the current window. The estimate only falls as time passes, so the first admitting t is found
   -- in closed form. Still in this window: p * (W - r - t) <= a * W - 1 with a = limit - cur - c + 1. Otherwise
@@ -32,7 +32,7 @@ local function sliding_window_counter()
     end
     local r_next = 0
     if cur > 0 then
-      r_next = nonneg(window - idiv((limit - c + 1) * window - 1, cur))
+      r_next = max(window - idiv((limit - c + 1) * window - 1, cur), 0)
     end
     return window - r + r_next
   end
@@ -43,7 +43,7 @@ local function sliding_window_counter()
     local remaining = limit - cur - idiv(prev * (window - r), window)
     local more_after = 0
     if remaining < limit then
-      more_after = wait(limit, window, r, cur, prev, nonneg(remaining) + 1)
+      more_after = wait(limit, window, r, cur, prev, max(remaining, 0) + 1)
     end
     return remaining, wait(limit, window, r, cur, prev, limit), more_after
   end
@@ -72,6 +72,31 @@ local function sliding_window_counter()
     return cur, prev, k, at
   end
 
+  if settling then
+    -- A charge counts in the current window, even beyond the limit; a refund in the reservation's window while it is
+    -- the current or the previous one.
+    local function settle(key, now, limit, window, capacity, delta, reserved_at)
+      local cur, prev, k, at = load(key, now, window)
+      local c, p = cur, prev
+      if delta > 0 then
+        c = math.min(cur + delta, idiv(MAX_SCALED, window) - 1)
+      elseif delta < 0 then
+        local reserved = idiv(reserved_at, window)
+        if reserved == k then
+          c = max(cur + delta, 0)
+        elseif reserved == k - 1 then
+          p = max(prev + delta, 0)
+        end
+      end
+      if c ~= cur or p ~= prev then
+        store(key, format('%.0f %.0f %.0f', k, c, p), (k + 2) * window - now + TTL_MARGIN_MS)
+      end
+      local remaining, reset_after, more_after = fields(c, p, at - k * window, limit, window)
+      return remaining, reset_after, more_after, at
+    end
+    return nil, nil, settle
+  end
+
   local function decide(key, now, limit, window, capacity, cost, committing)
     local cur, prev, k, at = load(key, now, window)
     local r = at - k * window
@@ -93,27 +118,5 @@ local function sliding_window_counter()
     store(key, format('%.0f %.0f %.0f', k, n, prev), (k + 2) * window - now + TTL_MARGIN_MS)
     return fields(n, prev, at - k * window, limit, window)
   end
-
-  -- A charge counts in the current window, even beyond the limit; a refund in the reservation's window while it is
-  -- the current or the previous one.
-  local function settle(key, now, limit, window, capacity, delta, reserved_at)
-    local cur, prev, k, at = load(key, now, window)
-    local c, p = cur, prev
-    if delta > 0 then
-      c = math.min(cur + delta, max_units(window))
-    elseif delta < 0 then
-      local reserved = idiv(reserved_at, window)
-      if reserved == k then
-        c = nonneg(cur + delta)
-      elseif reserved == k - 1 then
-        p = nonneg(prev + delta)
-      end
-    end
-    if c ~= cur or p ~= prev then
-      store(key, format('%.0f %.0f %.0f', k, c, p), (k + 2) * window - now + TTL_MARGIN_MS)
-    end
-    local remaining, reset_after, more_after = fields(c, p, at - k * window, limit, window)
-    return remaining, reset_after, more_after, at
-  end
-  return decide, commit, settle
+  return decide, commit
 end
