@@ -63,6 +63,26 @@ class PermitLinesTests {
 	}
 
 	@Test
+	void aCallAnsweredByAClosedLineIsToldToRetryNoSoonerThanTheLineOpens() {
+		PermitWait first = wait(Duration.ofSeconds(30));
+		assertThat(deniedByRedis(first, 1, 1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		first.nextAttempt();
+		long admittedAt = System.nanoTime();
+		admitted(first, 0, 800);
+		first.done(null);
+		// the line's last denial said 1 ms and is older now; the line asks again only when its last admission's
+		// more-after has passed, and a caller that gives up where it is answered must not retry before then
+		RateLimitDecision answer = wait(Duration.ofSeconds(30)).held().waits().behind("client", List.of(API.request()));
+		long elapsedMs = (System.nanoTime() - admittedAt) / 1_000_000;
+		if (answer == null) {
+			assertThat(elapsedMs).as("no answer from the line only once it is open again").isGreaterThanOrEqualTo(800);
+			return;
+		}
+		assertThat(answer.decisions().get(0).retryAfterMs().getAsLong()).as("ms after %d ms", elapsedMs)
+			.isBetween(800 - elapsedMs - 1, 801L);
+	}
+
+	@Test
 	void theFirstCallerDeniedWaitsItsRetryAfterAndTheOthersWaitBehindItInOrder() {
 		PermitWait head = wait(Duration.ofSeconds(30));
 		PermitWait second = wait(Duration.ofSeconds(30));
