@@ -3,6 +3,8 @@ package dev.ratelimit.core;
 import java.time.Duration;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The shape of one limit: at most {@code limit} units per {@code window}, counted by {@code algorithm}, for each
  * client. What one call takes from it (its cost) and whether it is enforced or shadow are the call's:
@@ -22,13 +24,23 @@ import java.util.Objects;
  * range of a Lua number ({@code (max(limit, capacity) + 1) × window in ms < 2^52}; {@link LimitRequest} extends the
  * bound to its cost).
  *
+ * <p>
+ * A fixed window may count calendar periods rather than windows of one length ({@link #calendar(String, long,
+ * CalendarPeriod)}): a day, week, month or year in a time zone, reset at its start there. Its {@code window} is the
+ * period's nominal length ({@link CalendarPeriod#nominalLength()}); the scripts count without scaling by it, so its
+ * limit may be up to 2^52 − 2. The other algorithms take no calendar period: the sliding algorithms and the token
+ * bucket spread a budget over a window of one length, which a calendar period does not have.
+ *
  * @param name identifies the limit; 1 to 200 printable ASCII characters, no spaces, no braces
  * @param algorithm how units are counted
  * @param limit units allowed per window; for the token bucket, tokens added per window
- * @param window the window, at least 1 ms, in whole milliseconds
+ * @param window the window, at least 1 ms, in whole milliseconds; for a calendar period, its nominal length
  * @param capacity token bucket size in units; must equal {@code limit} for the other algorithms
+ * @param calendar the calendar period that a fixed window counts in, or {@code null} for windows of {@code window}
+ * aligned to the epoch
  */
-public record LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity) {
+public record LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity,
+		@Nullable CalendarPeriod calendar) {
 
 	/**
 	 * Bound for {@code (max(limit, capacity, cost) + 1) × window in ms}: 2^52, half of the 2^53 up to which a Lua
@@ -63,6 +75,17 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 			throw new InvalidLimitException("capacity", "capacity of rate limit '" + name + "' applies to the token bucket only; "
 					+ algorithm + " needs capacity == limit");
 		}
+		if (calendar != null) {
+			if (algorithm != Algorithm.FIXED_WINDOW) {
+				throw new InvalidLimitException("window", "rate limit '" + name + "' counts calendar periods (" + calendar
+						+ "), which only the fixed window takes, but its algorithm is " + algorithm
+						+ ": a sliding window or a token bucket needs a window of one length");
+			}
+			if (!window.equals(calendar.nominalLength())) {
+				throw new InvalidLimitException("window", "window of rate limit '" + name + "' must be the nominal length "
+						+ calendar.nominalLength() + " of its calendar period (" + calendar + "), but was " + window);
+			}
+		}
 		if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
 			throw new InvalidLimitException("limit", "limit of rate limit '" + name + "' must be at most " + MAX_SLIDING_LOG_LIMIT
 					+ " for the sliding log, which stores one entry per admitted unit, but was " + limit
@@ -74,10 +97,16 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 					+ "(max(limit, capacity, cost) + 1) × window in ms must stay below 2^52, but the window alone is "
 					+ window + "; use a smaller window");
 		}
-		if (!fitsExactRange(largest, window.toMillis())) {
+		long scale = (calendar != null) ? 1 : window.toMillis();
+		if (!fitsExactRange(largest, scale)) {
 			String field = (largest == limit) ? "limit" : "capacity";
-			throw outOfExactRange(field, name, largest, window.toMillis());
+			throw outOfExactRange(field, name, largest, scale);
 		}
+	}
+
+	/** A limit of {@code window} aligned to the epoch, not a calendar period. See the canonical constructor. */
+	public LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity) {
+		this(name, algorithm, limit, window, capacity, null);
 	}
 
 	/** Whether {@code (largest + 1) × windowMs} stays below {@link #EXACT_BOUND}. */
@@ -101,16 +130,63 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 	}
 
 	/**
+	 * A fixed window of {@code limit} units per calendar {@code period}: reset at the start of each day, week, month
+	 * or year in the period's zone ({@code docs/ALGORITHMS.md}, "Calendar periods").
+	 * @throws InvalidLimitException as the canonical constructor
+	 */
+	public static LimitDefinition calendar(String name, long limit, CalendarPeriod period) {
+		Objects.requireNonNull(period, "period must not be null");
+		return new LimitDefinition(name, Algorithm.FIXED_WINDOW, limit, period.nominalLength(), limit, period);
+	}
+
+	/**
 	 * This token bucket with another capacity.
 	 * @throws InvalidLimitException if this is not a token bucket, or {@code capacity} is below 1 or out of range
 	 */
 	public LimitDefinition withCapacity(long capacity) {
-		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, capacity);
+		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, capacity, this.calendar);
 	}
 
-	/** The window in ms. */
+	/** The window in ms; for a calendar period, its nominal length. */
 	public long windowMs() {
 		return this.window.toMillis();
+	}
+
+	/**
+	 * The window the scripts multiply counts by, which the exact range bounds: {@link #windowMs()}, or 1 for a
+	 * calendar period, whose scripts only count.
+	 */
+	long scaleMs() {
+		return (this.calendar != null) ? 1 : this.window.toMillis();
+	}
+
+	/**
+	 * The code the scripts know this limit's algorithm by ({@link Algorithm#code()}): {@code fc} for a fixed window of
+	 * calendar periods (calendar_window.lua).
+	 */
+	String scriptCode() {
+		return (this.calendar != null) ? CALENDAR_CODE : this.algorithm.code();
+	}
+
+	/** The scripts' code of a fixed window of calendar periods, and the window part of its key. */
+	static final String CALENDAR_CODE = "fc";
+
+	/**
+	 * Whether {@code other} reads and writes this limit's state: the same name and algorithm, and for a rate limit the
+	 * same window, or calendar periods both (of any unit and zone: a change of either keeps the clients' counts,
+	 * docs/ALGORITHMS.md). The Redis key says the same ({@code RedisKeys}).
+	 */
+	boolean sharesState(LimitDefinition other) {
+		if (!this.name.equals(other.name) || this.algorithm != other.algorithm) {
+			return false;
+		}
+		if (!this.algorithm.rate()) {
+			return true;
+		}
+		if ((this.calendar != null) || (other.calendar != null)) {
+			return (this.calendar != null) && (other.calendar != null);
+		}
+		return this.window.equals(other.window);
 	}
 
 	/** The most units one request can ever take: the capacity of a token bucket, the limit of the others. */

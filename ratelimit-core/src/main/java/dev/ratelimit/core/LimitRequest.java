@@ -38,8 +38,8 @@ public record LimitRequest(LimitDefinition definition, long cost, boolean shadow
 	public LimitRequest {
 		Objects.requireNonNull(definition, "definition must not be null");
 		LimitDefinition.requirePositive("cost", cost, definition.name());
-		if (!LimitDefinition.fitsExactRange(cost, definition.windowMs())) {
-			throw LimitDefinition.outOfExactRange("cost", definition.name(), cost, definition.windowMs());
+		if (!LimitDefinition.fitsExactRange(cost, definition.scaleMs())) {
+			throw LimitDefinition.outOfExactRange("cost", definition.name(), cost, definition.scaleMs());
 		}
 		if (!definition.algorithm().rate() && cost != 1) {
 			throw new InvalidLimitException("cost", "cost of concurrency limit '" + definition.name()

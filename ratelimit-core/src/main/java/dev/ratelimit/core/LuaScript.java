@@ -22,14 +22,18 @@ public record LuaScript(String source, String sha1) {
 
 	/** What the decision, the peek and the settlement share: the arithmetic, the four algorithms and concurrency. */
 	private static final String[] ALGORITHM_PARTS = { "common.lua", "fixed_window.lua", "sliding_log.lua",
-			"sliding_window_counter.lua", "token_bucket.lua", "concurrency.lua", "algorithms.lua" };
+			"sliding_window_counter.lua", "token_bucket.lua", "concurrency.lua", "calendar_window.lua",
+			"algorithms.lua" };
 
 	/**
-	 * Each algorithm's file, in {@link Algorithm}'s order (as in {@link #ALGORITHM_PARTS}); its constructor is the
-	 * file's name without {@code .lua}.
+	 * Each algorithm's file, in {@link Algorithm}'s order (as in {@link #ALGORITHM_PARTS}), then the fixed window of
+	 * calendar periods ({@link #CALENDAR}); its constructor is the file's name without {@code .lua}.
 	 */
 	private static final String[] ALGORITHM_FILES = { "fixed_window.lua", "sliding_log.lua",
-			"sliding_window_counter.lua", "token_bucket.lua", "concurrency.lua" };
+			"sliding_window_counter.lua", "token_bucket.lua", "concurrency.lua", "calendar_window.lua" };
+
+	/** The bit of calendar_window.lua in a script's set: after the algorithms' own. */
+	private static final int CALENDAR = Algorithm.values().length;
 
 	// All read when the class is: reading the class path later could block a reactive application's event loop.
 	private static final String COMMON = read("common.lua");
@@ -110,11 +114,12 @@ public record LuaScript(String source, String sha1) {
 		return rateLimit(set);
 	}
 
-	/** The decision script of {@code limits}' algorithms. */
+	/** The decision script of {@code limits}' algorithms, calendar periods included. */
 	static LuaScript forLimits(List<LimitRequest> limits) {
 		int set = 0;
 		for (int i = 0; i < limits.size(); i++) {
-			set |= 1 << limits.get(i).definition().algorithm().ordinal();
+			LimitDefinition limit = limits.get(i).definition();
+			set |= 1 << ((limit.calendar() != null) ? CALENDAR : limit.algorithm().ordinal());
 		}
 		return rateLimit(set);
 	}

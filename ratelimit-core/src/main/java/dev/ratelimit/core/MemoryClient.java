@@ -32,9 +32,7 @@ final class MemoryClient {
 	@Nullable MemoryState find(LimitDefinition limit) {
 		for (int i = 0; i < this.identities.size(); i++) {
 			LimitDefinition identity = this.identities.get(i);
-			// a concurrency limit's window is its lease time, not part of its identity (RedisKeys)
-			if (identity.name().equals(limit.name()) && identity.algorithm() == limit.algorithm()
-					&& (identity.windowMs() == limit.windowMs() || !limit.algorithm().rate())) {
+			if (identity.sharesState(limit)) {
 				return this.states.get(i);
 			}
 		}

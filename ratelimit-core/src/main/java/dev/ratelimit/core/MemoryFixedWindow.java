@@ -2,77 +2,100 @@ package dev.ratelimit.core;
 
 import dev.ratelimit.core.MemoryState.Verdict;
 
-/** fixed_window.lua in memory: the window index {@code w} counted and its count {@code c}. */
+/**
+ * fixed_window.lua and calendar_window.lua in memory: the window counted, {@code [start, end)} in ms (a window
+ * {@code floor(now / W)} of the epoch's, or a calendar period), its count {@code c} and the time {@code t} of its last
+ * write. A stored window that starts at or after the request's ends is a lagging clock's, decided at its start; else
+ * the count counts on when it was last written in the request's window (the same window; for calendar periods, one of
+ * another unit or zone), and is forgotten otherwise.
+ */
 final class MemoryFixedWindow extends MemoryState {
 
-	private long w;
+	private long start;
+
+	private long end;
 
 	private long c;
+
+	private long t;
 
 	@Override
 	Verdict decide(long now, long clockNow, LimitRequest request) {
 		LimitDefinition definition = request.definition();
 		long limit = definition.limit();
-		long window = definition.windowMs();
 		long cost = request.cost();
-		long at = decisionTime(now, definition);
-		long k = Math.floorDiv(at, window);
-		long count = countOf(k);
-		long windowEnd = (k + 1) * window;
-		long start = at;
-		long index = k;
-		long counted = count;
-		Wait reset = (n) -> wait(n, limit, limit, windowEnd, start);
+		Window window = window(now, definition);
+		long at = window.at;
+		long count = window.count;
+		long windowEnd = window.end;
+		Wait reset = (n) -> wait(n, limit, limit, windowEnd, at);
 		if (cost > limit) {
-			return Verdict.never(limit - count, reset.forCost(count),
-					more(count, limit, windowEnd, start));
+			return Verdict.never(limit - count, reset.forCost(count), more(count, limit, windowEnd, at));
 		}
 		if (count + cost > limit) {
-			return Verdict.denied(limit - count, wait(count, cost, limit, windowEnd, start), reset.forCost(count),
-					more(count, limit, windowEnd, start));
+			return Verdict.denied(limit - count, wait(count, cost, limit, windowEnd, at), reset.forCost(count),
+					more(count, limit, windowEnd, at));
 		}
-		return Verdict.allowed(limit - count, reset.forCost(count), more(count, limit, windowEnd, start), (verdict) -> {
-			long n = counted + cost;
-			this.w = index;
-			this.c = n;
-			expireAfter(windowEnd - now + TTL_MARGIN_MS, clockNow);
-			verdict.after(limit - n, reset.forCost(n), more(n, limit, windowEnd, start));
+		return Verdict.allowed(limit - count, reset.forCost(count), more(count, limit, windowEnd, at), (verdict) -> {
+			long n = count + cost;
+			write(window, n, now, clockNow);
+			verdict.after(limit - n, reset.forCost(n), more(n, limit, windowEnd, at));
 		});
 	}
 
-	/** A lagging clock is decided at the start of the stored window: time never goes backwards. */
-	@Override
-	long decisionTime(long now, LimitDefinition limit) {
-		long window = limit.windowMs();
-		return (this.stored && this.w > Math.floorDiv(now, window)) ? this.w * window : now;
+	/** The window a request at {@code now} counts in, its count and the time it is decided at. */
+	private record Window(long start, long end, long count, long at) {
 	}
 
-	/** The count of window {@code k}: 0 unless it is the stored one. */
-	private long countOf(long k) {
-		return (this.stored && this.w == k) ? this.c : 0;
+	private Window window(long now, LimitDefinition limit) {
+		long start;
+		long end;
+		CalendarPeriod calendar = limit.calendar();
+		if (calendar != null) {
+			long[] bounds = calendar.bounds(now);
+			start = bounds[1];
+			end = bounds[2];
+		}
+		else {
+			start = Math.floorDiv(now, limit.windowMs()) * limit.windowMs();
+			end = start + limit.windowMs();
+		}
+		if (this.stored && this.start >= end) {
+			// a lagging clock: decided at the start of the stored window, time never goes backwards
+			return new Window(this.start, this.end, this.c, this.start);
+		}
+		return new Window(start, end, (this.stored && this.t >= start) ? this.c : 0, now);
+	}
+
+	private void write(Window window, long n, long now, long clockNow) {
+		this.start = window.start;
+		this.end = window.end;
+		this.c = n;
+		this.t = window.at;
+		expireAfter(Math.max(window.end - now, 0) + TTL_MARGIN_MS, clockNow);
+	}
+
+	@Override
+	long decisionTime(long now, LimitDefinition limit) {
+		return window(now, limit).at;
 	}
 
 	@Override
 	LimitDecision.Allowance settle(long now, long clockNow, LimitDefinition limit, long delta, long reservedAt) {
-		long window = limit.windowMs();
-		long at = decisionTime(now, limit);
-		long k = Math.floorDiv(at, window);
-		long count = countOf(k);
+		Window window = window(now, limit);
+		long count = window.count;
 		long n = count;
 		if (delta > 0) {
-			n = Math.min(count + delta, maxUnits(window));
+			n = Math.min(count + delta, maxUnits(limit.scaleMs()));
 		}
-		else if (delta < 0 && Math.floorDiv(reservedAt, window) == k) {
+		else if (delta < 0 && window.start <= reservedAt && reservedAt < window.end) {
 			n = nonNegative(count + delta);
 		}
-		long windowEnd = (k + 1) * window;
 		if (n != count) {
-			this.w = k;
-			this.c = n;
-			expireAfter(windowEnd - now + TTL_MARGIN_MS, clockNow);
+			write(window, n, now, clockNow);
 		}
-		return allowance(limit.limit() - n, wait(n, limit.limit(), limit.limit(), windowEnd, at),
-				more(n, limit.limit(), windowEnd, at));
+		return allowance(limit.limit() - n, wait(n, limit.limit(), limit.limit(), window.end, window.at),
+				more(n, limit.limit(), window.end, window.at));
 	}
 
 	/** The wait until a request of cost {@code c} fits with {@code n} units counted: the next window. */
@@ -89,7 +112,7 @@ final class MemoryFixedWindow extends MemoryState {
 
 	@Override
 	public String toString() {
-		return "fw[w=" + this.w + ", c=" + this.c + ", deadline=" + this.deadline + "]";
+		return "fw[start=" + this.start + ", end=" + this.end + ", c=" + this.c + ", t=" + this.t + ", deadline=" + this.deadline + "]";
 	}
 
 }

@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The Redis key layout: {@code <prefix>{<client>}:<limit name>:<algorithm>:<window>}, for example
- * {@code rl:{q1y3VdJ8ZtXo}:api:tb:1s}.
+ * {@code rl:{q1y3VdJ8ZtXo}:api:tb:1s}; a fixed window of calendar periods has {@code cal} for its window, whatever
+ * the period and zone ({@code rl:{q1y3VdJ8ZtXo}:daily:fw:cal}).
  *
  * <p>
  * {@code {<client>}} is the Redis Cluster hash tag, so every limit of one client lives in one slot and one script
@@ -48,6 +49,10 @@ final class RedisKeys {
 	 * while calls are in flight must still count (and give back) their leases.
 	 */
 	String key(String clientId, LimitDefinition limit) {
+		if (limit.calendar() != null) {
+			// one state whatever the unit and zone: a change of either keeps the clients' counts (docs/ALGORITHMS.md)
+			return this.prefix + clientTag(clientId) + ":" + limit.name() + ":" + limit.algorithm().code() + ":cal";
+		}
 		if (!limit.algorithm().rate()) {
 			return this.prefix + clientTag(clientId) + ":" + limit.name() + ":" + limit.algorithm().code();
 		}

@@ -166,14 +166,15 @@ public final class RedisRateLimiter implements RateLimiter {
 	private Call call(String clientId, List<LimitRequest> limits) {
 		List<String> keys = new ArrayList<>(limits.size());
 		List<String> args = new ArrayList<>(1 + 6 * limits.size());
-		args.add((this.clock != null) ? Long.toString(Requests.timeOf(this.clock)) : SERVER_TIME_ARG);
+		long clockMs = clockMs();
+		args.add((clockMs >= 0) ? Long.toString(clockMs) : SERVER_TIME_ARG);
 		for (LimitRequest request : limits) {
 			LimitDefinition limit = request.definition();
 			keys.add(this.keys.key(clientId, limit));
-			args.add(limit.algorithm().code());
+			args.add(limit.scriptCode());
 			args.add(Long.toString(limit.limit()));
 			args.add(Long.toString(limit.windowMs()));
-			args.add(capacityOrLease(request));
+			args.add(capacityOrLease(request, clockMs));
 			args.add(Long.toString(request.cost()));
 			args.add(request.shadow() ? "1" : "0");
 		}
@@ -185,14 +186,15 @@ public final class RedisRateLimiter implements RateLimiter {
 		Requests.checkSettle(clientId, settlements);
 		List<String> keys = new ArrayList<>(settlements.size());
 		List<String> args = new ArrayList<>(1 + 7 * settlements.size());
-		args.add((this.clock != null) ? Long.toString(Requests.timeOf(this.clock)) : SERVER_TIME_ARG);
+		long clockMs = clockMs();
+		args.add((clockMs >= 0) ? Long.toString(clockMs) : SERVER_TIME_ARG);
 		for (Settlement settlement : settlements) {
 			LimitDefinition limit = settlement.reservation().definition();
 			keys.add(this.keys.key(clientId, limit));
-			args.add(limit.algorithm().code());
+			args.add(limit.scriptCode());
 			args.add(Long.toString(limit.limit()));
 			args.add(Long.toString(limit.windowMs()));
-			args.add(capacityOrLease(settlement.reservation()));
+			args.add(capacityOrLease(settlement.reservation(), clockMs));
 			args.add(Long.toString(settlement.reservation().cost()));
 			args.add(Long.toString(settlement.actualCost()));
 			args.add(Long.toString(settlement.reservedAtMs()));
@@ -200,13 +202,26 @@ public final class RedisRateLimiter implements RateLimiter {
 		return new Call(keys, args);
 	}
 
+	/** This limiter's clock in ms, or -1 when it decides at the server's {@code TIME}. */
+	private long clockMs() {
+		return (this.clock != null) ? Requests.timeOf(this.clock) : -1;
+	}
+
 	/**
 	 * A limit's fourth value in the scripts: the capacity of a rate limit, the lease id of a concurrency limit (empty
-	 * when a peek asks about no lease in particular).
+	 * when a peek asks about no lease in particular), and for a calendar period the starts of four periods around
+	 * the time {@code clockMs} (this JVM's clock when it is -1), "b0 b1 b2 b3" in ms: Lua knows no time zones, so the
+	 * bounds come from here and the script picks the period that holds the time it decides at (calendar_window.lua).
 	 */
-	private static String capacityOrLease(LimitRequest request) {
-		if (request.definition().algorithm().rate()) {
-			return Long.toString(request.definition().capacity());
+	private static String capacityOrLease(LimitRequest request, long clockMs) {
+		LimitDefinition limit = request.definition();
+		CalendarPeriod calendar = limit.calendar();
+		if (calendar != null) {
+			long[] b = calendar.bounds((clockMs >= 0) ? clockMs : System.currentTimeMillis());
+			return b[0] + " " + b[1] + " " + b[2] + " " + b[3];
+		}
+		if (limit.algorithm().rate()) {
+			return Long.toString(limit.capacity());
 		}
 		return (request.lease() != null) ? request.lease() : "";
 	}

@@ -31,7 +31,7 @@ public record Settlement(LimitRequest reservation, long reservedAtMs, long actua
 					+ "' must be at least 0, not " + actualCost);
 		}
 		// the largest cost whose arithmetic is exact: no state holds more units than this anyway
-		actualCost = Math.min(actualCost, LimitDefinition.EXACT_BOUND / reservation.definition().windowMs() - 2);
+		actualCost = Math.min(actualCost, LimitDefinition.EXACT_BOUND / reservation.definition().scaleMs() - 2);
 		if (actualCost > 0) {
 			// the checks of a request of that cost
 			reservation.withCost(actualCost);

@@ -31,7 +31,14 @@ class LuaScriptTest {
 			.contains("local function token_bucket(settling)", "local function sliding_log(settling)")
 			.doesNotContain("local function fixed_window(settling)");
 		assertThat(LuaScript.rateLimit(List.of(Algorithm.TOKEN_BUCKET, Algorithm.TOKEN_BUCKET))).isSameAs(tokenBucket);
-		assertThat(LuaScript.rateLimit(EnumSet.allOf(Algorithm.class))).isEqualTo(LuaScript.rateLimit());
+		// calendar periods only where a limit counts them: a plain fixed window's script makes no calendar_window
+		assertThat(LuaScript.rateLimit(EnumSet.allOf(Algorithm.class)).source())
+			.doesNotContain("local function calendar_window(settling)");
+		assertThat(LuaScript.rateLimit().source()).contains("local function calendar_window(settling)");
+		LimitDefinition daily = LimitDefinition.calendar("daily", 5, CalendarPeriod.of(CalendarPeriod.Unit.DAY));
+		assertThat(LuaScript.forLimits(List.of(daily.request())).source())
+			.contains("local function calendar_window(settling)")
+			.doesNotContain("local function fixed_window(settling)");
 		assertThatIllegalArgumentException().isThrownBy(() -> LuaScript.rateLimit(List.of()));
 	}
 

@@ -1,4 +1,5 @@
--- algorithms.lua: the four algorithms and the concurrency limit by the code that ARGV names them with (Algorithm.code() in Java), for
+-- algorithms.lua: the four algorithms, the concurrency limit and the fixed window of calendar periods by the code
+-- that ARGV names them with (LimitDefinition.scriptCode() in Java), for
 -- rate_limit.lua, peek.lua and settle.lua, which follow this file.
 --
 -- algorithm_of(code, settling) -> decide and commit, or nil, nil, settle with settling true (see common.lua), of that
@@ -20,6 +21,8 @@ local function algorithm_of(code, settling)
     make = sliding_log
   elseif code == 'cc' then
     make = concurrency
+  elseif code == 'fc' then
+    make = calendar_window
   end
   if make == nil then
     return nil
@@ -27,9 +30,10 @@ local function algorithm_of(code, settling)
   return make(settling)
 end
 
--- A limit's fourth value: the capacity of a rate limit (a number), the lease id of a concurrency limit (as sent).
+-- A limit's fourth value: the capacity of a rate limit (a number), the lease id of a concurrency limit and the
+-- periods' bounds of a calendar window (as sent).
 local function capacity_or_lease(code, value)
-  if code == 'cc' then
+  if code == 'cc' or code == 'fc' then
     return value
   end
   return tonumber(value)

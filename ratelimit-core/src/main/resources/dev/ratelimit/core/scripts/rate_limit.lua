@@ -8,8 +8,9 @@
 -- ARGV[1]  now in ms since the epoch, or -1 to use the Redis server's clock (TIME, truncated to ms)
 -- ARGV[2 + 6 * (i - 1) ...]  six values for limit i:
 --          algorithm ("fw" fixed window, "sl" sliding log, "swc" sliding window counter, "tb" token bucket,
---          "cc" concurrency), limit (units per window; leases at once), window (ms; the lease time), capacity
---          (token bucket; the lease id for concurrency; ignored otherwise), cost (units),
+--          "cc" concurrency, "fc" fixed window of calendar periods), limit (units per window; leases at once), window
+--          (ms; the lease time; a calendar period's nominal length), capacity (token bucket; the lease id for
+--          concurrency; the starts of four periods "b0 b1 b2 b3" for calendar periods; ignored otherwise), cost (units),
 --          shadow ("1" shadow, "0" enforced)
 -- Reply    an array of 6 integers per limit, in KEYS order:
 --          allowed (1 or 0: this limit's own verdict; the request is admitted only if all are 1), remaining (cost-1 requests still admissible at once),

@@ -55,7 +55,7 @@ final class FailLocalShareCalculator {
 					+ "; raise the limit, or use fewer instances or another failure policy");
 		}
 		return new LimitRequest(new LimitDefinition(definition.name(), definition.algorithm(), limit,
-				definition.window(), capacity), request.cost(), request.shadow());
+				definition.window(), capacity, definition.calendar()), request.cost(), request.shadow());
 	}
 
 }
