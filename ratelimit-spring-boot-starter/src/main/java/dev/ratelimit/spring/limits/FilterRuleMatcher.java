@@ -8,6 +8,7 @@ import java.util.Set;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.http.server.PathContainer;
+import org.springframework.util.StringUtils;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
@@ -37,16 +38,35 @@ public final class FilterRuleMatcher {
 		for (int i = 0; i < configured.size(); i++) {
 			String property = "ratelimit.filter.rules[" + i + "]";
 			LimitSettings.Rule rule = configured.get(i);
-			ConfiguredLimit limit = factory.fromRule(rule, property);
 			try {
-				names.register(limit);
+				ConfiguredLimit limit = factory.fromRule(rule, property);
+				try {
+					names.register(limit);
+				}
+				catch (IllegalStateException ex) {
+					throw new InvalidConfigurationPropertyValueException(property + ".name", limit.name(),
+							ex.getMessage());
+				}
+				rules.add(new FilterRule(limit, patterns(rule.getPaths(), property), methods(rule.getMethods(), property)));
 			}
-			catch (IllegalStateException ex) {
-				throw new InvalidConfigurationPropertyValueException(property + ".name", limit.name(), ex.getMessage());
+			catch (InvalidConfigurationPropertyValueException ex) {
+				throw naming(rule, ex);
 			}
-			rules.add(new FilterRule(limit, patterns(rule.getPaths(), property), methods(rule.getMethods(), property)));
 		}
 		return new FilterRuleMatcher(rules);
+	}
+
+	/**
+	 * {@code ex} with a reason that names the rule as well as its property: an index ({@code rules[3]}) is hard to find
+	 * in a long list, and a profile's rules are numbered apart from the others'.
+	 */
+	private static InvalidConfigurationPropertyValueException naming(LimitSettings.Rule rule,
+			InvalidConfigurationPropertyValueException ex) {
+		String which = StringUtils.hasText(rule.getName()) ? "the filter rule '" + rule.getName() + "'"
+				: rule.getPaths().isEmpty() ? "a filter rule without name or paths"
+						: "the filter rule of " + String.join(", ", rule.getPaths());
+		return new InvalidConfigurationPropertyValueException(ex.getName(), ex.getValue(),
+				"In " + which + ": " + ex.getReason());
 	}
 
 	public static FilterRuleMatcher none() {

@@ -127,6 +127,22 @@ class LimitResolverTests {
 	}
 
 	@Test
+	void aRulesErrorNamesTheRuleAsWellAsItsProperty() {
+		FilterRuleProperties named = rule("/api/**");
+		named.setName("api");
+		named.setLimit(0L);
+		FilterRuleProperties unnamed = rule("/reports/**", "/exports/**");
+		unnamed.setKey("#username");
+		InvalidConfigurationPropertyValueException namedError = matcherError(rule("/ok/**"), named);
+		assertThat(namedError.getName()).isEqualTo("ratelimit.filter.rules[1].limit");
+		assertThat(namedError.getReason()).startsWith("In the filter rule 'api': limit of rate limit 'api' must be at least 1");
+		InvalidConfigurationPropertyValueException unnamedError = matcherError(unnamed);
+		assertThat(unnamedError.getName()).isEqualTo("ratelimit.filter.rules[0].key");
+		assertThat(unnamedError.getReason()).startsWith("In the filter rule of /reports/**, /exports/**: ");
+		assertThat(matcherError(rule()).getReason()).startsWith("In a filter rule without name or paths: ");
+	}
+
+	@Test
 	void aRuleWithChargeOnStatusIsChargedByOutcomeOnThoseStatusesOnly() {
 		FilterRuleProperties rule = rule("/admin/**");
 		rule.setChargeOnStatus(List.of(401, 403));
@@ -331,6 +347,12 @@ class LimitResolverTests {
 	private InvalidConfigurationPropertyValueException ruleError(FilterRuleProperties rule) {
 		return assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
 			.isThrownBy(() -> resolver().fromRule(rule, "ratelimit.filter.rules[0]"))
+			.actual();
+	}
+
+	private InvalidConfigurationPropertyValueException matcherError(FilterRuleProperties... rules) {
+		return assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> FilterRuleMatcher.of(List.of(rules), resolver(), new LimitRegistry()))
 			.actual();
 	}
 
