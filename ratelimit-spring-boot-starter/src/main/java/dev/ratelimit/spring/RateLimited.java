@@ -68,6 +68,19 @@ public @interface RateLimited {
 	/** Token bucket size. Defaults to {@code ratelimit.defaults.capacity}, or the limit when that is unset. */
 	long capacity() default UNSET;
 
+	/**
+	 * A calendar period instead of a window: {@code day}, {@code week}, {@code month} or {@code year}, starting at
+	 * midnight in {@link #zone()} (property placeholders allowed). Only the fixed window takes one, and a limit with a
+	 * period and no {@link #algorithm()} is a fixed window (docs/ALGORITHMS.md, "Calendar periods").
+	 */
+	String period() default "";
+
+	/** The time zone of {@link #period()}, an IANA id such as {@code Europe/Berlin}. Defaults to UTC. */
+	String zone() default "";
+
+	/** The day a week of {@link #period()} starts on, {@code monday} to {@code sunday}. Defaults to Monday. */
+	String firstDayOfWeek() default "";
+
 	/** Units one call takes. Defaults to {@code ratelimit.defaults.cost}. Must not exceed the limit (or capacity). */
 	long cost() default UNSET;
 

@@ -16,7 +16,8 @@
 -- Makes this algorithm's decide and commit, or its settle (see common.lua).
 local function calendar_window(settling)
   -- remaining, reset-after and more-after with n units counted and the period ending next_ms away: the fixed
-  -- window's rule (fixed_window.lua).
+  -- window's rule (fixed_window.lua), written in each file, as its decide and commit are: a function shared through
+  -- common.lua would be made on every call of every script, calendar or not (see common.lua).
   local function fields(n, limit, next_ms)
     if n <= 0 then
       return limit - n, 0, 0

@@ -1,8 +1,11 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.CalendarPeriod;
 import dev.ratelimit.spring.limits.LimitSettings;
 import org.jspecify.annotations.Nullable;
 
@@ -31,6 +34,22 @@ public class LimitShapeProperties implements LimitSettings.Shape {
 	 * Token bucket size in tokens.
 	 */
 	private @Nullable Long capacity;
+
+	/**
+	 * Calendar period instead of a window: 'day', 'week', 'month' or 'year', starting at midnight in the zone; for the
+	 * fixed window only, which a limit with a period and no algorithm is.
+	 */
+	private CalendarPeriod.@Nullable Unit period;
+
+	/**
+	 * Time zone of the period, an IANA id such as 'Europe/Berlin'. UTC when unset.
+	 */
+	private @Nullable ZoneId zone;
+
+	/**
+	 * Day a week of the period starts on. Monday when unset.
+	 */
+	private @Nullable DayOfWeek firstDayOfWeek;
 
 	public @Nullable Algorithm getAlgorithm() {
 		return this.algorithm;
@@ -62,6 +81,33 @@ public class LimitShapeProperties implements LimitSettings.Shape {
 
 	public void setCapacity(@Nullable Long capacity) {
 		this.capacity = capacity;
+	}
+
+	@Override
+	public CalendarPeriod.@Nullable Unit getPeriod() {
+		return this.period;
+	}
+
+	public void setPeriod(CalendarPeriod.@Nullable Unit period) {
+		this.period = period;
+	}
+
+	@Override
+	public @Nullable ZoneId getZone() {
+		return this.zone;
+	}
+
+	public void setZone(@Nullable ZoneId zone) {
+		this.zone = zone;
+	}
+
+	@Override
+	public @Nullable DayOfWeek getFirstDayOfWeek() {
+		return this.firstDayOfWeek;
+	}
+
+	public void setFirstDayOfWeek(@Nullable DayOfWeek firstDayOfWeek) {
+		this.firstDayOfWeek = firstDayOfWeek;
 	}
 
 }

@@ -1,13 +1,20 @@
 package dev.ratelimit.spring.limits;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Locale;
+import java.util.function.UnaryOperator;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.CalendarPeriod;
+import dev.ratelimit.spring.RateLimited;
+import org.jspecify.annotations.Nullable;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
 
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.util.StringUtils;
 
 /**
  * The string attributes of {@link dev.ratelimit.spring.RateLimited}, parsed as {@code application.yml} writes the
@@ -46,6 +53,36 @@ final class AnnotationValueParser {
 			throw new IllegalArgumentException("maxWait '" + value + "' is negative; use 0 for no wait");
 		}
 		return wait;
+	}
+
+	/**
+	 * The shape {@code annotation} sets, each attribute with its placeholders resolved by {@code resolve}: {@code null}
+	 * where unset, for {@link LimitShape#with} to fall back on the defaults.
+	 */
+	static LimitSettings.Shape shape(RateLimited annotation, UnaryOperator<String> resolve) {
+		return new AnnotationShape(
+				StringUtils.hasText(annotation.algorithm()) ? parseAlgorithm(resolve.apply(annotation.algorithm())) : null,
+				(annotation.limit() != RateLimited.UNSET) ? annotation.limit() : null,
+				StringUtils.hasText(annotation.window()) ? parseWindow(resolve.apply(annotation.window())) : null,
+				(annotation.capacity() != RateLimited.UNSET) ? annotation.capacity() : null,
+				StringUtils.hasText(annotation.period()) ? CalendarPeriod.unit(resolve.apply(annotation.period())) : null,
+				StringUtils.hasText(annotation.zone()) ? CalendarPeriod.zone(resolve.apply(annotation.zone())) : null,
+				StringUtils.hasText(annotation.firstDayOfWeek())
+						? parseDayOfWeek(resolve.apply(annotation.firstDayOfWeek())) : null);
+	}
+
+	private record AnnotationShape(@Nullable Algorithm getAlgorithm, @Nullable Long getLimit,
+			@Nullable Duration getWindow, @Nullable Long getCapacity, CalendarPeriod.@Nullable Unit getPeriod,
+			@Nullable ZoneId getZone, @Nullable DayOfWeek getFirstDayOfWeek) implements LimitSettings.Shape {
+	}
+
+	static DayOfWeek parseDayOfWeek(String value) {
+		try {
+			return DayOfWeek.valueOf(value.trim().toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("firstDayOfWeek '" + value + "' is no day of the week; use monday to sunday");
+		}
 	}
 
 	static Algorithm parseAlgorithm(String value) {

@@ -1,11 +1,14 @@
 package dev.ratelimit.spring.limits;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.StringJoiner;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.CalendarPeriod;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
 import org.jspecify.annotations.Nullable;
@@ -46,7 +49,7 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 	LimitShape applyTo(LimitShape shape) {
 		return new LimitShape((this.algorithm != null) ? this.algorithm : shape.algorithm(),
 				(this.limit != null) ? this.limit : shape.limit(), (this.window != null) ? this.window : shape.window(),
-				capacity(shape.capacity()));
+				capacity(shape.capacity()), (this.window != null) ? null : shape.calendar());
 	}
 
 	/** A plan's shape of a limit ({@code configured}, or none) with this override's parts, as {@link #applyTo}. */
@@ -54,8 +57,12 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 		Algorithm algorithm = (this.algorithm != null) ? this.algorithm
 				: (configured != null) ? configured.getAlgorithm() : null;
 		Long capacity = capacity((configured != null) ? configured.getCapacity() : null);
+		// a calendar period the plan sets stays, unless this override sets a window instead
+		LimitSettings.Shape period = (this.window == null) ? configured : null;
 		return new PlanShape(algorithm, (this.limit != null) ? this.limit : (configured != null) ? configured.getLimit() : null,
-				(this.window != null) ? this.window : (configured != null) ? configured.getWindow() : null, capacity);
+				(this.window != null) ? this.window : (configured != null) ? configured.getWindow() : null, capacity,
+				(period != null) ? period.getPeriod() : null, (period != null) ? period.getZone() : null,
+				(period != null) ? period.getFirstDayOfWeek() : null);
 	}
 
 	private @Nullable Long capacity(@Nullable Long configured) {
@@ -144,7 +151,8 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 
 	/** A plan's shape of a limit, overridden. */
 	private record PlanShape(@Nullable Algorithm getAlgorithm, @Nullable Long getLimit, @Nullable Duration getWindow,
-			@Nullable Long getCapacity) implements LimitSettings.Shape {
+			@Nullable Long getCapacity, CalendarPeriod.@Nullable Unit getPeriod, @Nullable ZoneId getZone,
+			@Nullable DayOfWeek getFirstDayOfWeek) implements LimitSettings.Shape {
 
 		/** As an error message quotes it: what the shape sets. */
 		@Override

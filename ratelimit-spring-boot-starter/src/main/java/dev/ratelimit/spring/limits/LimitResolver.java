@@ -23,11 +23,9 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.util.StringUtils;
 
-import static dev.ratelimit.spring.limits.AnnotationValueParser.parseAlgorithm;
 import static dev.ratelimit.spring.limits.AnnotationValueParser.parseFailurePolicy;
 import static dev.ratelimit.spring.limits.AnnotationValueParser.parseMaxWait;
 import static dev.ratelimit.spring.limits.AnnotationValueParser.parseMode;
-import static dev.ratelimit.spring.limits.AnnotationValueParser.parseWindow;
 
 /**
  * Turns {@link RateLimited} annotations and filter rules into {@link ConfiguredLimit}s, filling unset attributes from
@@ -131,13 +129,10 @@ public final class LimitResolver {
 	}
 
 	private LimitShape shape(RateLimited annotation) {
-		Algorithm algorithm = StringUtils.hasText(annotation.algorithm())
-				? parseAlgorithm(resolve(annotation.algorithm())) : this.defaults.getAlgorithm();
-		return new LimitShape(algorithm,
-				(annotation.limit() != RateLimited.UNSET) ? annotation.limit() : this.defaults.getLimit(),
-				StringUtils.hasText(annotation.window()) ? parseWindow(resolve(annotation.window()))
-						: defaultWindow(algorithm),
-				(annotation.capacity() != RateLimited.UNSET) ? Long.valueOf(annotation.capacity()) : null);
+		LimitSettings.Shape set = AnnotationValueParser.shape(annotation, this::resolve);
+		LimitShape shape = LimitShape.of(this.defaults).with(set);
+		return (set.getWindow() == null && shape.calendar() == null) ? shape.withWindow(defaultWindow(shape.algorithm()))
+				: shape;
 	}
 
 	/**
@@ -230,7 +225,7 @@ public final class LimitResolver {
 			ConfiguredLimit.Origin origin, Function<FailurePolicy, ConfiguredLimit.Handling> handling) {
 		LimitMode mode = this.overrides.applyTo(name, (limit.getMode() != null) ? limit.getMode() : this.defaults.getMode());
 		LimitShape shape = LimitShape.of(this.defaults).with(limit);
-		if (limit.getWindow() == null) {
+		if (limit.getWindow() == null && shape.calendar() == null) {
 			shape = shape.withWindow(defaultWindow(shape.algorithm()));
 		}
 		shape = this.overrides.applyTo(name, shape);
@@ -288,7 +283,7 @@ public final class LimitResolver {
 		}
 		LimitRequest own = base.request();
 		LimitShape ownShape = new LimitShape(own.definition().algorithm(), own.definition().limit(),
-				own.definition().window(), null);
+				own.definition().window(), null, own.definition().calendar());
 		Map<String, ConfiguredLimit> byPlan = new LinkedHashMap<>();
 		for (String plan : this.plans.names()) {
 			String shaping = (this.plans.shape(plan, base.name()) != null) ? plan : this.plans.defaultPlan();
@@ -320,10 +315,15 @@ public final class LimitResolver {
 			throw new InvalidLimitException("capacity", "capacity of rate limit '" + name
 					+ "' applies to the token bucket only, not to " + shape.algorithm());
 		}
+		if (shape.calendar() != null && shape.algorithm() != Algorithm.FIXED_WINDOW) {
+			throw new InvalidLimitException("period", "rate limit '" + name + "' counts calendar periods ("
+					+ shape.calendar() + "), which only the fixed-window algorithm takes, not " + Terms.of(shape.algorithm()));
+		}
 		Long defaultCapacity = (shape.algorithm() == Algorithm.TOKEN_BUCKET) ? this.defaults.getCapacity() : null;
 		long capacity = (shape.capacity() != null) ? shape.capacity()
 				: (defaultCapacity != null) ? defaultCapacity : shape.limit();
-		return new LimitDefinition(name, shape.algorithm(), shape.limit(), shape.window(), capacity).request(cost)
+		return new LimitDefinition(name, shape.algorithm(), shape.limit(), shape.window(), capacity, shape.calendar())
+			.request(cost)
 			.requireCostFits();
 	}
 

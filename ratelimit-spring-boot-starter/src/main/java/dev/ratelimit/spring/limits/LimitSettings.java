@@ -1,10 +1,13 @@
 package dev.ratelimit.spring.limits;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.CalendarPeriod;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +38,24 @@ public interface LimitSettings {
 		@Nullable Duration getWindow();
 
 		@Nullable Long getCapacity();
+
+		/**
+		 * {@code period}: a calendar period that a fixed window counts in instead of a window of one length
+		 * (docs/ALGORITHMS.md, "Calendar periods"); {@code null} when unset.
+		 */
+		default CalendarPeriod.@Nullable Unit getPeriod() {
+			return null;
+		}
+
+		/** {@code zone}: the time zone of {@link #getPeriod()}; {@code null}: UTC. */
+		default @Nullable ZoneId getZone() {
+			return null;
+		}
+
+		/** {@code first-day-of-week}: the day a week of {@link #getPeriod()} starts on; {@code null}: Monday. */
+		default @Nullable DayOfWeek getFirstDayOfWeek() {
+			return null;
+		}
 
 	}
 

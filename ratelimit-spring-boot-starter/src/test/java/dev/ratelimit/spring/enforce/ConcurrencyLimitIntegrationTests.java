@@ -332,8 +332,10 @@ class ConcurrencyLimitIntegrationTests {
 				held.add(send(port, "/annotated-held", client));
 			}
 			waitUntil(() -> gate.entered.get() == LIMIT, "every call running");
+			// a lost response fails the test rather than hang the build (once seen: the release below never answered)
 			String state = this.http.send(HttpRequest.newBuilder(
 					URI.create("http://127.0.0.1:" + port + "/actuator/ratelimits/annotated-held?client=key:" + client))
+				.timeout(Duration.ofSeconds(30))
 				.build(), HttpResponse.BodyHandlers.ofString()).body();
 			List<String> leases = JsonPath.read(state, "$.states[0].leases[*].lease");
 			List<String> holders = JsonPath.read(state, "$.states[0].leases[*].holder");
@@ -348,6 +350,7 @@ class ConcurrencyLimitIntegrationTests {
 			String released = this.http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
 					+ "/actuator/ratelimits/annotated-held?client=key:" + client + "&lease=" + leases.get(0)))
 				.DELETE()
+				.timeout(Duration.ofSeconds(30))
 				.build(), HttpResponse.BodyHandlers.ofString()).body();
 			assertThat(JsonPath.<Boolean>read(released, "$.released")).isTrue();
 			assertThat(leases(prefix)).isEqualTo(LIMIT - 1);

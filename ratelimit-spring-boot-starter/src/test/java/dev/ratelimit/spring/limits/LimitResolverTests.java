@@ -1,11 +1,15 @@
 package dev.ratelimit.spring.limits;
 
 import java.lang.reflect.Method;
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.CalendarPeriod;
+import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.autoconfigure.RateLimitProperties;
@@ -124,6 +128,58 @@ class LimitResolverTests {
 		InvalidConfigurationPropertyValueException keyError = ruleError(key);
 		assertThat(keyError.getName()).isEqualTo("ratelimit.filter.rules[0].key");
 		assertThat(keyError.getMessage()).contains("a filter rule's key can read #request, #principal");
+	}
+
+	@Test
+	void aRuleWithAPeriodIsAFixedWindowOfCalendarPeriodsInItsZone() {
+		FilterRuleProperties daily = rule("/api/**");
+		daily.setLimit(1000L);
+		daily.setPeriod(CalendarPeriod.Unit.DAY);
+		daily.setZone(ZoneId.of("Europe/Berlin"));
+		LimitDefinition definition = resolver().fromRule(daily, "ratelimit.filter.rules[0]").request().definition();
+		assertThat(definition.algorithm()).as("the defaults' token bucket gives way to the fixed window")
+			.isEqualTo(Algorithm.FIXED_WINDOW);
+		assertThat(definition.calendar()).isEqualTo(CalendarPeriod.of(CalendarPeriod.Unit.DAY, ZoneId.of("Europe/Berlin")));
+		assertThat(definition.window()).isEqualTo(Duration.ofDays(1));
+
+		FilterRuleProperties bucket = rule("/api/**");
+		bucket.setAlgorithm(Algorithm.TOKEN_BUCKET);
+		bucket.setPeriod(CalendarPeriod.Unit.MONTH);
+		InvalidConfigurationPropertyValueException bucketError = ruleError(bucket);
+		assertThat(bucketError.getName()).isEqualTo("ratelimit.filter.rules[0].period");
+		assertThat(bucketError.getMessage())
+			.contains("counts calendar periods (month), which only the fixed-window algorithm takes, not token-bucket");
+		FilterRuleProperties both = rule("/api/**");
+		both.setWindow(Duration.ofHours(1));
+		both.setPeriod(CalendarPeriod.Unit.DAY);
+		assertThat(ruleError(both).getName()).isEqualTo("ratelimit.filter.rules[0].period");
+		FilterRuleProperties zoneOnly = rule("/api/**");
+		zoneOnly.setZone(ZoneId.of("Europe/Berlin"));
+		assertThat(ruleError(zoneOnly).getName()).isEqualTo("ratelimit.filter.rules[0].zone");
+	}
+
+	@Test
+	void anAnnotationAndAPlanSetCalendarPeriodsAndAWindowOverrideEndsThem() throws Exception {
+		this.environment.setProperty("tenant.zone", "America/New_York");
+		ConfiguredLimit weekly = fromAnnotation("weekly");
+		assertThat(weekly.request().definition().calendar())
+			.isEqualTo(new CalendarPeriod(CalendarPeriod.Unit.WEEK, ZoneId.of("America/New_York"), DayOfWeek.SUNDAY));
+		assertThatIllegalStateException().isThrownBy(() -> fromAnnotation("calendarBucket"))
+			.withMessageContaining("only the fixed-window algorithm takes");
+
+		PlanLimitProperties monthly = planLimit(100_000);
+		monthly.setPeriod(CalendarPeriod.Unit.MONTH);
+		this.properties.setPlans(Map.of("free", Map.of("orders", planLimit(10)), "pro", Map.of("orders", monthly)));
+		ConfiguredLimit planned = fromAnnotation("named");
+		assertThat(planned.forPlan("pro").request().definition().calendar()).isEqualTo(CalendarPeriod.of(CalendarPeriod.Unit.MONTH));
+		assertThat(planned.forPlan("pro").request().definition().algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
+		assertThat(planned.forPlan("free").request().definition().calendar()).isNull();
+
+		LimitShape calendar = LimitShape.of(this.properties.getDefaults()).with(monthly);
+		assertThat(LimitOverride.of(null, 5L, null, null, null, null).applyTo(calendar).calendar())
+			.as("an override of the limit keeps the period").isEqualTo(calendar.calendar());
+		assertThat(LimitOverride.of(null, null, "1h", null, null, null).applyTo(calendar).calendar())
+			.as("an override of the window replaces it").isNull();
 	}
 
 	@Test
@@ -388,6 +444,14 @@ class LimitResolverTests {
 
 		@RateLimited(algorithm = "token-bucket", limit = 10)
 		void bucket() {
+		}
+
+		@RateLimited(limit = 5000, period = "week", zone = "${tenant.zone}", firstDayOfWeek = "sunday")
+		void weekly() {
+		}
+
+		@RateLimited(algorithm = "token-bucket", period = "day")
+		void calendarBucket() {
 		}
 
 		@RateLimited(key = "#username")

@@ -6,6 +6,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -52,7 +54,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.filter.rules[7].name=preflight-rule", "ratelimit.filter.rules[7].paths=/plain-cors",
 				"ratelimit.filter.rules[7].limit=1",
 				"ratelimit.filter.rules[8].name=get-rule", "ratelimit.filter.rules[8].paths=/plain-get",
-				"ratelimit.filter.rules[8].methods=GET", "ratelimit.filter.rules[8].limit=1" })
+				"ratelimit.filter.rules[8].methods=GET", "ratelimit.filter.rules[8].limit=1",
+				"ratelimit.filter.rules[9].name=daily-rule", "ratelimit.filter.rules[9].paths=/plain-daily",
+				"ratelimit.filter.rules[9].limit=1", "ratelimit.filter.rules[9].period=day",
+				"ratelimit.filter.rules[9].zone=Pacific/Auckland" })
 public abstract class HttpContract {
 
 	static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
@@ -185,6 +190,31 @@ public abstract class HttpContract {
 		HttpResponse<String> response = get("/plain-cors");
 		assertThat(response.statusCode()).isEqualTo(200);
 		assertThat(response.headers().allValues("RateLimit")).containsExactly("\"preflight-rule\";r=0;t=60");
+	}
+
+	/**
+	 * A daily quota in Auckland: its fields count to the next midnight there, as the JVM's clock and the zone's rules
+	 * place it (the wall clock is the behaviour here: a few seconds of margin for Redis' clock and a loaded machine),
+	 * and its policy's window is the day's nominal length.
+	 */
+	@Test
+	void aDailyQuotaInAZoneCountsToMidnightThere() throws Exception {
+		ZoneId auckland = ZoneId.of("Pacific/Auckland");
+		long before = secondsToMidnight(auckland);
+		HttpResponse<String> allowed = get("/plain-daily");
+		HttpResponse<String> denied = get("/plain-daily");
+		long after = secondsToMidnight(auckland);
+		assertThat(allowed.statusCode()).isEqualTo(200);
+		assertThat(allowed.headers().allValues("RateLimit-Policy")).containsExactly("\"daily-rule\";q=1;w=86400");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		long retryAfter = Long.parseLong(denied.headers().firstValue("Retry-After").orElseThrow());
+		assertThat(retryAfter).isBetween(Math.min(before, after) - 5, Math.max(before, after) + 5);
+		assertThat(denied.headers().allValues("RateLimit")).containsExactly("\"daily-rule\";r=0;t=" + retryAfter);
+	}
+
+	private static long secondsToMidnight(ZoneId zone) {
+		ZonedDateTime now = ZonedDateTime.now(zone);
+		return Duration.between(now, now.toLocalDate().plusDays(1).atStartOfDay(zone)).toSeconds();
 	}
 
 	@Test

@@ -90,6 +90,11 @@ public class LimitedController {
 		return "plain";
 	}
 
+	@GetMapping("/plain-daily")
+	public String plainDaily() {
+		return "plain";
+	}
+
 	@GetMapping("/plain-cors")
 	public String plainCors() {
 		return "plain";

@@ -26,9 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = RateLimitWebFluxTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=reactive", "ratelimit.key-prefix=http-contract-webflux:",
-				"ratelimit.filter.rules[9].name=functional", "ratelimit.filter.rules[9].paths=/functional/**",
-				"ratelimit.filter.rules[9].limit=1", "ratelimit.filter.rules[10].name=split-rule",
-				"ratelimit.filter.rules[10].paths=/reactive/split/*", "ratelimit.filter.rules[10].limit=20" })
+				"ratelimit.filter.rules[10].name=functional", "ratelimit.filter.rules[10].paths=/functional/**",
+				"ratelimit.filter.rules[10].limit=1", "ratelimit.filter.rules[11].name=split-rule",
+				"ratelimit.filter.rules[11].paths=/reactive/split/*", "ratelimit.filter.rules[11].limit=20" })
 @ExtendWith(NoBlocking.class)
 class WebFluxHttpContractIntegrationTests extends HttpContract {
 
