@@ -129,7 +129,14 @@ public final class LimitResolver {
 	}
 
 	private LimitShape shape(RateLimited annotation) {
-		LimitSettings.Shape set = AnnotationValueParser.shape(annotation, this::resolve);
+		return overDefaults(AnnotationValueParser.shape(annotation, this::resolve));
+	}
+
+	/**
+	 * What {@code set} sets over the defaults; where it sets neither a window nor a period, the window of a limit that
+	 * sets none ({@link #defaultWindow}).
+	 */
+	private LimitShape overDefaults(LimitSettings.Shape set) {
 		LimitShape shape = LimitShape.of(this.defaults).with(set);
 		return (set.getWindow() == null && shape.calendar() == null) ? shape.withWindow(defaultWindow(shape.algorithm()))
 				: shape;
@@ -224,11 +231,7 @@ public final class LimitResolver {
 	private ConfiguredLimit limit(LimitSettings.Limit limit, String name, @Nullable Expression key,
 			ConfiguredLimit.Origin origin, Function<FailurePolicy, ConfiguredLimit.Handling> handling) {
 		LimitMode mode = this.overrides.applyTo(name, (limit.getMode() != null) ? limit.getMode() : this.defaults.getMode());
-		LimitShape shape = LimitShape.of(this.defaults).with(limit);
-		if (limit.getWindow() == null && shape.calendar() == null) {
-			shape = shape.withWindow(defaultWindow(shape.algorithm()));
-		}
-		shape = this.overrides.applyTo(name, shape);
+		LimitShape shape = this.overrides.applyTo(name, overDefaults(limit));
 		LimitRequest request = definition(name, shape,
 				(limit.getCost() != null) ? limit.getCost() : concurrencyCost(shape, this.defaults.getCost()))
 			.withShadow(mode == LimitMode.SHADOW);
