@@ -27,7 +27,7 @@ final class MemoryFixedWindow extends MemoryState {
 		Window window = window(now, definition);
 		long at = window.at;
 		long count = window.count;
-		long windowEnd = window.end;
+		long windowEnd = window.lasts;
 		Wait reset = (n) -> wait(n, limit, limit, windowEnd, at);
 		if (cost > limit) {
 			return Verdict.never(limit - count, reset.forCost(count), more(count, limit, windowEnd, at));
@@ -39,12 +39,17 @@ final class MemoryFixedWindow extends MemoryState {
 		return Verdict.allowed(limit - count, reset.forCost(count), more(count, limit, windowEnd, at), (verdict) -> {
 			long n = count + cost;
 			write(window, n, now, clockNow);
-			verdict.after(limit - n, reset.forCost(n), more(n, limit, windowEnd, at));
+			long end = window.end;
+			verdict.after(limit - n, wait(n, limit, limit, end, at), more(n, limit, end, at));
 		});
 	}
 
-	/** The window a request at {@code now} counts in, its count and the time it is decided at. */
-	private record Window(long start, long end, long count, long at) {
+	/**
+	 * The window a request at {@code now} counts in, its count, the time it is decided at, and until when the count
+	 * holds unless a request is admitted: the window's end, or the earlier end of a reconfigured calendar limit's
+	 * stored period (calendar_window.lua's {@code lasts}).
+	 */
+	private record Window(long start, long end, long count, long at, long lasts) {
 	}
 
 	private Window window(long now, LimitDefinition limit) {
@@ -62,9 +67,12 @@ final class MemoryFixedWindow extends MemoryState {
 		}
 		if (this.stored && this.start >= end) {
 			// a lagging clock: decided at the start of the stored window, time never goes backwards
-			return new Window(this.start, this.end, this.c, this.start);
+			return new Window(this.start, this.end, this.c, this.start, this.end);
 		}
-		return new Window(start, end, (this.stored && this.t >= start) ? this.c : 0, now);
+		if (this.stored && this.t >= start && this.end > now) {
+			return new Window(start, end, this.c, now, Math.min(end, this.end));
+		}
+		return new Window(start, end, 0, now, end);
 	}
 
 	private void write(Window window, long n, long now, long clockNow) {
@@ -91,11 +99,13 @@ final class MemoryFixedWindow extends MemoryState {
 		else if (delta < 0 && window.start <= reservedAt && reservedAt < window.end) {
 			n = nonNegative(count + delta);
 		}
+		long end = window.lasts;
 		if (n != count) {
 			write(window, n, now, clockNow);
+			end = window.end;
 		}
-		return allowance(limit.limit() - n, wait(n, limit.limit(), limit.limit(), window.end, window.at),
-				more(n, limit.limit(), window.end, window.at));
+		return allowance(limit.limit() - n, wait(n, limit.limit(), limit.limit(), end, window.at),
+				more(n, limit.limit(), end, window.at));
 	}
 
 	/** The wait until a request of cost {@code c} fits with {@code n} units counted: the next window. */

@@ -105,23 +105,37 @@ abstract class CalendarWindowContract {
 	}
 
 	@Test
-	void aChangeOfZoneMidPeriodCarriesTheCountIntoThePeriodInForce() {
+	void aChangeOfZoneMidPeriodKeepsTheCountUntilItsPeriodEndsOrMovesItWithAnAdmission() {
 		LimitDefinition berlin = LimitDefinition.calendar("daily", 5, CalendarPeriod.of(Unit.DAY, BERLIN));
 		LimitDefinition newYork = LimitDefinition.calendar("daily", 5,
 				CalendarPeriod.of(Unit.DAY, ZoneId.of("America/New_York")));
 		long morning = Instant.parse("2026-12-07T10:00:00Z").toEpochMilli();
+		long berlinMidnight = Instant.parse("2026-12-07T23:00:00Z").toEpochMilli();
+		long newYorkMidnight = Instant.parse("2026-12-08T05:00:00Z").toEpochMilli();
 		exhaust(berlin, morning, 5);
 
-		// New York's day (05:00Z to 05:00Z) overlaps Berlin's: the 5 count on, no fresh budget
+		// New York's day (05:00Z to 05:00Z) overlaps Berlin's: the 5 count on, no fresh budget, until Berlin's day,
+		// in which they were counted, ends (a denial writes nothing: the state keeps its own end)
 		RateLimitDecision moved = at(this.limiter, morning + 60_000).tryAcquire("client", List.of(newYork.request()));
 		assertThat(moved.allowed()).isFalse();
-		long newYorkMidnight = Instant.parse("2026-12-08T05:00:00Z").toEpochMilli();
-		assertThat(moved.retryAfterMs()).hasValue(newYorkMidnight - morning - 60_000);
-		// after Berlin's midnight (23:00Z) the count still holds until New York's, in force now
-		long afterBerlinMidnight = Instant.parse("2026-12-07T23:30:00Z").toEpochMilli();
-		assertThat(at(this.limiter, afterBerlinMidnight).tryAcquire("client", List.of(newYork.request())).allowed())
+		assertThat(moved.retryAfterMs()).hasValue(berlinMidnight - morning - 60_000);
+		assertThat(at(this.limiter, berlinMidnight - 1).tryAcquire("client", List.of(newYork.request())).allowed())
 			.isFalse();
-		assertThat(at(this.limiter, newYorkMidnight).tryAcquire("client", List.of(newYork.request())).allowed()).isTrue();
+		assertThat(at(this.limiter, berlinMidnight).tryAcquire("client", List.of(newYork.request(5))).allowed())
+			.isTrue();
+
+		// a count that an admission moved into New York's day holds until New York's midnight
+		at(this.limiter, morning).tryAcquire("other", List.of(berlin.request(3)));
+		LimitDecision admitted = at(this.limiter, morning + 1000).tryAcquire("other", List.of(newYork.request()))
+			.decisions()
+			.get(0);
+		assertThat(admitted.allowed()).isTrue();
+		assertThat(admitted.remaining()).isEqualTo(1);
+		assertThat(admitted.resetAfterMs()).isEqualTo(newYorkMidnight - morning - 1000);
+		RateLimitDecision afterBerlinMidnight = at(this.limiter, berlinMidnight + 1000).tryAcquire("other",
+				List.of(newYork.request(2)));
+		assertThat(afterBerlinMidnight.allowed()).isFalse();
+		assertThat(afterBerlinMidnight.retryAfterMs()).hasValue(newYorkMidnight - berlinMidnight - 1000);
 	}
 
 	@Test

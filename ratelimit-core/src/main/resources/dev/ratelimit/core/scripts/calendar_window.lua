@@ -9,9 +9,10 @@
 -- State (one string per client and limit): "<s> <e> <c> <t>", the period counted, [s, e) in ms, the units admitted
 -- in it, and the time of the last write. A stored period that starts at or after the request's period ends is
 -- later: a lagging clock, decided at the start of the stored period, as the fixed window decides (time never goes
--- backwards). Otherwise the count counts on when it was last written in the request's period (t >= s): the same
--- period, or one of another unit or zone (the limit was reconfigured: the count carries into the period in force, in
--- which it was counted, never a fresh budget, and not into the next). Else it is forgotten. The state expires at the
+-- backwards). Otherwise the count counts on when it was last written in the request's period (t >= s) and its own
+-- period has not ended: the same period, or one of another unit or zone (the limit was reconfigured). Such a count
+-- holds until the earlier of the two periods' ends ("lasts": a denial writes nothing, so the state keeps its own
+-- expiry), and an admitted request moves it into the period in force. Else it is forgotten. The state expires at the
 -- end of its period (plus TTL_MARGIN_MS). docs/ALGORITHMS.md, "Calendar periods".
 -- Makes this algorithm's decide and commit, or its settle (see common.lua).
 local function calendar_window(settling)
@@ -25,7 +26,8 @@ local function calendar_window(settling)
     return limit - n, next_ms, next_ms
   end
 
-  -- The count of the period the request is decided in, that period [s, e), and `at`.
+  -- The count of the period the request is decided in, that period [s, e), `at`, and until when the count holds
+  -- unless a request is admitted (e, or the earlier end of a reconfigured limit's stored period).
   local function load(key, now, bounds)
     local b0, b1, b2, b3 = match(bounds, '^(%d+) (%d+) (%d+) (%d+)$')
     local s, e = tonumber(b1), tonumber(b2)
@@ -41,20 +43,24 @@ local function calendar_window(settling)
       at = e - 1
     end
     local count = 0
+    local lasts = e
     local state = redis.call('GET', key)
     if state then
       local ws, we, c, t = match(state, '^(%d+) (%d+) (%d+) (%d+)$')
       ws, we, c, t = tonumber(ws), tonumber(we), tonumber(c), tonumber(t)
       if ws ~= nil and we ~= nil and c ~= nil and t ~= nil then
         if ws >= e then
-          s, e, at = ws, we, ws
+          s, e, at, lasts = ws, we, ws, we
           count = c
-        elseif t >= s then
+        elseif t >= s and we > at then
           count = c
+          if we < e then
+            lasts = we
+          end
         end
       end
     end
-    return count, s, e, at
+    return count, s, e, at, lasts
   end
 
   local function write(key, now, s, e, n, at)
@@ -64,7 +70,7 @@ local function calendar_window(settling)
   if settling then
     -- A charge counts in the current period, even beyond the limit; a refund only in the reservation's own period.
     local function settle(key, now, limit, window, bounds, delta, reserved_at)
-      local count, s, e, at = load(key, now, bounds)
+      local count, s, e, at, lasts = load(key, now, bounds)
       local n = count
       if delta > 0 then
         n = math.min(count + delta, MAX_SCALED - 1)
@@ -73,16 +79,17 @@ local function calendar_window(settling)
       end
       if n ~= count then
         write(key, now, s, e, n, at)
+        lasts = e
       end
-      local remaining, reset_after, more_after = fields(n, limit, e - at)
+      local remaining, reset_after, more_after = fields(n, limit, lasts - at)
       return remaining, reset_after, more_after, at
     end
     return nil, nil, settle
   end
 
   local function decide(key, now, limit, window, bounds, cost)
-    local count, s, e, at = load(key, now, bounds)
-    local next_ms = e - at
+    local count, s, e, at, lasts = load(key, now, bounds)
+    local next_ms = lasts - at
     local remaining, reset_after, more_after = fields(count, limit, next_ms)
     if cost > limit then
       return false, remaining, NEVER, reset_after, more_after, at

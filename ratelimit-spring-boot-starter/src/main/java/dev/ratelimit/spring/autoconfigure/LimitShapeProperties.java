@@ -3,6 +3,8 @@ package dev.ratelimit.spring.autoconfigure;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.CalendarPeriod;
@@ -108,6 +110,26 @@ public class LimitShapeProperties implements LimitSettings.Shape {
 
 	public void setFirstDayOfWeek(@Nullable DayOfWeek firstDayOfWeek) {
 		this.firstDayOfWeek = firstDayOfWeek;
+	}
+
+	/** What the shape sets, as an error message quotes it: {@code {limit=5, period=MONTH}}. */
+	@Override
+	public String toString() {
+		Map<String, Object> set = new LinkedHashMap<>();
+		put(set, "algorithm", this.algorithm);
+		put(set, "limit", this.limit);
+		put(set, "window", this.window);
+		put(set, "capacity", this.capacity);
+		put(set, "period", this.period);
+		put(set, "zone", this.zone);
+		put(set, "first-day-of-week", this.firstDayOfWeek);
+		return set.toString();
+	}
+
+	private static void put(Map<String, Object> set, String name, @Nullable Object value) {
+		if (value != null) {
+			set.put(name, value);
+		}
 	}
 
 }

@@ -54,12 +54,20 @@ record LimitShape(Algorithm algorithm, long limit, Duration window, @Nullable Lo
 	/** The calendar period {@code shape} sets, or this shape's when it sets neither a period nor a window. */
 	private @Nullable CalendarPeriod calendar(LimitSettings.Shape shape) {
 		CalendarPeriod.Unit unit = shape.getPeriod();
+		if (unit == null && this.calendar != null && shape.getWindow() == null) {
+			// a plan that changes only the zone or the first day of the limit's own period
+			unit = this.calendar.unit();
+		}
 		if (unit == null) {
 			if (shape.getZone() != null || shape.getFirstDayOfWeek() != null) {
 				throw new InvalidLimitException((shape.getZone() != null) ? "zone" : "firstDayOfWeek",
 						"zone and first-day-of-week apply to a limit with a period (day, week, month or year)");
 			}
 			return (shape.getWindow() != null) ? null : this.calendar;
+		}
+		if (shape.getPeriod() == null && this.calendar != null) {
+			return new CalendarPeriod(unit, (shape.getZone() != null) ? shape.getZone() : this.calendar.zone(),
+					(shape.getFirstDayOfWeek() != null) ? shape.getFirstDayOfWeek() : this.calendar.firstDayOfWeek());
 		}
 		if (shape.getWindow() != null) {
 			throw new InvalidLimitException("period", "a limit has a window or a calendar period, not both: window "

@@ -73,6 +73,11 @@ final class PlanResolver {
 	private void checkShapes(Map<String, ? extends Map<String, ? extends LimitSettings.Shape>> shapes) {
 		for (Map.Entry<String, ? extends Map<String, ? extends LimitSettings.Shape>> entry : shapes.entrySet()) {
 			for (Map.Entry<String, ? extends LimitSettings.Shape> limit : entry.getValue().entrySet()) {
+				LimitSettings.Shape shape = limit.getValue();
+				if (shape.getPeriod() == null && (shape.getZone() != null || shape.getFirstDayOfWeek() != null)) {
+					// the zone or first day of the limit's own period: checked with the limit it shapes
+					continue;
+				}
 				try {
 					this.definitions.definition(limit.getKey(), this.defaults.with(limit.getValue()), 1);
 				}

@@ -175,6 +175,15 @@ class LimitResolverTests {
 		assertThat(planned.forPlan("pro").request().definition().algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
 		assertThat(planned.forPlan("free").request().definition().calendar()).isNull();
 
+		// a plan that sets only the zone of a limit's own period keeps its unit
+		PlanLimitProperties tokyo = planLimit(5);
+		tokyo.setZone(ZoneId.of("Asia/Tokyo"));
+		this.properties.setPlans(Map.of("free", Map.of("Api.weekly", planLimit(10)), "pro", Map.of("Api.weekly", tokyo)));
+		this.environment.setProperty("tenant.zone", "America/New_York");
+		assertThat(fromAnnotation("weekly").forPlan("pro").request().definition().calendar())
+			.isEqualTo(new CalendarPeriod(CalendarPeriod.Unit.WEEK, ZoneId.of("Asia/Tokyo"), DayOfWeek.SUNDAY));
+		assertThat(tokyo).hasToString("{limit=5, zone=Asia/Tokyo}");
+
 		LimitShape calendar = LimitShape.of(this.properties.getDefaults()).with(monthly);
 		assertThat(LimitOverride.of(null, 5L, null, null, null, null).applyTo(calendar).calendar())
 			.as("an override of the limit keeps the period").isEqualTo(calendar.calendar());
