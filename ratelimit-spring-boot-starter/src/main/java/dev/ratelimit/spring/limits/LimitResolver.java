@@ -132,10 +132,7 @@ public final class LimitResolver {
 		return overDefaults(AnnotationValueParser.shape(annotation, this::resolve));
 	}
 
-	/**
-	 * What {@code set} sets over the defaults; where it sets neither a window nor a period, the window of a limit that
-	 * sets none ({@link #defaultWindow}).
-	 */
+	/** What {@code set} sets over the defaults, with {@link #defaultWindow} where it sets neither window nor period. */
 	private LimitShape overDefaults(LimitSettings.Shape set) {
 		LimitShape shape = LimitShape.of(this.defaults).with(set);
 		return (set.getWindow() == null && shape.calendar() == null) ? shape.withWindow(defaultWindow(shape.algorithm()))
