@@ -1,6 +1,9 @@
 package dev.ratelimit.spring.limits;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.util.Locale;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.CalendarPeriod;
@@ -51,30 +54,40 @@ record LimitShape(Algorithm algorithm, long limit, Duration window, @Nullable Lo
 				shape.getCapacity(), calendar);
 	}
 
-	/** The calendar period {@code shape} sets, or this shape's when it sets neither a period nor a window. */
+	/**
+	 * The calendar period after {@code shape}: none where it sets a window; the period it sets; else this shape's own,
+	 * with the zone and first day of the week {@code shape} sets (a plan that changes only those).
+	 */
 	private @Nullable CalendarPeriod calendar(LimitSettings.Shape shape) {
-		CalendarPeriod.Unit unit = shape.getPeriod();
-		if (unit == null && this.calendar != null && shape.getWindow() == null) {
-			// a plan that changes only the zone or the first day of the limit's own period
-			unit = this.calendar.unit();
-		}
-		if (unit == null) {
-			if (shape.getZone() != null || shape.getFirstDayOfWeek() != null) {
-				throw new InvalidLimitException((shape.getZone() != null) ? "zone" : "firstDayOfWeek",
-						"zone and first-day-of-week apply to a limit with a period (day, week, month or year)");
-			}
-			return (shape.getWindow() != null) ? null : this.calendar;
-		}
-		if (shape.getPeriod() == null && this.calendar != null) {
-			return new CalendarPeriod(unit, (shape.getZone() != null) ? shape.getZone() : this.calendar.zone(),
-					(shape.getFirstDayOfWeek() != null) ? shape.getFirstDayOfWeek() : this.calendar.firstDayOfWeek());
-		}
+		boolean zoneOrDay = shape.getZone() != null || shape.getFirstDayOfWeek() != null;
 		if (shape.getWindow() != null) {
-			throw new InvalidLimitException("period", "a limit has a window or a calendar period, not both: window "
-					+ shape.getWindow() + ", period " + unit.name().toLowerCase(java.util.Locale.ROOT));
+			if (shape.getPeriod() != null) {
+				throw new InvalidLimitException("period", "a limit has a window or a calendar period, not both: window "
+						+ shape.getWindow() + ", period " + shape.getPeriod().name().toLowerCase(Locale.ROOT));
+			}
+			if (zoneOrDay) {
+				throw zoneWithoutPeriod(shape);
+			}
+			return null;
 		}
-		return new CalendarPeriod(unit, (shape.getZone() != null) ? shape.getZone() : CalendarPeriod.DEFAULT_ZONE,
-				(shape.getFirstDayOfWeek() != null) ? shape.getFirstDayOfWeek() : CalendarPeriod.DEFAULT_FIRST_DAY_OF_WEEK);
+		CalendarPeriod own = (shape.getPeriod() != null) ? null : this.calendar;
+		CalendarPeriod.Unit unit = (own != null) ? own.unit() : shape.getPeriod();
+		if (unit == null) {
+			if (zoneOrDay) {
+				throw zoneWithoutPeriod(shape);
+			}
+			return null;
+		}
+		ZoneId zone = (shape.getZone() != null) ? shape.getZone()
+				: (own != null) ? own.zone() : CalendarPeriod.DEFAULT_ZONE;
+		DayOfWeek firstDay = (shape.getFirstDayOfWeek() != null) ? shape.getFirstDayOfWeek()
+				: (own != null) ? own.firstDayOfWeek() : CalendarPeriod.DEFAULT_FIRST_DAY_OF_WEEK;
+		return new CalendarPeriod(unit, zone, firstDay);
+	}
+
+	private static InvalidLimitException zoneWithoutPeriod(LimitSettings.Shape shape) {
+		return new InvalidLimitException((shape.getZone() != null) ? "zone" : "firstDayOfWeek",
+				"zone and first-day-of-week apply to a limit with a period (day, week, month or year)");
 	}
 
 }
