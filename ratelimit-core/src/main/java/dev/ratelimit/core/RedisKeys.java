@@ -105,7 +105,8 @@ final class RedisKeys {
 
 	/**
 	 * A fresh SHA-256 digest, cloned from one made once: {@code MessageDigest.getInstance} searches the security
-	 * providers on every call, which took most of the time of building a key (docs/BENCHMARKS.md).
+	 * providers on every call, which took most of the time of building a key (docs/BENCHMARKS-HISTORY.md, "How the gap
+	 * was found").
 	 */
 	private static MessageDigest sha256() {
 		try {

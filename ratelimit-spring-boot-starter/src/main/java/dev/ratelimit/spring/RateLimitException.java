@@ -22,7 +22,7 @@ public abstract class RateLimitException extends ErrorResponseException {
 	 * The status and the problem's detail, such as {@code 429 TOO_MANY_REQUESTS "..."}. Not the header fields and
 	 * body that {@link ErrorResponseException#getMessage()} formats: Spring's exception handling reads the message of
 	 * every exception it resolves (to tell a disconnected client), and formatting them cost a denied flood about a
-	 * fifth of its throughput (docs/BENCHMARKS.md).
+	 * fifth of its throughput (docs/BENCHMARKS-HISTORY.md, "How the gap was found").
 	 */
 	@Override
 	public String getMessage() {

@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  * Runs what follows Redis' answer on the thread that waits for it (Spring MVC's request thread). Left to the
  * thread that completes the answer, it would run on the Redis client's I/O thread, which every request shares:
  * building the responses of all requests one after the other there halved a limited endpoint's throughput
- * (docs/BENCHMARKS.md).
+ * (docs/BENCHMARKS-HISTORY.md, the first full run's HTTP results).
  */
 final class WaitingThread implements Executor {
 
