@@ -14,7 +14,8 @@ import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
 import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
-import dev.ratelimit.spring.enforce.RateLimitReset;
+import dev.ratelimit.spring.RateLimitReset;
+import dev.ratelimit.spring.enforce.StateReset;
 import dev.ratelimit.spring.enforce.RateLimitResponder;
 import dev.ratelimit.spring.enforce.RedisCaller;
 import dev.ratelimit.spring.enforce.DenialCache;
@@ -142,7 +143,7 @@ class RateLimitEnforcerConfiguration {
 	@Bean(StarterBeans.RESET)
 	@ConditionalOnMissingBean(value = RateLimitReset.class, name = StarterBeans.RESET)
 	RateLimitReset rateLimitReset(RateLimiter rateLimiter, PermitWaiter waits) {
-		return new RateLimitReset(rateLimiter, waits);
+		return new StateReset(rateLimiter, waits);
 	}
 
 	/**

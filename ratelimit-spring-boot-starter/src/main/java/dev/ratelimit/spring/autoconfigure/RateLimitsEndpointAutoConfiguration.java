@@ -3,7 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
 import dev.ratelimit.spring.enforce.DenialCache;
-import dev.ratelimit.spring.enforce.RateLimitReset;
+import dev.ratelimit.spring.RateLimitReset;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.OverridesSync;
 

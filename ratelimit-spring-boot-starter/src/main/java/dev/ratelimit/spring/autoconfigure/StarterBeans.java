@@ -103,7 +103,7 @@ final class StarterBeans implements BeanFactoryPostProcessor {
 		TYPES.put(PLANS_CHECK, "org.springframework.context.ApplicationListener");
 		TYPES.put(OVERRIDES, "dev.ratelimit.spring.limits.OverridesSync");
 		TYPES.put(PERMIT_WAITS, "dev.ratelimit.spring.enforce.PermitWaiter");
-		TYPES.put(RESET, "dev.ratelimit.spring.enforce.RateLimitReset");
+		TYPES.put(RESET, "dev.ratelimit.spring.RateLimitReset");
 		TYPES.put(CLOCK, "java.time.InstantSource");
 		TYPES.put(EXCEPTION_HANDLER, "dev.ratelimit.spring.web.RateLimitExceptionHandler");
 		TYPES.put(CALL_LIMITER, "dev.ratelimit.spring.aop.CallLimiter");

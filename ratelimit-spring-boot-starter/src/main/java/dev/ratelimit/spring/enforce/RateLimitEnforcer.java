@@ -79,7 +79,7 @@ public final class RateLimitEnforcer {
 	}
 
 	/**
-	 * Every client's state was reset ({@link RateLimitReset}): the denials this instance remembers and its fail-local
+	 * Every client's state was reset ({@link StateReset}): the denials this instance remembers and its fail-local
 	 * state no longer hold.
 	 */
 	void forgetLocalState() {

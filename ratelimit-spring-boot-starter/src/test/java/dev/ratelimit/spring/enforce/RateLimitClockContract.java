@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.http.HttpResponse;
 
 import com.jayway.jsonpath.JsonPath;
+import dev.ratelimit.spring.RateLimitReset;
 import dev.ratelimit.spring.test.app.ClockedLimiterConfiguration;
 import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.spring.test.app.TestClock;

@@ -21,7 +21,7 @@ import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.State;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.enforce.NearLimit;
-import dev.ratelimit.spring.enforce.RateLimitReset;
+import dev.ratelimit.spring.RateLimitReset;
 import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.Terms;

@@ -10,7 +10,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.enforce.NearLimit;
-import dev.ratelimit.spring.enforce.RateLimitReset;
+import dev.ratelimit.spring.RateLimitReset;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.LimitOverride;

@@ -2,7 +2,7 @@ package dev.ratelimit.spring.test.recipe;
 
 import java.time.Duration;
 
-import dev.ratelimit.spring.enforce.RateLimitReset;
+import dev.ratelimit.spring.RateLimitReset;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
