@@ -142,7 +142,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	/**
 	 * Deletes every client's state under this limiter's key prefix, in calls of {@code reset_all.lua} that each scan
-	 * and delete one batch ({@value #RESET_BATCH} keys as {@code SCAN}'s hint), so that Redis serves other clients
+	 * and delete one batch (1,000 keys as {@code SCAN}'s hint), so that Redis serves other clients
 	 * between them; keys outside the prefix, and the starter's overrides under it, are left alone. See
 	 * {@link RateLimiter#resetAll}.
 	 * @throws UnsupportedOperationException on a Redis Cluster: a script reaches one node, whose keys are not all
