@@ -99,6 +99,11 @@ final class AcquireLines {
 		});
 	}
 
+	/** Every store's state was reset ({@link RateLimiter#resetAll}): every line asks at once. */
+	static void resetAll() {
+		LINES.forEach((key, line) -> line.reset());
+	}
+
 	/** The number of lines, for tests: a line whose last thread has left is removed. */
 	static int size() {
 		return LINES.size();

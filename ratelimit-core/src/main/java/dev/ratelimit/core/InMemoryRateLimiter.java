@@ -103,6 +103,17 @@ public final class InMemoryRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Deletes the state of every client (their counts and leases) in this limiter's store, which it shares with the
+	 * limiters its {@link #withClock} made. See {@link RateLimiter#resetAll}.
+	 */
+	@Override
+	public long resetAll() {
+		long deleted = this.store.resetAll();
+		AcquireLines.resetAll();
+		return deleted;
+	}
+
+	/**
 	 * The announcements of this limiter's releases of full concurrency limits, made in this JVM as the release runs
 	 * (on the releasing thread), to the one listener of the store that this limiter shares with those made by
 	 * {@link #withClock}.

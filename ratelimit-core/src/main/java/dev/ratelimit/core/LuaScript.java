@@ -60,6 +60,8 @@ public record LuaScript(String source, String sha1) {
 
 	private static final LuaScript RESET = load(new String[0], "reset.lua");
 
+	private static final LuaScript RESET_ALL = load(new String[0], "reset_all.lua");
+
 	private static final LuaScript LEASES = load(new String[] { "common.lua" }, "leases.lua");
 
 	/**
@@ -177,6 +179,14 @@ public record LuaScript(String source, String sha1) {
 	/** The script that deletes one client's state of some limits: {@code reset.lua}. */
 	public static LuaScript reset() {
 		return RESET;
+	}
+
+	/**
+	 * The script that deletes one batch of the keys of clients' states under a key prefix: {@code reset_all.lua}, which
+	 * documents its ARGV and reply.
+	 */
+	public static LuaScript resetAll() {
+		return RESET_ALL;
 	}
 
 	private static LuaScript load(String[] common, String script) {

@@ -136,6 +136,18 @@ final class MemoryClient {
 		return deleted;
 	}
 
+	/** Deletes every state of the client, marking it removed; returns how many had not expired on the clock. */
+	int resetAll(long clockNow) {
+		int deleted = 0;
+		for (MemoryState state : this.states) {
+			deleted += (state.stored && state.deadline >= clockNow) ? 1 : 0;
+		}
+		this.identities.clear();
+		this.states.clear();
+		this.removed = true;
+		return deleted;
+	}
+
 	private void remove(MemoryState state) {
 		int index = this.states.indexOf(state);
 		this.identities.remove(index);

@@ -126,6 +126,23 @@ final class MemoryStore {
 		}
 	}
 
+	/**
+	 * Deletes every client's states, as {@link #reset} would one by one; returns how many had not expired. A client
+	 * decided meanwhile finds its state removed and decides on a new one, as after a sweep.
+	 */
+	long resetAll() {
+		long deleted = 0;
+		for (MemoryClient client : this.clients.values()) {
+			synchronized (client) {
+				if (!client.removed) {
+					deleted += client.resetAll(this.clock.millis());
+				}
+				this.clients.remove(client.id, client);
+			}
+		}
+		return deleted;
+	}
+
 	/** What {@code read} makes of the stored state of {@code limit} for {@code clientId}; for tests. */
 	<T> Optional<T> read(String clientId, LimitDefinition limit, Function<MemoryState, T> read) {
 		MemoryClient client = this.clients.get(clientId);

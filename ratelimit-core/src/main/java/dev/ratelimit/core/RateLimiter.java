@@ -124,6 +124,21 @@ public interface RateLimiter {
 	}
 
 	/**
+	 * Deletes the state of every client of every limit that this limiter keeps, which gives every client its full
+	 * allowance: for tests that start each case afresh, and operators starting over. Only this limiter's own state:
+	 * on Redis the keys of clients' states under its key prefix ({@code <prefix>{<client>}:...}), never another key
+	 * (the Spring Boot starter's overrides under the same prefix included); in memory its store. Not atomic: a
+	 * request decided meanwhile may find its state deleted before or after it.
+	 * @return how many states existed and were deleted (on Redis, how many keys)
+	 * @throws UnsupportedOperationException by default: a limiter that cannot delete its state; on a Redis Cluster,
+	 * whose keys no single call reaches
+	 * @throws RuntimeException from the underlying client when the store cannot be reached in time
+	 */
+	default long resetAll() {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot reset every client's state");
+	}
+
+	/**
 	 * Lists the leases held of one client's concurrency limit ({@link Algorithm#CONCURRENCY}), soonest expiry first,
 	 * without writing anything: for operators, who see which calls hold them (a lease id tells its caller) and can give
 	 * one back ({@link #settle} of an actual cost 0 with its id). Leases expired at this limiter's time are left out.

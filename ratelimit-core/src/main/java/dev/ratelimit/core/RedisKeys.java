@@ -26,6 +26,9 @@ final class RedisKeys {
 
 	static final int TAG_BYTES = 9;
 
+	/** The characters of a client's tag between its braces: {@link #TAG_BYTES} in base64url, unpadded. */
+	static final int TAG_LENGTH = (TAG_BYTES * 4 + 2) / 3;
+
 	private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
 	private static final MessageDigest SHA_256 = newSha256();
@@ -67,6 +70,18 @@ final class RedisKeys {
 	 * subscribe; a message on another channel under the prefix is no release anyone waits for, and is ignored.
 	 */
 	String leasePattern() {
+		return escapedPrefix().append('*').toString();
+	}
+
+	/**
+	 * The pattern ({@code SCAN MATCH}) of every client's state keys: {@code <prefix>{<12 characters>}:*}, the prefix's
+	 * own glob characters escaped. No other key under the prefix matches it (the starter's {@code <prefix>{overrides}}).
+	 */
+	String statePattern() {
+		return escapedPrefix().append('{').append("?".repeat(TAG_LENGTH)).append("}:*").toString();
+	}
+
+	private StringBuilder escapedPrefix() {
 		StringBuilder pattern = new StringBuilder();
 		for (char c : this.prefix.toCharArray()) {
 			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
@@ -74,7 +89,7 @@ final class RedisKeys {
 			}
 			pattern.append(c);
 		}
-		return pattern.append('*').toString();
+		return pattern;
 	}
 
 	/**

@@ -33,6 +33,9 @@ public final class RedisRateLimiter implements RateLimiter {
 	 */
 	private static final int REPLY_PER_LIMIT = 6;
 
+	/** The {@code COUNT} hint of each {@code SCAN} of {@link #resetAll}. */
+	private static final int RESET_BATCH = 1000;
+
 	private final ScriptExecutor executor;
 
 	private final RedisKeys keys;
@@ -135,6 +138,42 @@ public final class RedisRateLimiter implements RateLimiter {
 		}
 		AcquireLines.reset(clientId);
 		return reply.get(0).intValue();
+	}
+
+	/**
+	 * Deletes every client's state under this limiter's key prefix, in calls of {@code reset_all.lua} that each scan
+	 * and delete one batch (1,000 keys as {@code SCAN}'s hint), so that Redis serves other clients
+	 * between them; keys outside the prefix, and the starter's overrides under it, are left alone. See
+	 * {@link RateLimiter#resetAll}.
+	 * @throws UnsupportedOperationException on a Redis Cluster: a script reaches one node, whose keys are not all
+	 */
+	@Override
+	public long resetAll() {
+		String pattern = this.keys.statePattern();
+		long cursor = 0;
+		long deleted = 0;
+		do {
+			List<Long> reply;
+			try {
+				reply = this.executor.execute(LuaScript.resetAll(), List.of(),
+						List.of(Long.toString(cursor), pattern, Integer.toString(RESET_BATCH)));
+			}
+			catch (RuntimeException ex) {
+				if (String.valueOf(ex.getMessage()).contains("not supported on a Redis Cluster")) {
+					throw new UnsupportedOperationException("Resetting every client's state is not supported on a "
+							+ "Redis Cluster: reset clients one by one (RateLimiter.reset)", ex);
+				}
+				throw ex;
+			}
+			if (reply.size() != 2) {
+				throw new IllegalStateException("reset_all script replied " + reply);
+			}
+			cursor = reply.get(0);
+			deleted += reply.get(1);
+		}
+		while (cursor != 0);
+		AcquireLines.resetAll();
+		return deleted;
 	}
 
 	@Override

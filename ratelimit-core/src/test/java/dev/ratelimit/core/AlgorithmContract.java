@@ -474,6 +474,27 @@ abstract class AlgorithmContract {
 			.isZero();
 	}
 
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+	void resetAllGivesEveryClientItsFullAllowanceAtOnce(Algorithm algorithm) {
+		LimitDefinition limit = limit(algorithm, 3, 1000);
+		LimitDefinition other = LimitDefinition.of("other", Algorithm.TOKEN_BUCKET, 3, Duration.ofSeconds(1));
+		exhaust("client", limit, T0);
+		exhaust("client", other, T0);
+		exhaust("neighbour", limit, T0);
+
+		assertThat(this.limiter.resetAll()).isEqualTo(3);
+
+		for (String client : List.of("client", "neighbour")) {
+			assertThat(at(this.limiter, T0).peek(client, limit.request()).remaining()).as(client).isEqualTo(3);
+		}
+		assertThat(at(this.limiter, T0).peek("client", other.request()).remaining()).isEqualTo(3);
+		exhaust("client", limit, T0);
+		assertThat(this.limiter.resetAll()).isEqualTo(1);
+		assertThat(this.limiter.resetAll()).isZero();
+		assertNothingStored();
+	}
+
 	@Test
 	void inputErrorsAreRejectedBeforeAnythingIsDecided() {
 		LimitDefinition limit = limit(Algorithm.TOKEN_BUCKET, 3, 1000);

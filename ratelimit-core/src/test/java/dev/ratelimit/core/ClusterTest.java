@@ -21,6 +21,7 @@ import redis.clients.jedis.JedisCluster;
 
 import static dev.ratelimit.core.Times.at;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -55,6 +56,12 @@ class ClusterTest {
 		if (redis != null) {
 			redis.close();
 		}
+	}
+
+	@Test
+	void resetAllIsRefusedOnAClusterWhoseKeysNoSingleCallReaches() {
+		assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(limiter::resetAll)
+			.withMessageContaining("Redis Cluster");
 	}
 
 	@ParameterizedTest

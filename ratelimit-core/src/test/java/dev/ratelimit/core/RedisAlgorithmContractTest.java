@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ratelimit.core.redis.JedisScriptExecutor;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.JedisPooled;
@@ -116,6 +117,53 @@ class RedisAlgorithmContractTest extends AlgorithmContract {
 		assertThat(keys).allSatisfy((key) -> assertThat(key).doesNotContain("secret").doesNotContain("api-key"));
 		assertThat(keys.stream().map((key) -> key.substring(key.indexOf('{'), key.indexOf('}') + 1)).distinct()).hasSize(1);
 		assertThat(keys.stream().map(JedisClusterCRC16::getSlot).distinct().toList()).hasSize(1);
+	}
+
+	@Test
+	void resetAllLeavesEveryKeyOutsideTheClientsStatesAlone() {
+		LimitDefinition limit = limit(Algorithm.TOKEN_BUCKET, 3, 1000);
+		exhaust("client", limit, T0);
+		// the starter's overrides under the same prefix, a key of the application's own, another limiter's state
+		jedis.hset(this.prefix + "{overrides}", "#version", "1");
+		jedis.set(this.prefix + "application", "kept");
+		RateLimiter another = new RedisRateLimiter(new JedisScriptExecutor(jedis), "x" + this.prefix);
+		at(another, T0).tryAcquire("client", limit);
+		try {
+			assertThat(this.limiter.resetAll()).isEqualTo(1);
+
+			assertThat(keys()).containsExactlyInAnyOrder(this.prefix + "{overrides}", this.prefix + "application");
+			assertThat(at(another, T0).peek("client", limit.request()).remaining()).isEqualTo(2);
+		}
+		finally {
+			jedis.del(this.prefix + "{overrides}", this.prefix + "application", new RedisKeys("x" + this.prefix).key("client", limit));
+		}
+	}
+
+	@Test
+	void resetAllScansInBatchesUntilEveryStateIsGone() {
+		LimitDefinition limit = limit(Algorithm.FIXED_WINDOW, 3, 60_000);
+		for (int i = 0; i < 2500; i++) {
+			at(this.limiter, T0).tryAcquire("client-" + i, limit);
+		}
+		assertThat(this.limiter.resetAll()).isEqualTo(2500);
+		assertThat(keys()).isEmpty();
+	}
+
+	@Test
+	void resetAllMatchesThePrefixLiterallyThoughItHasGlobCharacters() {
+		String glob = "g*[a]?" + this.prefix;
+		RateLimiter globbed = new RedisRateLimiter(new JedisScriptExecutor(jedis), glob);
+		RateLimiter literal = new RedisRateLimiter(new JedisScriptExecutor(jedis), "gxay" + this.prefix);
+		LimitDefinition limit = limit(Algorithm.FIXED_WINDOW, 3, 60_000);
+		at(globbed, T0).tryAcquire("client", limit);
+		at(literal, T0).tryAcquire("client", limit);
+		try {
+			assertThat(globbed.resetAll()).isEqualTo(1);
+			assertThat(at(literal, T0).peek("client", limit.request()).remaining()).isEqualTo(2);
+		}
+		finally {
+			literal.resetAll();
+		}
 	}
 
 	private List<String> keys() {

@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.autoconfigure;
 
 import java.time.Duration;
+import java.time.InstantSource;
 
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.ScriptExecutor;
@@ -13,6 +14,8 @@ import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
 import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
+import dev.ratelimit.spring.RateLimitReset;
+import dev.ratelimit.spring.enforce.StateReset;
 import dev.ratelimit.spring.enforce.RateLimitResponder;
 import dev.ratelimit.spring.enforce.RedisCaller;
 import dev.ratelimit.spring.enforce.DenialCache;
@@ -28,6 +31,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -55,7 +59,8 @@ class RateLimitEnforcerConfiguration {
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEventRecorder> events,
 			ObjectProvider<Timeouts> timeouts, ObjectProvider<ScriptExecutor> executor, DenialCache denials,
 			LimitConfigurations configurations, ObjectProvider<ObservationRegistry> observations,
-			ObjectProvider<RateLimitObservationConvention> convention) {
+			ObjectProvider<RateLimitObservationConvention> convention,
+			@Qualifier(StarterBeans.CLOCK) ObjectProvider<InstantSource> clock) {
 		RateLimitResponder responses = new RateLimitResponder(new RateLimitHeaderWriter(properties.getHeaderStyle()),
 				RateLimitProperties.requirePositive("ratelimit.redis.unavailable-retry-after",
 						properties.getRedis().getUnavailableRetryAfter()));
@@ -64,7 +69,8 @@ class RateLimitEnforcerConfiguration {
 		RateLimitEventRecorder rateLimitEvents = events.getIfAvailable(() -> new RateLimitEventRecorder(logInterval(properties)));
 		configurations.addListener(rateLimitEvents);
 		LocalFallback fallback = new LocalFallback(RateLimitProperties.requirePositive(
-				"ratelimit.fail-local.probe-interval", properties.getFailLocal().getProbeInterval()));
+				"ratelimit.fail-local.probe-interval", properties.getFailLocal().getProbeInterval()),
+				clock.getIfAvailable(InstantSource::system));
 		DecisionObservations decisionObservations = observations(observations.getIfAvailable(),
 				convention.getIfAvailable());
 		RedisCaller redis = new RedisCaller(rateLimiter,
@@ -82,7 +88,8 @@ class RateLimitEnforcerConfiguration {
 	 */
 	@Bean(StarterBeans.REMEMBERED_DENIALS)
 	@ConditionalOnMissingBean(value = DenialCache.class, name = StarterBeans.REMEMBERED_DENIALS)
-	DenialCache rateLimitRememberedDenials(RateLimitProperties properties, LimitConfigurations configurations) {
+	DenialCache rateLimitRememberedDenials(RateLimitProperties properties, LimitConfigurations configurations,
+			@Qualifier(StarterBeans.CLOCK) ObjectProvider<InstantSource> clock) {
 		DenialsProperties denials = properties.getDenials();
 		if (denials.getMaxClients() < 1) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.denials.max-clients",
@@ -90,7 +97,7 @@ class RateLimitEnforcerConfiguration {
 		}
 		DenialCache cache = new DenialCache(denials.isRemember(),
 				RateLimitProperties.requirePositive("ratelimit.denials.max-age", denials.getMaxAge()),
-				denials.getMaxClients(), System::nanoTime);
+				denials.getMaxClients(), LimiterClock.nanoTime(clock.getIfAvailable()));
 		configurations.addListener((source, previous, next) -> cache.forgetAll());
 		return cache;
 	}
@@ -127,9 +134,16 @@ class RateLimitEnforcerConfiguration {
 	@Bean(StarterBeans.PERMIT_WAITS)
 	@ConditionalOnMissingBean(value = PermitWaiter.class, name = StarterBeans.PERMIT_WAITS)
 	PermitWaiter rateLimitPermitWaits(RateLimitEnforcer enforcer, RateLimitProperties properties,
-			ObjectProvider<LeaseWaits> leaseWaits) {
+			ObjectProvider<LeaseWaits> leaseWaits, @Qualifier(StarterBeans.CLOCK) ObjectProvider<InstantSource> clock) {
 		return new PermitWaiter(enforcer, properties.getDefaults().getMaxWait(),
-				leaseWaits.getIfAvailable(() -> new LeaseWaits(null)));
+				leaseWaits.getIfAvailable(() -> new LeaseWaits(null)), LimiterClock.nanoTime(clock.getIfAvailable()));
+	}
+
+	/** Every client's state reset at once: for tests, and the endpoint's {@code DELETE /actuator/ratelimits}. */
+	@Bean(StarterBeans.RESET)
+	@ConditionalOnMissingBean(value = RateLimitReset.class, name = StarterBeans.RESET)
+	RateLimitReset rateLimitReset(RateLimiter rateLimiter, PermitWaiter waits) {
+		return new StateReset(rateLimiter, waits);
 	}
 
 	/**

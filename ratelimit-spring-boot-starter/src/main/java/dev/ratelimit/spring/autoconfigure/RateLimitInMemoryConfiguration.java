@@ -1,11 +1,15 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.InstantSource;
+
 import dev.ratelimit.core.InMemoryRateLimiter;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.enforce.LeaseWaits;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -23,10 +27,11 @@ class RateLimitInMemoryConfiguration {
 
 	@Bean(StarterBeans.RATE_LIMITER)
 	@ConditionalOnMissingBean(value = RateLimiter.class, name = StarterBeans.RATE_LIMITER)
-	RateLimiter rateLimitRateLimiter() {
+	RateLimiter rateLimitRateLimiter(@Qualifier(StarterBeans.CLOCK) ObjectProvider<InstantSource> clock) {
 		logger.info("Rate limits are counted in this instance's memory (ratelimit.store=in-memory): they are not "
 				+ "shared with other instances, and a restart forgets them");
-		return new InMemoryRateLimiter();
+		InstantSource limitsClock = clock.getIfAvailable();
+		return (limitsClock != null) ? new InMemoryRateLimiter(limitsClock) : new InMemoryRateLimiter();
 	}
 
 	/** Callers waiting for a lease, woken by the in-memory limiter's releases. */

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 
@@ -22,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.RootBeanDefinition;
@@ -132,14 +134,19 @@ class RateLimitRedisConfiguration {
 
 	@Bean(StarterBeans.RATE_LIMITER)
 	@ConditionalOnMissingBean(value = RateLimiter.class, name = StarterBeans.RATE_LIMITER)
-	RateLimiter rateLimitRateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties) {
+	RateLimiter rateLimitRateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties,
+			@Qualifier(StarterBeans.CLOCK) ObjectProvider<InstantSource> clock) {
+		RedisRateLimiter limiter;
 		try {
-			return new RedisRateLimiter(rateLimitScriptExecutor, properties.getKeyPrefix());
+			limiter = new RedisRateLimiter(rateLimitScriptExecutor, properties.getKeyPrefix());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.key-prefix", properties.getKeyPrefix(),
 					ex.getMessage());
 		}
+		// the application's clock in place of the server's TIME; keys still expire on the server's clock
+		InstantSource limitsClock = clock.getIfAvailable();
+		return (limitsClock != null) ? limiter.withClock(limitsClock) : limiter;
 	}
 
 	/**

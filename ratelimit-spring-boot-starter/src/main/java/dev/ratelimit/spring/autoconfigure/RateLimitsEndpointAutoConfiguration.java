@@ -3,6 +3,7 @@ package dev.ratelimit.spring.autoconfigure;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint;
 import dev.ratelimit.spring.enforce.DenialCache;
+import dev.ratelimit.spring.RateLimitReset;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.OverridesSync;
 
@@ -28,16 +29,17 @@ public final class RateLimitsEndpointAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
-	@ConditionalOnBean({ RateLimiter.class, LimitConfigurations.class, OverridesSync.class, DenialCache.class })
+	@ConditionalOnBean({ RateLimiter.class, LimitConfigurations.class, OverridesSync.class, DenialCache.class,
+			RateLimitReset.class })
 	static class Available {
 
 		@Bean(StarterBeans.ENDPOINT)
 		@ConditionalOnMissingBean(value = RateLimitsEndpoint.class, name = StarterBeans.ENDPOINT)
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter, LimitConfigurations configurations,
-				OverridesSync overrides, RateLimitProperties properties, DenialCache denials) {
+				OverridesSync overrides, RateLimitProperties properties, DenialCache denials, RateLimitReset reset) {
 			String store = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? "in-memory" : "redis";
 			return new RateLimitsEndpoint(rateLimiter, configurations, overrides, store, denials,
-					properties.getMetrics().nearLimit());
+					properties.getMetrics().nearLimit(), reset);
 		}
 
 	}

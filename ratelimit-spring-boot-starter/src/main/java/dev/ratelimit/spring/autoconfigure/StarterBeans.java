@@ -46,6 +46,14 @@ final class StarterBeans implements BeanFactoryPostProcessor {
 
 	static final String PERMIT_WAITS = "rateLimitPermitWaits";
 
+	static final String RESET = "rateLimitReset";
+
+	/**
+	 * The application's clock of the limits, never a bean of the starter's: its type is checked as the others' are,
+	 * since a bean of this name that is no clock would leave the limits on the system's clock without a word.
+	 */
+	static final String CLOCK = "rateLimitClock";
+
 	static final String EXCEPTION_HANDLER = "rateLimitExceptionHandler";
 
 	static final String CALL_LIMITER = "rateLimitCallLimiter";
@@ -95,6 +103,8 @@ final class StarterBeans implements BeanFactoryPostProcessor {
 		TYPES.put(PLANS_CHECK, "org.springframework.context.ApplicationListener");
 		TYPES.put(OVERRIDES, "dev.ratelimit.spring.limits.OverridesSync");
 		TYPES.put(PERMIT_WAITS, "dev.ratelimit.spring.enforce.PermitWaiter");
+		TYPES.put(RESET, "dev.ratelimit.spring.RateLimitReset");
+		TYPES.put(CLOCK, "java.time.InstantSource");
 		TYPES.put(EXCEPTION_HANDLER, "dev.ratelimit.spring.web.RateLimitExceptionHandler");
 		TYPES.put(CALL_LIMITER, "dev.ratelimit.spring.aop.CallLimiter");
 		TYPES.put(ENVIRONMENT_CHANGES, "org.springframework.context.ApplicationListener");

@@ -22,6 +22,8 @@ public final class DecisionApplier {
 
 	private final FailurePolicyHandler failurePolicies;
 
+	private final LocalFallback fallback;
+
 	/**
 	 * @param responses the 429, 503 and 400 answers and the header fields
 	 * @param events metrics and log lines
@@ -34,6 +36,12 @@ public final class DecisionApplier {
 		this.events = events;
 		this.shadowDenials = shadowDenials;
 		this.failurePolicies = new FailurePolicyHandler(fallback, events, responses);
+		this.fallback = fallback;
+	}
+
+	/** Every client's state was reset: so is this instance's fail-local state. */
+	void resetLocal() {
+		this.fallback.reset();
 	}
 
 	/**

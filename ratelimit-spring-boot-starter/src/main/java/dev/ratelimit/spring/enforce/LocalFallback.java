@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.enforce;
 
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,7 +39,7 @@ public final class LocalFallback {
 
 	private static final long CLOSED = 0;
 
-	private final RateLimiter local = new InMemoryRateLimiter();
+	private final RateLimiter local;
 
 	private final long probeIntervalNanos;
 
@@ -47,8 +48,24 @@ public final class LocalFallback {
 
 	private final AtomicBoolean probing = new AtomicBoolean();
 
+	/** A fallback whose local state decides on the system's clock. */
 	public LocalFallback(Duration probeInterval) {
+		this(probeInterval, InstantSource.system());
+	}
+
+	/**
+	 * @param probeInterval {@code ratelimit.fail-local.probe-interval}, measured on {@link System#nanoTime()} (Redis'
+	 * health is a matter of real time)
+	 * @param clock the local state's clock: the application's {@code rateLimitClock} when it has one, as the limiter's
+	 */
+	public LocalFallback(Duration probeInterval, InstantSource clock) {
 		this.probeIntervalNanos = probeInterval.toNanos();
+		this.local = new InMemoryRateLimiter(clock);
+	}
+
+	/** Every client's state was reset: so is the local state; the breaker follows Redis as before. */
+	void reset() {
+		this.local.resetAll();
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import dev.ratelimit.core.RateLimitDecision;
 import org.jspecify.annotations.Nullable;
@@ -17,6 +18,12 @@ import org.jspecify.annotations.Nullable;
  * The callers of one line of {@link PermitLines}, guarded by its monitor: those asking Redis now, the head (the next
  * to ask, waiting for its time), and those behind it, longest waiting first. Whoever is behind has a head or an asker
  * before it.
+ *
+ * <p>
+ * Two clocks: what ages with the limits' decisions (the last denial's age, the time until which the limits have no
+ * room) is measured on the limiter's time, {@code nanoTime} (the application's {@code rateLimitClock} when it has one),
+ * so that a test clock moved past it ends it as it ends the limiter's; when the head asks is a pause, measured on
+ * {@link System#nanoTime()} as its timer runs.
  */
 final class PermitLine {
 
@@ -30,6 +37,9 @@ final class PermitLine {
 
 	private final Map<PermitLines.Key, PermitLine> lines;
 
+	/** The limiter's time in ns: {@link System#nanoTime()}, or the application's clock. */
+	private final LongSupplier nanoTime;
+
 	private final ArrayDeque<PermitLines.Place> behind = new ArrayDeque<>();
 
 	private final Set<PermitLines.Place> asking = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -41,10 +51,11 @@ final class PermitLine {
 
 	private @Nullable RateLimitDecision lastDenial;
 
+	/** {@link #nanoTime} of the last denial. */
 	private long deniedAt;
 
 	/**
-	 * {@link System#nanoTime()} until which the limits have no room, as the last admission said (its more-after):
+	 * {@link #nanoTime} until which the limits have no room, as the last admission said (its more-after):
 	 * a line whose callers were all admitted keeps it, so that callers coming before then wait in it rather than
 	 * each ask Redis and be denied; 0 when there is room or none is known.
 	 */
@@ -56,10 +67,14 @@ final class PermitLine {
 	/** Whether it was removed from the lines: a caller that finds it so joins a new one. */
 	boolean removed;
 
-	/** @param lines where the line is, to remove it from once no caller is left */
-	PermitLine(PermitLines.Key key, Map<PermitLines.Key, PermitLine> lines) {
+	/**
+	 * @param lines where the line is, to remove it from once no caller is left
+	 * @param nanoTime the limiter's time in ns
+	 */
+	PermitLine(PermitLines.Key key, Map<PermitLines.Key, PermitLine> lines, LongSupplier nanoTime) {
 		this.key = key;
 		this.lines = lines;
+		this.nanoTime = nanoTime;
 	}
 
 	synchronized @Nullable RateLimitDecision denialFor(PermitLines.Place place) {
@@ -68,15 +83,16 @@ final class PermitLine {
 			return null;
 		}
 		// no sooner than the line asks next: admissions since the denial may have moved that later
-		long now = System.nanoTime();
-		long nextAsk = (this.head != null) ? this.headNextAt : closed() ? this.closedUntil : now;
+		long now = this.nanoTime.getAsLong();
+		long untilAsk = (this.head != null) ? this.headNextAt - System.nanoTime()
+				: closed() ? this.closedUntil - now : 0;
 		return this.lastDenial.aged(TimeUnit.NANOSECONDS.toMillis(now - this.deniedAt))
-			.withRetryAfterAtLeast(TimeUnit.NANOSECONDS.toMillis(Math.max(0, nextAsk - now) + 999_999));
+			.withRetryAfterAtLeast(TimeUnit.NANOSECONDS.toMillis(Math.max(0, untilAsk) + 999_999));
 	}
 
 	void denied(RateLimitDecision denial) {
 		this.lastDenial = denial;
-		this.deniedAt = System.nanoTime();
+		this.deniedAt = this.nanoTime.getAsLong();
 	}
 
 	@Nullable CompletableFuture<Boolean> pause(PermitLines.Place place, long retryAfterMs) {
@@ -86,7 +102,7 @@ final class PermitLine {
 		}
 		if (this.head == null && this.asking.isEmpty()) {
 			// a closed line's head asks when the last admission said there is room again, not before
-			long closedMs = closed() ? TimeUnit.NANOSECONDS.toMillis(this.closedUntil - System.nanoTime()) + 1 : 0;
+			long closedMs = closed() ? TimeUnit.NANOSECONDS.toMillis(this.closedUntil - this.nanoTime.getAsLong()) + 1 : 0;
 			long waitNanos = place.wait.waitNanos(OptionalLong.of(Math.max(retryAfterMs, closedMs)));
 			if (waitNanos < 0) {
 				// it gives up: the next caller asks at once
@@ -143,13 +159,27 @@ final class PermitLine {
 			this.closedUntil = 0;
 		}
 		else if (roomAfterMs > 0) {
-			this.closedUntil = System.nanoTime() + Math.min(TimeUnit.MILLISECONDS.toNanos(roomAfterMs), CLOSED_NANOS);
+			this.closedUntil = this.nanoTime.getAsLong() + Math.min(TimeUnit.MILLISECONDS.toNanos(roomAfterMs), CLOSED_NANOS);
 		}
 		handOver(room, roomAfterMs);
 	}
 
 	private boolean closed() {
-		return this.closedUntil != 0 && this.closedUntil - System.nanoTime() > 0;
+		return this.closedUntil != 0 && this.closedUntil - this.nanoTime.getAsLong() > 0;
+	}
+
+	/**
+	 * The limits' state was reset: the last denial and the time without room no longer hold, and a head waiting out
+	 * a wait they said asks at once.
+	 */
+	synchronized void reset() {
+		this.lastDenial = null;
+		this.closedUntil = 0;
+		PermitLines.Place waiting = this.head;
+		if (waiting != null) {
+			this.head = null;
+			lead(waiting, 0);
+		}
 	}
 
 	/**
@@ -209,7 +239,8 @@ final class PermitLine {
 			// kept while closed, for the callers that come meanwhile; removed then if still idle
 			if (!this.sweeping) {
 				this.sweeping = true;
-				WaitTimer.after(this.closedUntil - System.nanoTime(), () -> {
+				// at most the longest close, in case the limiter's clock went back (a test's clock set again)
+				WaitTimer.after(Math.min(this.closedUntil - this.nanoTime.getAsLong(), CLOSED_NANOS), () -> {
 					synchronized (this) {
 						this.sweeping = false;
 						removeIfIdle();

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.LongSupplier;
 
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.MaxWait;
@@ -37,6 +38,19 @@ final class PermitLines {
 
 	private final ConcurrentHashMap<Key, PermitLine> lines = new ConcurrentHashMap<>();
 
+	/** The limiter's time in ns, which the lines' denials and closes age on ({@link PermitLine}). */
+	private final LongSupplier nanoTime;
+
+	/** Lines on {@link System#nanoTime()}: a limiter on the system's clock. */
+	PermitLines() {
+		this(System::nanoTime);
+	}
+
+	/** @param nanoTime the limiter's time in ns: the application's {@code rateLimitClock} in ns when it has one */
+	PermitLines(LongSupplier nanoTime) {
+		this.nanoTime = nanoTime;
+	}
+
 	/**
 	 * A line's identity: one client key's limits, with their shapes, modes and costs (the requests' own equality; a
 	 * rate limit's request has no lease id).
@@ -53,6 +67,14 @@ final class PermitLines {
 	/** Whether callers of these limits can wait in a line: rate limits only. */
 	static boolean lined(List<LimitRequest> limits) {
 		return !DenialCache.anyConcurrency(limits);
+	}
+
+	/**
+	 * Every client's state was reset: no line answers with its last denial or stays closed, and each head asks at
+	 * once. Callers behind a head stay in line behind it.
+	 */
+	void reset() {
+		this.lines.values().forEach(PermitLine::reset);
 	}
 
 	/** The number of lines, for tests: a line with no caller left is removed. */
@@ -119,7 +141,7 @@ final class PermitLines {
 			this.clientKey = clientKey;
 			while (true) {
 				PermitLine joined = PermitLines.this.lines.computeIfAbsent(key,
-						(created) -> new PermitLine(created, PermitLines.this.lines));
+						(created) -> new PermitLine(created, PermitLines.this.lines, PermitLines.this.nanoTime));
 				synchronized (joined) {
 					if (joined.removed) {
 						continue;

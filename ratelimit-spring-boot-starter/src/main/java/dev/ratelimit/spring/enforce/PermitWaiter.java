@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
@@ -25,16 +26,33 @@ public final class PermitWaiter {
 
 	private final LeaseWaits leases;
 
-	private final PermitLines lines = new PermitLines();
+	private final PermitLines lines;
 
 	/**
+	 * Waits whose lines age on {@link System#nanoTime()}: a limiter on the system's clock.
 	 * @param defaultMaxWait {@code ratelimit.defaults.max-wait}
 	 * @param leases the callers waiting for a lease, woken by releases
 	 */
 	public PermitWaiter(RateLimitEnforcer enforcer, Duration defaultMaxWait, LeaseWaits leases) {
+		this(enforcer, defaultMaxWait, leases, System::nanoTime);
+	}
+
+	/**
+	 * @param defaultMaxWait {@code ratelimit.defaults.max-wait}
+	 * @param leases the callers waiting for a lease, woken by releases
+	 * @param nanoTime the limiter's time in ns, on which the lines' denials age: the application's
+	 * {@code rateLimitClock} in ns when it has one (the waits themselves are pauses of real time)
+	 */
+	public PermitWaiter(RateLimitEnforcer enforcer, Duration defaultMaxWait, LeaseWaits leases, LongSupplier nanoTime) {
 		this.enforcer = enforcer;
 		this.defaultMaxWait = defaultMaxWait;
 		this.leases = leases;
+		this.lines = new PermitLines(nanoTime);
+	}
+
+	/** Every client's state was reset: the lines' denials and closes no longer hold ({@link PermitLines#reset}). */
+	void reset() {
+		this.lines.reset();
 	}
 
 	public RateLimitEnforcer enforcer() {

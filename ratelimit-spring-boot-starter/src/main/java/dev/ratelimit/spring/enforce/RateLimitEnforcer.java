@@ -78,6 +78,15 @@ public final class RateLimitEnforcer {
 		this.byOutcome = new OutcomeCharger(redis, answers, clientKeys, observations);
 	}
 
+	/**
+	 * Every client's state was reset ({@link StateReset}): the denials this instance remembers and its fail-local
+	 * state no longer hold.
+	 */
+	void forgetLocalState() {
+		this.denials.forgetAll();
+		this.answers.resetLocal();
+	}
+
 	/** The decisions' observations, for callers that find a request's observation elsewhere (WebFlux). */
 	public DecisionObservations observations() {
 		return this.observations;

@@ -1,9 +1,14 @@
 package dev.ratelimit.spring.autoconfigure;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.enforce.RateLimitEnforcer;
 import org.jspecify.annotations.Nullable;
@@ -66,6 +71,33 @@ class StarterBeanNamesTests {
 				}, "spring.main.allow-bean-definition-overriding=" + overriding, name);
 			}
 		});
+	}
+
+	@Test
+	void anApplicationBeanNamedRateLimitClockThatIsNoClockStopsStartupNamingIt() {
+		WithoutRedis.servlet()
+			.withPropertyValues("ratelimit.store=in-memory")
+			.withBean("rateLimitClock", String.class, () -> "a clock of the application's own kind")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+					.hasMessageContaining("'rateLimitClock' (java.lang.String, where the starter has a InstantSource)");
+			});
+	}
+
+	@Test
+	void theApplicationsRateLimitClockIsTheTimeOfTheLimiterTheStarterMakes() {
+		InstantSource clock = InstantSource.fixed(Instant.parse("2030-01-01T00:00:00Z"));
+		LimitDefinition limit = LimitDefinition.of("daily", Algorithm.FIXED_WINDOW, 1, Duration.ofDays(1));
+		WithoutRedis.servlet()
+			.withPropertyValues("ratelimit.store=in-memory")
+			.withBean("rateLimitClock", InstantSource.class, () -> clock)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				// at midnight of the clock's day, whatever today is: the day's whole window is left
+				assertThat(context.getBean(RateLimiter.class).tryAcquire("client", limit).decisions().get(0)
+					.resetAfterMs()).isEqualTo(Duration.ofDays(1).toMillis());
+			});
 	}
 
 	@Test

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDecision;
@@ -80,6 +81,43 @@ class PermitLinesTests {
 		}
 		assertThat(answer.decisions().get(0).retryAfterMs().getAsLong()).as("ms after %d ms", elapsedMs)
 			.isBetween(800 - elapsedMs - 1, 801L);
+	}
+
+	@Test
+	void aClosedLineOpensWhenTheLimitersClockPassesItsLastAdmissionsMoreAfter() {
+		AtomicLong limiterNanos = new AtomicLong(TimeUnit.DAYS.toNanos(20_000));
+		PermitLines clocked = new PermitLines(limiterNanos::get);
+		PermitWait first = wait(Duration.ofSeconds(30), clocked);
+		assertThat(deniedByRedis(first, 1, 1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		first.nextAttempt();
+		admitted(first, 0, 800);
+		first.done(null);
+		assertThat(wait(Duration.ofSeconds(30), clocked).held().waits().behind("client", List.of(API.request())))
+			.as("closed: answered by the line").isNotNull();
+
+		// a test moves the clock the limiter decides by: the limits have room again, whatever the real time
+		limiterNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(800));
+		assertThat(wait(Duration.ofSeconds(30), clocked).held().waits().behind("client", List.of(API.request())))
+			.as("open: the caller asks").isNull();
+	}
+
+	@Test
+	void aResetOpensEveryLineForgetsItsLastDenialAndLetsItsHeadAskAtOnce() {
+		PermitWait first = wait(Duration.ofSeconds(30));
+		assertThat(deniedByRedis(first, 1, 1)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		first.nextAttempt();
+		admitted(first, 0, 800);
+		first.done(null);
+		assertThat(wait(Duration.ofSeconds(30)).held().waits().behind("client", List.of(API.request()))).isNotNull();
+		this.lines.reset();
+		assertThat(wait(Duration.ofSeconds(30)).held().waits().behind("client", List.of(API.request())))
+			.as("after the reset").isNull();
+
+		PermitWait head = wait(Duration.ofSeconds(30));
+		CompletableFuture<Boolean> turn = deniedByRedis(head, 20_000, 1);
+		assertThat(turn).as("waiting out 20 s").isNotDone();
+		this.lines.reset();
+		assertThat(turn).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
 	}
 
 	@Test
@@ -255,8 +293,12 @@ class PermitLinesTests {
 	}
 
 	private PermitWait wait(Duration maxWait) {
+		return wait(maxWait, this.lines);
+	}
+
+	private PermitWait wait(Duration maxWait, PermitLines in) {
 		PermitWait wait = new PermitWait(new BackgroundCall(), List.of(), maxWait, new Reservation(),
-				new LeaseWaits(null), this.lines, DecisionObservations.NONE);
+				new LeaseWaits(null), in, DecisionObservations.NONE);
 		this.begun.add(wait);
 		return wait;
 	}

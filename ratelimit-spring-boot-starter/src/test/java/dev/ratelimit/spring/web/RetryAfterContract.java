@@ -2,9 +2,7 @@ package dev.ratelimit.spring.web;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 
-import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.test.app.ClockedLimiterConfiguration;
 import dev.ratelimit.spring.test.app.TestClock;
 import org.junit.jupiter.api.Test;
@@ -12,9 +10,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
 import org.springframework.test.context.TestPropertySource;
 
 import static dev.ratelimit.spring.test.app.ClockedLimiterConfiguration.T0;
@@ -25,24 +20,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * needed. Time is the {@link TestClock}'s, moved by the tests, and decided by the application's own limiter
  * ({@link ClockedLimiterConfiguration}); each test case is a client of its own ({@code X-Client}). Written once and run
  * on Spring MVC ({@code MvcRetryAfterIntegrationTests}) and WebFlux ({@code WebFluxRetryAfterIntegrationTests}), whose
- * subclasses add {@link ClockedLimiterConfiguration} to their application. The denials the application remembers count
- * time on the same clock ({@link ClockedDenials}), so that a remembered denial ends when the limiter's would.
+ * subclasses add {@link ClockedLimiterConfiguration} to their application. The clock is the application's
+ * {@code rateLimitClock}, so the denials the application remembers count time on it too, and a remembered denial ends
+ * when the limiter's would.
  */
 @TestPropertySource(properties = "spring.autoconfigure.exclude="
 		+ "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
-@Import(RetryAfterContract.ClockedDenials.class)
 public abstract class RetryAfterContract extends ServerTestSupport {
-
-	/** {@link DenialCache} on the {@link TestClock}, which the limiter decides by. */
-	@TestConfiguration(proxyBeanMethods = false)
-	static class ClockedDenials {
-
-		@Bean
-		DenialCache rememberedDenials(TestClock clock) {
-			return new DenialCache(true, Duration.ofSeconds(1), 100, () -> clock.millis() * 1_000_000);
-		}
-
-	}
 
 	@Autowired
 	private TestClock clock;

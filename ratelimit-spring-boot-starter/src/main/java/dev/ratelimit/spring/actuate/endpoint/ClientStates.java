@@ -16,10 +16,12 @@ import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.LeaseHolder;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.Released;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.Request;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.Reset;
+import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.ResetAll;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.State;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.enforce.NearLimit;
+import dev.ratelimit.spring.RateLimitReset;
 import dev.ratelimit.spring.enforce.RateLimitHeaderWriter;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.Terms;
@@ -34,8 +36,9 @@ import static dev.ratelimit.spring.actuate.endpoint.Responses.notFound;
 import static dev.ratelimit.spring.actuate.endpoint.Responses.storeFailed;
 
 /**
- * The endpoint's operations on one client's state of a limit: read it without consuming anything, reset it, give back
- * one lease; each for a limit the path names and a client key, or 404 and 400.
+ * The endpoint's operations on clients' state: one client's state of a limit read without consuming anything, reset,
+ * or one lease given back, each for a limit the path names and a client key, or 404 and 400; and every client's state
+ * reset at once.
  */
 final class ClientStates {
 
@@ -49,7 +52,11 @@ final class ClientStates {
 
 	private final NearLimit nearLimit;
 
-	ClientStates(RateLimiter limiter, LimitConfigurations configurations, DenialCache denials, NearLimit nearLimit) {
+	private final RateLimitReset reset;
+
+	ClientStates(RateLimiter limiter, LimitConfigurations configurations, DenialCache denials, NearLimit nearLimit,
+			RateLimitReset reset) {
+		this.reset = reset;
 		this.limiter = limiter;
 		this.configurations = configurations;
 		this.denials = denials;
@@ -115,6 +122,19 @@ final class ClientStates {
 				return storeFailed("reset", limit, ex);
 			}
 		});
+	}
+
+	/** Deletes every client's state, and this instance's memory of them ({@link RateLimitReset}). */
+	WebEndpointResponse<Object> resetAll() {
+		try {
+			long deleted = this.reset.resetAll();
+			logger.info("Every client's rate limit state reset through the ratelimits endpoint (" + deleted
+					+ ((deleted == 1) ? " state" : " states") + " deleted)");
+			return new WebEndpointResponse<>(new ResetAll(deleted));
+		}
+		catch (RuntimeException ex) {
+			return storeFailed("reset every client's state", ex);
+		}
 	}
 
 	/** Gives back one lease of the client's concurrency limit, in every shape of the limit. */

@@ -10,6 +10,7 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.enforce.NearLimit;
+import dev.ratelimit.spring.RateLimitReset;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.LimitOverride;
@@ -44,6 +45,10 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * remembers of the client are forgotten at once; other instances forget theirs within
  * {@code ratelimit.denials.max-age}. For a concurrency limit, the state lists the leases held and their holders, and
  * {@code &lease=<id>} gives back that one lease only.</li>
+ * <li>{@code DELETE /actuator/ratelimits}: deletes every client's state of every limit ({@link RateLimitReset}: on
+ * Redis the state keys under {@code ratelimit.key-prefix}, never another key), and forgets this instance's remembered
+ * denials and waiting lines; every client has its full allowance again. For tests and starting over; overrides
+ * stay.</li>
  * <li>{@code POST /actuator/ratelimits/{name}} with a JSON body ({@code {"limit": 200}}, {@code {"plan": "pro",
  * "limit": 200}}, {@code {"undo": true}}): overrides the limit's shape, mode or failure policy, or a plan's shape of
  * it, on every instance ({@link #override}).</li>
@@ -73,13 +78,14 @@ public class RateLimitsEndpoint {
 	 * @param store {@code redis} or {@code in-memory}
 	 * @param denials the denials this instance remembers, forgotten for a client that is reset
 	 * @param nearLimit when a client's state shows it near a limit
+	 * @param reset every client's state at once
 	 */
 	public RateLimitsEndpoint(RateLimiter limiter, LimitConfigurations configurations, OverridesSync overrides,
-			String store, DenialCache denials, NearLimit nearLimit) {
+			String store, DenialCache denials, NearLimit nearLimit, RateLimitReset reset) {
 		this.configurations = configurations;
 		this.store = store;
 		this.overrides = new OverrideOperation(configurations, overrides);
-		this.clients = new ClientStates(limiter, configurations, denials, nearLimit);
+		this.clients = new ClientStates(limiter, configurations, denials, nearLimit, reset);
 	}
 
 	@ReadOperation
@@ -144,6 +150,16 @@ public class RateLimitsEndpoint {
 	public WebEndpointResponse<Object> reset(@Selector(match = Match.ALL_REMAINING) String[] name, String client,
 			@Nullable String lease) {
 		return this.clients.reset(name, client, lease);
+	}
+
+	/**
+	 * Deletes every client's state of every limit, and this instance's memory of them.
+	 * @return 200 with how many states were deleted; 501 on a store that cannot (a Redis Cluster, an application's
+	 * own limiter); 503 when the store does not answer (some states may be gone)
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<Object> resetAll() {
+		return this.clients.resetAll();
 	}
 
 	/** A token bucket's capacity; {@code null} for the other algorithms, which have none. */
@@ -262,6 +278,10 @@ public class RateLimitsEndpoint {
 
 	/** What {@code DELETE /actuator/ratelimits/{name}?client=...} answers: how many states existed and are gone. */
 	public record Reset(String name, String client, int deleted) {
+	}
+
+	/** What {@code DELETE /actuator/ratelimits} answers: how many states existed and are gone. */
+	public record ResetAll(long deleted) {
 	}
 
 	/** The body of a 400, 404, 501 or 503. */

@@ -28,10 +28,18 @@ final class Responses {
 
 	/** 503 when the store did not answer (logged), 501 for an operation the store cannot do. */
 	static WebEndpointResponse<Object> storeFailed(String operation, String name, RuntimeException ex) {
+		return storeFailed(operation + " rate limit '" + name + "'", ex);
+	}
+
+	/**
+	 * 503 when the store did not answer (logged), 501 for an operation the store cannot do.
+	 * @param what what the endpoint could not do, for the log: "reset every client's state"
+	 */
+	static WebEndpointResponse<Object> storeFailed(String what, RuntimeException ex) {
 		if (ex instanceof UnsupportedOperationException) {
 			return new WebEndpointResponse<>(new Error(ex.getMessage()), 501);
 		}
-		logger.warn("The ratelimits endpoint could not " + operation + " rate limit '" + name + "': " + ex);
+		logger.warn("The ratelimits endpoint could not " + what + ": " + ex);
 		return new WebEndpointResponse<>(new Error("The rate limiter's store did not answer: " + ex),
 				WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 	}

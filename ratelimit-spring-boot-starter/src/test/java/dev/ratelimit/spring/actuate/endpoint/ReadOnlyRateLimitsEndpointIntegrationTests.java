@@ -28,6 +28,11 @@ class ReadOnlyRateLimitsEndpointIntegrationTests extends ServerTestSupport {
 	private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
 	@Test
+	void readOnlyAccessRefusesToResetEveryClient() throws Exception {
+		assertThat(delete("/actuator/ratelimits").statusCode()).isIn(404, 405);
+	}
+
+	@Test
 	void readOnlyAccessRefusesAChange() throws Exception {
 		HttpResponse<String> change = this.http.send(HttpRequest.newBuilder(uri("/actuator/ratelimits/search"))
 			.timeout(Duration.ofSeconds(30))

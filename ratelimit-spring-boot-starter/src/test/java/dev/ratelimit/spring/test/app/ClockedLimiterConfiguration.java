@@ -15,7 +15,7 @@ import org.springframework.core.env.Environment;
 
 /**
  * The application's own {@link RateLimiter} (the auto-configured one backs off): on the shared test Redis, deciding
- * at the time of a {@link TestClock} bean. It charges the limit named {@code oversized} one unit more than its
+ * at the time of a {@link TestClock} bean, which is the application's {@code rateLimitClock} as well. It charges the limit named {@code oversized} one unit more than its
  * capacity, which no annotation may declare, to reach a request that can never be admitted. In a WebFlux application
  * it decides on threads of its own, never on an event loop ({@link ClockedRateLimiter}).
  */
@@ -25,8 +25,9 @@ public class ClockedLimiterConfiguration {
 	/** The clock's start: a multiple of 10 s, 3,200 s into an hour (UTC). */
 	public static final long T0 = 1_791_860_000_000L;
 
+	/** Named so that the starter ages what it remembers of the decisions (denials, lines) on it too. */
 	@Bean
-	TestClock testClock() {
+	TestClock rateLimitClock() {
 		return new TestClock(T0);
 	}
 
