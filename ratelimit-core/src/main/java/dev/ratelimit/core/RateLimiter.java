@@ -19,6 +19,21 @@ import java.util.concurrent.CompletionStage;
 public interface RateLimiter {
 
 	/**
+	 * The tag that stands for a client in the limiter's keys: the base64url of the first 9 bytes of the SHA-256 of
+	 * {@code clientId} (12 characters), as Redis' state keys carry it between braces
+	 * ({@code rl:{q1y3VdJ8ZtXo}:api:tb:1s}). It names a client where its id (an API key, say) must not be written:
+	 * the overrides of one client's limits are kept under it. Whatever the store: the in-memory limiter keys its state
+	 * otherwise, but a client's tag is the same.
+	 * @param clientId as in {@link #tryAcquire(String, List)}
+	 * @return 12 characters of {@code A-Z a-z 0-9 - _}
+	 */
+	static String clientTag(String clientId) {
+		String tag = RedisKeys.clientTag(clientId);
+		return tag.substring(1, tag.length() - 1);
+	}
+
+
+	/**
 	 * Decides one request at this limiter's time.
 	 * @param clientId who is limited (an IP address, a user name, an API key); any string, stored only as a hash
 	 * @param limits the limits to apply, each with this request's cost and mode, with pairwise different names; not

@@ -22,6 +22,12 @@ class RedisKeysTest {
 		assertThat(new RedisKeys("rl:").key("ключ-ü", limit)).isEqualTo("rl:{_-zF6R7aPeZ3}:api:tb:1s");
 	}
 
+	@Test
+	void aClientsTagIsTheOneItsKeysCarry() {
+		assertThat(RateLimiter.clientTag("abc")).isEqualTo("ungWv48Bz-pB");
+		assertThat(RateLimiter.clientTag("ключ-ü")).isEqualTo("_-zF6R7aPeZ3");
+	}
+
 	@ParameterizedTest
 	@CsvSource({ "1, 1ms", "250, 250ms", "1000, 1s", "1500, 1500ms", "90000, 90s", "60000, 1m", "5400000, 90m",
 			"3600000, 1h", "86400000, 1d", "172800000, 2d", "90000000, 25h" })

@@ -8,6 +8,7 @@ import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.OverridesSync;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -40,6 +41,13 @@ public final class RateLimitsEndpointAutoConfiguration {
 			String store = (properties.getStore() == RateLimitProperties.Store.IN_MEMORY) ? "in-memory" : "redis";
 			return new RateLimitsEndpoint(rateLimiter, configurations, overrides, store, denials,
 					properties.getMetrics().nearLimit(), reset);
+		}
+
+		/** A write with a field the endpoint does not take is refused (400), naming it, rather than half done. */
+		@Bean(StarterBeans.ENDPOINT_FIELDS)
+		@ConditionalOnMissingBean(name = StarterBeans.ENDPOINT_FIELDS)
+		OperationInvokerAdvisor rateLimitsEndpointFields() {
+			return RateLimitsEndpoint.unknownFields();
 		}
 
 	}

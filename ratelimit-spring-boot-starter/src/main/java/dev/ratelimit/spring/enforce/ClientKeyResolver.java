@@ -111,7 +111,8 @@ public final class ClientKeyResolver {
 
 	/**
 	 * {@code limits} grouped by their client keys, in order: the limits of one key share a hash tag and are decided
-	 * in one call.
+	 * in one call. Each limit is in the shape that the overrides of its client give it, if any
+	 * ({@link ConfiguredLimit#forClient}).
 	 * @param skipUnresolved whether a limit whose key cannot be resolved is left out rather than failing all
 	 * @throws RateLimitException as {@link #resolve} does, unless {@code skipUnresolved}
 	 */
@@ -129,7 +130,7 @@ public final class ClientKeyResolver {
 				}
 				throw ex;
 			}
-			byKey.computeIfAbsent(key, (unused) -> new ArrayList<>()).add(limit);
+			byKey.computeIfAbsent(key, (unused) -> new ArrayList<>()).add(limit.forClient(key));
 		}
 		return byKey;
 	}
@@ -212,6 +213,17 @@ public final class ClientKeyResolver {
 	public static String canonicalKey(String clientKey) {
 		return clientKey.startsWith(IP_PREFIX) ? IP_PREFIX + canonicalIp(clientKey.substring(IP_PREFIX.length()))
 				: clientKey;
+	}
+
+	/**
+	 * The client key of a client as an operator names it ({@code alice-key}): the value its key expression yields,
+	 * which the limiter keys as {@code key:<value>}; or a client key in the limiter's form ({@code ip:<address>},
+	 * {@code key:<value>}), {@linkplain #canonicalKey canonical}. A value that itself starts with {@code ip:} or
+	 * {@code key:} is written {@code key:<value>}.
+	 */
+	public static String clientKeyOf(String client) {
+		String key = canonicalKey(client);
+		return isClientKey(key) ? key : KEY_PREFIX + client;
 	}
 
 	/** Whether {@code clientKey} has the form of a client key: {@code ip:<address>} or {@code key:<value>}. */

@@ -28,7 +28,7 @@ final class Leases {
 	 */
 	static @Nullable String idFor(List<ConfiguredLimit> limits, String holder) {
 		for (ConfiguredLimit limit : limits) {
-			if (limit.concurrency() || anyInPlans(limit)) {
+			if (limit.concurrency() || anyOtherShape(limit)) {
 				return holder + "/" + LimitRequest.newLeaseId();
 			}
 		}
@@ -44,10 +44,15 @@ final class Leases {
 		return name.isEmpty() ? "instance" : name.substring(0, Math.min(60, name.length()));
 	}
 
-	/** A plan may make a limit a concurrency limit. */
-	private static boolean anyInPlans(ConfiguredLimit limit) {
-		for (ConfiguredLimit shaped : limit.byPlan().values()) {
+	/** A plan, or a client's override, may make a limit a concurrency limit. */
+	private static boolean anyOtherShape(ConfiguredLimit limit) {
+		for (ConfiguredLimit shaped : limit.byClient().values()) {
 			if (shaped.concurrency()) {
+				return true;
+			}
+		}
+		for (ConfiguredLimit shaped : limit.byPlan().values()) {
+			if (shaped.concurrency() || anyOtherShape(shaped)) {
 				return true;
 			}
 		}

@@ -61,8 +61,9 @@ public final class OutcomeCharger {
 		List<LimitDecision> peeked = new ArrayList<>();
 		long deadline = this.redis.deadline(request);
 		@Nullable Observation parent = this.observations.parent(request);
-		for (ConfiguredLimit limit : PlanSelector.forRequest(configured, context)) {
-			String clientKey = this.clientKeys.resolve(limit, request, context);
+		for (ConfiguredLimit planned : PlanSelector.forRequest(configured, context)) {
+			String clientKey = this.clientKeys.resolve(planned, request, context);
+			ConfiguredLimit limit = planned.forClient(clientKey);
 			// the admission's read decides it: one observation per read, as per decision
 			DecisionObservations.Observed observed = this.observations.decision(parent, List.of(limit));
 			LimitDecision state = null;

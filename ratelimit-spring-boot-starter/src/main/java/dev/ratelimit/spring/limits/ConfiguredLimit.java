@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 import dev.ratelimit.core.LimitRequest;
+import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.FailurePolicy;
 import org.jspecify.annotations.Nullable;
 
@@ -28,18 +29,27 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 		Planning planning) {
 
 	/**
-	 * A limit's shapes by plan.
+	 * A limit's shapes by plan and by client.
 	 * @param selector tells a request's plan; the one of the configuration that shaped the limit, so that a request
 	 * whose limits come from one configuration selects among that configuration's plans
 	 * @param byPlan this limit as each configured plan shapes it, by plan name; empty when the limit is not planned
+	 * @param byClient this limit (in its plan's shape) as the overrides of single clients shape it, by client tag
+	 * ({@link RateLimiter#clientTag}); empty when no client has one
 	 */
-	public record Planning(PlanSelector selector, Map<String, ConfiguredLimit> byPlan) {
+	public record Planning(PlanSelector selector, Map<String, ConfiguredLimit> byPlan,
+			Map<String, ConfiguredLimit> byClient) {
 
 		/** Not planned. */
 		public static final Planning NONE = new Planning(PlanSelector.none(), Map.of());
 
 		public Planning {
 			byPlan = Map.copyOf(byPlan);
+			byClient = Map.copyOf(byClient);
+		}
+
+		/** Shapes by plan, none by client. */
+		public Planning(PlanSelector selector, Map<String, ConfiguredLimit> byPlan) {
+			this(selector, byPlan, Map.of());
 		}
 
 	}
@@ -214,6 +224,31 @@ public record ConfiguredLimit(Budget budget, ClientKey clientKey, Origin origin,
 	ConfiguredLimit withPlans(PlanSelector selector, Map<String, ConfiguredLimit> byPlan) {
 		return new ConfiguredLimit(this.budget, this.clientKey, this.origin, this.handling,
 				new Planning(selector, byPlan));
+	}
+
+	/** This limit with its shapes for single clients ({@link #forClient}). */
+	ConfiguredLimit withClients(Map<String, ConfiguredLimit> byClient) {
+		return new ConfiguredLimit(this.budget, this.clientKey, this.origin, this.handling,
+				new Planning(this.planning.selector(), this.planning.byPlan(), byClient));
+	}
+
+	/** {@link Planning#byClient()}. */
+	public Map<String, ConfiguredLimit> byClient() {
+		return this.planning.byClient();
+	}
+
+	/**
+	 * This limit as the overrides of the client {@code clientKey} shape it (call it on a limit in its plan's shape,
+	 * {@link #forPlan}); this limit itself when the client has none.
+	 * @param clientKey the client key the limit was resolved to for a request: {@code key:<value>} or
+	 * {@code ip:<address>}, told by its tag, as the limiter's keys tell clients
+	 */
+	public ConfiguredLimit forClient(String clientKey) {
+		if (this.planning.byClient().isEmpty()) {
+			return this;
+		}
+		ConfiguredLimit shaped = this.planning.byClient().get(RateLimiter.clientTag(clientKey));
+		return (shaped != null) ? shaped : this;
 	}
 
 	/** {@link Planning#byPlan()}. */

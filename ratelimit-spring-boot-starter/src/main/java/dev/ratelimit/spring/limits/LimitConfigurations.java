@@ -198,27 +198,40 @@ public final class LimitConfigurations {
 		return configuration;
 	}
 
-	/** {@code overrides} without those of limits and plans that {@code configuration} does not have. */
+	/**
+	 * {@code overrides} without those of limits and plans that {@code configuration} does not have, nor those of a
+	 * client in a plan of a limit that no plan shapes.
+	 */
 	private static LimitOverrides known(LimitConfiguration configuration, LimitOverrides overrides, Settings settings) {
 		LimitOverrides known = overrides;
-		for (String name : overrides.limits().keySet()) {
-			if (!configuration.names().names().contains(name)) {
-				logger.warn("The override of rate limit '" + name + "' is left aside: the application has no limit"
-						+ " of that name (undo it through the ratelimits endpoint)");
-				known = known.with(null, name, null);
-			}
-		}
-		for (Map.Entry<String, Map<String, LimitOverride>> plan : overrides.plans().entrySet()) {
-			for (String name : plan.getValue().keySet()) {
-				if (!settings.limits().getPlans().containsKey(plan.getKey())
-						|| !configuration.names().names().contains(name)) {
-					logger.warn("The override of rate limit '" + name + "' in plan '" + plan.getKey() + "' is left aside:"
-							+ " the application has no such plan or limit (undo it through the ratelimits endpoint)");
-					known = known.with(plan.getKey(), name, null);
-				}
+		for (OverrideTarget target : overrides.targets().keySet()) {
+			String unknown = unknown(configuration, target, settings);
+			if (unknown != null) {
+				logger.warn("The override of rate limit '" + target.name() + "'"
+						+ ((target.plan() != null) ? " in plan '" + target.plan() + "'" : "")
+						+ ((target.clientTag() != null) ? " for client " + target.clientTag() : "") + " is left aside: "
+						+ unknown + " (undo it through the ratelimits endpoint)");
+				known = known.with(target, null);
 			}
 		}
 		return known;
+	}
+
+	/** Why {@code configuration} cannot apply the override of {@code target}, or {@code null} when it can. */
+	private static @Nullable String unknown(LimitConfiguration configuration, OverrideTarget target,
+			Settings settings) {
+		if (!configuration.names().names().contains(target.name())) {
+			return "the application has no limit of that name";
+		}
+		if (target.plan() == null) {
+			return null;
+		}
+		if (!settings.limits().getPlans().containsKey(target.plan())) {
+			return "the application has no such plan";
+		}
+		boolean planned = configuration.names().all().stream()
+			.anyMatch((limit) -> limit.name().equals(target.name()) && limit.planned());
+		return (target.clientTag() != null && !planned) ? "no plan shapes the limit" : null;
 	}
 
 	/** What differs between two configurations, one item per limit name. */

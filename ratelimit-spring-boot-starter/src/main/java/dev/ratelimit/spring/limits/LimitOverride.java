@@ -18,25 +18,35 @@ import org.jspecify.annotations.Nullable;
  * What an operator changed of one limit at runtime, through the {@code ratelimits} endpoint: its shape, mode and
  * failure policy, each {@code null} where the configuration's stands. Never a key, a rule's paths or any other
  * expression: those come only from the application's configuration sources, so that the endpoint runs no code.
- * Of a limit's shape in one plan, only the shape.
+ * Of a limit's shape in one plan, or for one client, only the shape.
  *
  * @param algorithm the algorithm
  * @param limit units per window, at least 1
- * @param window the window
+ * @param window the window; replaces a calendar period
  * @param capacity the token bucket's capacity; dropped when {@code algorithm} makes the limit another algorithm
  * @param mode enforce or shadow
  * @param failurePolicy what the limit does when Redis fails
+ * @param period the calendar period a fixed window counts in ({@code day}, {@code week}, {@code month},
+ * {@code year}); replaces a window, and makes the limit a fixed window unless {@code algorithm} says otherwise
+ * @param zone the time zone of the period set here or of the limit's own
+ * @param firstDayOfWeek the day a week of the period starts on
  */
 public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit, @Nullable Duration window,
-		@Nullable Long capacity, @Nullable LimitMode mode, @Nullable FailurePolicy failurePolicy) {
+		@Nullable Long capacity, @Nullable LimitMode mode, @Nullable FailurePolicy failurePolicy,
+		CalendarPeriod.@Nullable Unit period, @Nullable ZoneId zone, @Nullable DayOfWeek firstDayOfWeek) {
+
+	/** An override of a limit's shape by a window of one length, its mode and its failure policy. */
+	public LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit, @Nullable Duration window,
+			@Nullable Long capacity, @Nullable LimitMode mode, @Nullable FailurePolicy failurePolicy) {
+		this(algorithm, limit, window, capacity, mode, failurePolicy, null, null, null);
+	}
 
 	/** Whether it changes nothing. */
 	public boolean isEmpty() {
-		return this.algorithm == null && this.limit == null && this.window == null && this.capacity == null
-				&& this.mode == null && this.failurePolicy == null;
+		return shapeOnly() && asShape(this.capacity).isEmpty();
 	}
 
-	/** Whether it changes only the shape (what a plan may change). */
+	/** Whether it changes only the shape (what a plan or a client may change). */
 	public boolean shapeOnly() {
 		return this.mode == null && this.failurePolicy == null;
 	}
@@ -44,25 +54,37 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 	/**
 	 * {@code shape} with this override's parts. A limit that the override makes another algorithm than the token
 	 * bucket loses the bucket's configured capacity; a capacity the override sets stays, to be checked as startup
-	 * checks it (a capacity applies to the token bucket only).
+	 * checks it (a capacity applies to the token bucket only). A window replaces the shape's calendar period, a
+	 * period its window.
+	 * @throws dev.ratelimit.core.InvalidLimitException naming {@code period} or {@code zone} when they do not go
+	 * together with the rest
 	 */
 	LimitShape applyTo(LimitShape shape) {
-		return new LimitShape((this.algorithm != null) ? this.algorithm : shape.algorithm(),
-				(this.limit != null) ? this.limit : shape.limit(), (this.window != null) ? this.window : shape.window(),
-				capacity(shape.capacity()), (this.window != null) ? null : shape.calendar());
+		return shape.with(asShape(capacity(shape.capacity())));
 	}
 
 	/** A plan's shape of a limit ({@code configured}, or none) with this override's parts, as {@link #applyTo}. */
 	LimitSettings.Shape over(LimitSettings.@Nullable Shape configured) {
-		Algorithm algorithm = (this.algorithm != null) ? this.algorithm
-				: (configured != null) ? configured.getAlgorithm() : null;
-		Long capacity = capacity((configured != null) ? configured.getCapacity() : null);
-		// a calendar period the plan sets stays, unless this override sets a window instead
-		LimitSettings.Shape period = (this.window == null) ? configured : null;
-		return new PlanShape(algorithm, (this.limit != null) ? this.limit : (configured != null) ? configured.getLimit() : null,
-				(this.window != null) ? this.window : (configured != null) ? configured.getWindow() : null, capacity,
-				(period != null) ? period.getPeriod() : null, (period != null) ? period.getZone() : null,
-				(period != null) ? period.getFirstDayOfWeek() : null);
+		if (configured == null) {
+			return asShape(capacity(null));
+		}
+		// a window replaces the plan's period, a period its window
+		boolean windowKept = this.window == null && this.period == null;
+		boolean periodKept = this.window == null;
+		return new PlanShape(or(this.algorithm, configured.getAlgorithm()), or(this.limit, configured.getLimit()),
+				or(this.window, windowKept ? configured.getWindow() : null), capacity(configured.getCapacity()),
+				or(this.period, periodKept ? configured.getPeriod() : null),
+				or(this.zone, periodKept ? configured.getZone() : null),
+				or(this.firstDayOfWeek, periodKept ? configured.getFirstDayOfWeek() : null));
+	}
+
+	private static <T> @Nullable T or(@Nullable T value, @Nullable T otherwise) {
+		return (value != null) ? value : otherwise;
+	}
+
+	private PlanShape asShape(@Nullable Long capacity) {
+		return new PlanShape(this.algorithm, this.limit, this.window, capacity, this.period, this.zone,
+				this.firstDayOfWeek);
 	}
 
 	private @Nullable Long capacity(@Nullable Long configured) {
@@ -75,25 +97,22 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 	/** As the endpoint and the store write it: {@code algorithm=token-bucket;limit=100;window=1s}. */
 	public String encode() {
 		StringJoiner parts = new StringJoiner(";");
-		if (this.algorithm != null) {
-			parts.add("algorithm=" + Terms.of(this.algorithm));
-		}
-		if (this.limit != null) {
-			parts.add("limit=" + this.limit);
-		}
-		if (this.window != null) {
-			parts.add("window=" + this.window);
-		}
-		if (this.capacity != null) {
-			parts.add("capacity=" + this.capacity);
-		}
-		if (this.mode != null) {
-			parts.add("mode=" + Terms.of(this.mode));
-		}
-		if (this.failurePolicy != null) {
-			parts.add("failure-policy=" + Terms.of(this.failurePolicy));
-		}
+		add(parts, "algorithm", (this.algorithm != null) ? Terms.of(this.algorithm) : null);
+		add(parts, "limit", this.limit);
+		add(parts, "window", this.window);
+		add(parts, "capacity", this.capacity);
+		add(parts, "mode", (this.mode != null) ? Terms.of(this.mode) : null);
+		add(parts, "failure-policy", (this.failurePolicy != null) ? Terms.of(this.failurePolicy) : null);
+		add(parts, "period", (this.period != null) ? Terms.of(this.period) : null);
+		add(parts, "zone", this.zone);
+		add(parts, "first-day-of-week", (this.firstDayOfWeek != null) ? Terms.of(this.firstDayOfWeek) : null);
 		return parts.toString();
+	}
+
+	private static void add(StringJoiner parts, String name, @Nullable Object value) {
+		if (value != null) {
+			parts.add(name + "=" + value);
+		}
 	}
 
 	/**
@@ -112,8 +131,10 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 			}
 			parts.put(part.substring(0, equals).trim(), part.substring(equals + 1).trim());
 		}
-		return of(parts.remove("algorithm"), number(parts.remove("limit")), parts.remove("window"),
-				number(parts.remove("capacity")), parts.remove("mode"), unknownOr(parts, parts.remove("failure-policy")));
+		LimitOverride shape = of(parts.remove("algorithm"), number(parts.remove("limit")), parts.remove("window"),
+				number(parts.remove("capacity")), parts.remove("mode"), parts.remove("failure-policy"));
+		return shape.withCalendar(parts.remove("period"), parts.remove("zone"),
+				unknownOr(parts, parts.remove("first-day-of-week")));
 	}
 
 	/**
@@ -129,10 +150,22 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 				(failurePolicy != null) ? AnnotationValueParser.parseFailurePolicy(failurePolicy) : null);
 	}
 
+	/**
+	 * This override with a calendar period, as an operator writes it ({@code day}, {@code Europe/Berlin},
+	 * {@code sunday}), each {@code null} when not given.
+	 * @throws IllegalArgumentException naming the value that is not valid
+	 */
+	public LimitOverride withCalendar(@Nullable String period, @Nullable String zone, @Nullable String firstDayOfWeek) {
+		return new LimitOverride(this.algorithm, this.limit, this.window, this.capacity, this.mode, this.failurePolicy,
+				(period != null) ? CalendarPeriod.unit(period) : this.period,
+				(zone != null) ? CalendarPeriod.zone(zone) : this.zone,
+				(firstDayOfWeek != null) ? AnnotationValueParser.parseDayOfWeek(firstDayOfWeek) : this.firstDayOfWeek);
+	}
+
 	private static @Nullable String unknownOr(Map<String, String> rest, @Nullable String value) {
 		if (!rest.isEmpty()) {
 			throw new IllegalArgumentException("unknown " + rest.keySet() + "; an override sets algorithm, limit,"
-					+ " window, capacity, mode or failure-policy");
+					+ " window, capacity, mode, failure-policy, period, zone or first-day-of-week");
 		}
 		return value;
 	}
@@ -149,15 +182,22 @@ public record LimitOverride(@Nullable Algorithm algorithm, @Nullable Long limit,
 		}
 	}
 
-	/** A plan's shape of a limit, overridden. */
+	/** A plan's shape of a limit, overridden; or what an override sets of a shape. */
 	private record PlanShape(@Nullable Algorithm getAlgorithm, @Nullable Long getLimit, @Nullable Duration getWindow,
 			@Nullable Long getCapacity, CalendarPeriod.@Nullable Unit getPeriod, @Nullable ZoneId getZone,
 			@Nullable DayOfWeek getFirstDayOfWeek) implements LimitSettings.Shape {
 
+		boolean isEmpty() {
+			return this.getAlgorithm == null && this.getLimit == null && this.getWindow == null
+					&& this.getCapacity == null && this.getPeriod == null && this.getZone == null
+					&& this.getFirstDayOfWeek == null;
+		}
+
 		/** As an error message quotes it: what the shape sets. */
 		@Override
 		public String toString() {
-			return new LimitOverride(this.getAlgorithm, this.getLimit, this.getWindow, this.getCapacity, null, null)
+			return new LimitOverride(this.getAlgorithm, this.getLimit, this.getWindow, this.getCapacity, null, null,
+					this.getPeriod, this.getZone, this.getFirstDayOfWeek)
 				.encode();
 		}
 

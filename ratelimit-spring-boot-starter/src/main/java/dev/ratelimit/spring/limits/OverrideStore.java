@@ -20,15 +20,20 @@ public interface OverrideStore {
 	@Nullable Stored read(long knownVersion);
 
 	/**
-	 * Stores the override of the limit {@code name} (of its shape in {@code plan}), or removes it when
-	 * {@code override} is {@code null}, if the overrides are still those of {@code expectedVersion}: a change is
-	 * checked against the overrides it was read with, so two changes made at once on two instances are never both
-	 * accepted when together they would not be.
+	 * Stores the override of {@code target}, or removes it when {@code override} is {@code null}, if the overrides are
+	 * still those of {@code expectedVersion}: a change is checked against the overrides it was read with, so two
+	 * changes made at once on two instances are never both accepted when together they would not be.
 	 * @return every override stored after the write, with their new version; {@code null}, and nothing written, when
 	 * the version is no longer {@code expectedVersion}
 	 * @throws RuntimeException when the store does not answer
 	 */
-	@Nullable Stored write(@Nullable String plan, String name, @Nullable LimitOverride override, long expectedVersion);
+	@Nullable Stored write(OverrideTarget target, @Nullable LimitOverride override, long expectedVersion);
+
+	/** {@link #write(OverrideTarget, LimitOverride, long)} of the limit {@code name}, or of its shape in {@code plan}. */
+	default @Nullable Stored write(@Nullable String plan, String name, @Nullable LimitOverride override,
+			long expectedVersion) {
+		return write(OverrideTarget.inPlan(plan, name), override, expectedVersion);
+	}
 
 	/**
 	 * The overrides as stored.
@@ -53,16 +58,16 @@ public interface OverrideStore {
 			}
 
 			@Override
-			public synchronized @Nullable Stored write(@Nullable String plan, String name,
-					@Nullable LimitOverride override, long expectedVersion) {
+			public synchronized @Nullable Stored write(OverrideTarget target, @Nullable LimitOverride override,
+					long expectedVersion) {
 				if (expectedVersion != this.version) {
 					return null;
 				}
 				if (override != null) {
-					this.fields.put(LimitOverrides.field(plan, name), override.encode());
+					this.fields.put(LimitOverrides.field(target), override.encode());
 				}
 				else {
-					this.fields.remove(LimitOverrides.field(plan, name));
+					this.fields.remove(LimitOverrides.field(target));
 				}
 				this.version++;
 				return new Stored(this.version, LimitOverrides.of(this.fields));

@@ -92,29 +92,36 @@ public final class OverridesSync implements SmartLifecycle {
 
 	/**
 	 * Sets the override of the limit {@code name} (of its shape in {@code plan}), in place of its earlier one, or
-	 * undoes it when {@code override} is {@code null}: checked against the whole configuration with the overrides
-	 * as the store holds them, stored for every instance only if no other change landed in between (else read and
-	 * checked again), and in force here on return.
+	 * undoes it when {@code override} is {@code null}: {@link #override(OverrideTarget, LimitOverride)}.
+	 */
+	public LimitConfiguration override(@Nullable String plan, String name, @Nullable LimitOverride override) {
+		return override(OverrideTarget.inPlan(plan, name), override);
+	}
+
+	/**
+	 * Sets the override of {@code target} (a limit, its shape in a plan, its shape for a client), in place of its
+	 * earlier one, or undoes it when {@code override} is {@code null}: checked against the whole configuration with
+	 * the overrides as the store holds them, stored for every instance only if no other change landed in between
+	 * (else read and checked again), and in force here on return.
 	 * @return the configuration now in force
 	 * @throws InvalidOverrideException naming the property or the method when the override makes a limit invalid:
 	 * nothing is stored then
 	 * @throws RuntimeException the store's exception when it does not answer (a write sent may still land)
 	 */
-	public synchronized LimitConfiguration override(@Nullable String plan, String name,
-			@Nullable LimitOverride override) {
+	public synchronized LimitConfiguration override(OverrideTarget target, @Nullable LimitOverride override) {
 		for (int attempt = 1;; attempt++) {
 			OverrideStore.Stored latest = this.store.read(this.known);
 			if (latest != null) {
 				applyQuietly(latest, "store");
 			}
 			try {
-				this.configurations.check(this.configurations.current().overrides().with(plan, name, override));
+				this.configurations.check(this.configurations.current().overrides().with(target, override));
 			}
 			catch (RuntimeException ex) {
 				throw new InvalidOverrideException(ex.getMessage()
 						+ ((override != null) ? " (the override: " + override.encode() + ")" : ""), ex);
 			}
-			OverrideStore.Stored written = this.store.write(plan, name, override, this.known);
+			OverrideStore.Stored written = this.store.write(target, override, this.known);
 			if (written != null) {
 				return apply(written, "endpoint");
 			}

@@ -15,6 +15,7 @@ import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.spring.limits.LimitOverride;
 import dev.ratelimit.spring.limits.LimitOverrides;
 import dev.ratelimit.spring.limits.OverrideStore;
+import dev.ratelimit.spring.limits.OverrideTarget;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -112,10 +113,9 @@ public final class RedisOverrideStore implements OverrideStore {
 	}
 
 	@Override
-	public @Nullable Stored write(@Nullable String plan, String name, @Nullable LimitOverride override,
-			long expectedVersion) {
+	public @Nullable Stored write(OverrideTarget target, @Nullable LimitOverride override, long expectedVersion) {
 		long base = RANDOM.nextLong(1L << 40);
-		List<Long> written = call(WRITE, List.of(LimitOverrides.field(plan, name),
+		List<Long> written = call(WRITE, List.of(LimitOverrides.field(target),
 				(override != null) ? override.encode() : "", Long.toString(base), Long.toString(expectedVersion)));
 		if (written.get(0) < 0) {
 			return null;

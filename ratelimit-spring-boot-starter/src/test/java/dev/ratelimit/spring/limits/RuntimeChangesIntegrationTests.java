@@ -16,6 +16,7 @@ import dev.ratelimit.spring.enforce.BackgroundCall;
 import dev.ratelimit.spring.enforce.LimitedRequest;
 import dev.ratelimit.spring.enforce.RequestConfiguration;
 import dev.ratelimit.spring.redis.RedisOverrideStore;
+import dev.ratelimit.spring.test.ClientTags;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -79,6 +80,96 @@ class RuntimeChangesIntegrationTests {
 				awaitExportLimit(second, 10);
 			}
 		}
+	}
+
+	@Test
+	void aClientsOverrideSetOnOneInstanceIsInForceOnTheOtherAndOutlivesEveryInstance() {
+		String prefix = "runtime-client-" + UUID.randomUUID() + ":";
+		OverrideTarget tenant = OverrideTarget.client("key:tenant-a", "exports");
+		try (ConfigurableApplicationContext first = start(prefix, PLANS);
+				ConfigurableApplicationContext second = start(prefix, PLANS)) {
+			// a window of its own: a state of its own, apart from the plan's
+			first.getBean(OverridesSync.class).override(tenant, LimitOverride.of(null, 3L, "2h", null, null, null));
+			// in force on the instance that set it on return, on the other within its poll (100 ms here)
+			assertAdmitsExactly(first, "tenant-a", 3);
+			awaitInForce(second, tenant);
+			// the 3 spent through the first are all of the tenant's; the others keep their plan's 6
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> second.getBean(ExportService.class).export("tenant-a"));
+			assertAdmitsExactly(second, "tenant-z", 6);
+			assertThat(second.getBean(OverridesSync.class).stored().targets()).containsOnlyKeys(tenant);
+		}
+		// kept in Redis: an instance started after every other has stopped reads it before its first call
+		try (ConfigurableApplicationContext third = start(prefix, PLANS)) {
+			assertThat(third.getBean(LimitConfigurations.class).current().overrides().get(tenant)).isNotNull();
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> third.getBean(ExportService.class).export("tenant-a"));
+			// undone: the plan's shape again, and its state, untouched
+			third.getBean(OverridesSync.class).override(tenant, null);
+			assertAdmitsExactly(third, "tenant-a", 6);
+			assertThat(third.getBean(OverridesSync.class).stored().isEmpty()).isTrue();
+		}
+	}
+
+	@Test
+	void aClientsOverrideInItsPlanComesBeforeItsOwnWhichComesBeforeThePlansAndTheConfiguration() {
+		try (ConfigurableApplicationContext context = start("runtime-precedence-" + UUID.randomUUID() + ":", PLANS)) {
+			// every call has the default plan, free: 6 of its own, 10 configured on the annotation
+			OverridesSync sync = context.getBean(OverridesSync.class);
+			sync.override(OverrideTarget.inPlan("free", "exports"), LimitOverride.of(null, 5L, null, null, null, null));
+			sync.override(OverrideTarget.client("key:own", "exports"), LimitOverride.of(null, 3L, null, null, null, null));
+			sync.override(OverrideTarget.client("key:in-plan", "exports"),
+					LimitOverride.of(null, 3L, null, null, null, null));
+			sync.override(OverrideTarget.client("key:in-plan", "exports").inPlan("free"),
+					LimitOverride.of(null, 2L, null, null, null, null));
+			sync.override(OverrideTarget.client("key:other-plan", "exports").inPlan("pro"),
+					LimitOverride.of(null, 1L, null, null, null, null));
+			assertAdmitsExactly(context, "anyone", 5);
+			assertAdmitsExactly(context, "own", 3);
+			assertAdmitsExactly(context, "in-plan", 2);
+			assertAdmitsExactly(context, "other-plan", 5);
+
+			// a client's shape is what its override sets over the shape below it: a calendar day in Berlin
+			sync.override(OverrideTarget.client("key:daily", "exports"),
+					LimitOverride.of(null, 4L, null, null, null, null).withCalendar("day", "Europe/Berlin", null));
+			assertAdmitsExactly(context, "daily", 4);
+			RateLimitExceededException denied = org.junit.jupiter.api.Assertions
+				.assertThrows(RateLimitExceededException.class, () -> context.getBean(ExportService.class).export("daily"));
+			java.time.ZonedDateTime now = java.time.ZonedDateTime.now(java.time.ZoneId.of("Europe/Berlin"));
+			long untilMidnight = Duration.between(now, now.toLocalDate().plusDays(1).atStartOfDay(now.getZone()))
+				.toMillis();
+			assertThat(denied.getRetryAfterMs()).isBetween(untilMidnight - 5_000, untilMidnight + 5_000);
+
+			// undone one by one: the plan's override, then the configuration's plan shape
+			sync.override(OverrideTarget.client("key:in-plan", "exports").inPlan("free"), null);
+			assertThat(sync.stored().get(OverrideTarget.client("key:in-plan", "exports"))).isNotNull();
+			sync.override(OverrideTarget.inPlan("free", "exports"), null);
+			assertAdmitsExactly(context, "anyone-else", 6);
+		}
+	}
+
+	@Test
+	void aClientsOverrideThatMakesTheLimitInvalidIsRefusedNamingTheClientsTag() {
+		try (ConfigurableApplicationContext context = start("runtime-client-invalid-" + UUID.randomUUID() + ":", PLANS)) {
+			OverridesSync sync = context.getBean(OverridesSync.class);
+			assertThatExceptionOfType(OverridesSync.InvalidOverrideException.class)
+				.isThrownBy(() -> sync.override(OverrideTarget.client("key:tenant-x", "exports"),
+						LimitOverride.of("fixed-window", null, null, 50L, null, null)))
+				.withMessageContaining("for client " + ClientTags.of("key:tenant-x"))
+				.withMessageContaining("(capacity)")
+				.withMessageNotContaining("tenant-x");
+			assertThat(sync.stored().isEmpty()).isTrue();
+			assertAdmitsExactly(context, "tenant-x", 6);
+		}
+	}
+
+	/** The limit {@code exports} in two plans; every call has the default, free. */
+	private static final String[] PLANS = { "--ratelimit.plans.free.exports.limit=6",
+			"--ratelimit.plans.pro.exports.limit=20", "--ratelimit.plan.default-plan=free" };
+
+	private static void awaitInForce(ConfigurableApplicationContext context, OverrideTarget target) {
+		await(() -> context.getBean(LimitConfigurations.class).current().overrides().get(target) != null);
+		assertThat(context.getBean(LimitConfigurations.class).current().overrides().get(target)).isNotNull();
 	}
 
 	@Test

@@ -1,12 +1,7 @@
 package dev.ratelimit.spring.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,6 +13,7 @@ import java.util.regex.Pattern;
 
 import dev.ratelimit.spring.redis.FailoverApplication.Instance;
 import dev.ratelimit.spring.redis.FailoverTraffic.Kind;
+import dev.ratelimit.spring.test.ClientTags;
 import dev.ratelimit.test.TestRedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -157,20 +153,9 @@ class ClusterFailoverIntegrationTests {
 	private String clientOn(int master) {
 		for (int i = 0;; i++) {
 			String client = "client-" + master + "-" + i;
-			if (TestRedisCluster.nodeOfSlot(this.redis.slot("{" + hashTag("key:" + client) + "}")) == master) {
+			if (TestRedisCluster.nodeOfSlot(this.redis.slot("{" + ClientTags.of("key:" + client) + "}")) == master) {
 				return client;
 			}
-		}
-	}
-
-	/** The base64url of the first 9 bytes of the client key's SHA-256, as the README documents the keys. */
-	private static String hashTag(String client) {
-		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(client.getBytes(StandardCharsets.UTF_8));
-			return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 9));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException(ex);
 		}
 	}
 

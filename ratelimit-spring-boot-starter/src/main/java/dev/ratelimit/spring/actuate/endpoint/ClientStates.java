@@ -1,8 +1,10 @@
 package dev.ratelimit.spring.actuate.endpoint;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BiFunction;
 
 import dev.ratelimit.core.LimitDecision;
@@ -69,7 +71,7 @@ final class ClientStates {
 			try {
 				List<State> states = new ArrayList<>();
 				LimitLookup lookup = new LimitLookup(this.configurations.current());
-				for (Map.Entry<LimitDefinition, @Nullable String> shape : lookup.shapesOf(limit).entrySet()) {
+				for (Map.Entry<LimitDefinition, @Nullable String> shape : lookup.shapesOf(limit, key).entrySet()) {
 					states.add(state(key, shape.getKey().request().withShadow(lookup.shadow(limit)), shape.getValue(),
 							lookup.costsOf(limit)));
 				}
@@ -113,7 +115,7 @@ final class ClientStates {
 			// Redis); other instances' within ratelimit.denials.max-age.
 			this.denials.forget(key);
 			try {
-				int deleted = this.limiter.reset(key, List.copyOf(new LimitLookup(this.configurations.current()).shapesOf(limit).keySet()));
+				int deleted = this.limiter.reset(key, allShapes(limit, key));
 				logger.info("Rate limit '" + limit + "' reset for one client through the ratelimits endpoint ("
 						+ deleted + ((deleted == 1) ? " state" : " states") + " deleted)");
 				return new WebEndpointResponse<>(new Reset(limit, key, deleted));
@@ -140,8 +142,7 @@ final class ClientStates {
 	/** Gives back one lease of the client's concurrency limit, in every shape of the limit. */
 	private WebEndpointResponse<Object> release(String[] name, String client, String lease) {
 		return forClient(name, client, (limit, key) -> {
-			List<LimitDefinition> shapes = new LimitLookup(this.configurations.current()).shapesOf(limit)
-				.keySet()
+			List<LimitDefinition> shapes = allShapes(limit, key)
 				.stream()
 				.filter((shape) -> !shape.algorithm().rate())
 				.toList();
@@ -165,6 +166,17 @@ final class ClientStates {
 				return storeFailed("release a lease of", limit, ex);
 			}
 		});
+	}
+
+	/**
+	 * Every shape of the limit the client can have state in: the configured ones, and those its overrides give it
+	 * (its state from before an override that changed the algorithm or window is still there).
+	 */
+	private List<LimitDefinition> allShapes(String limit, String key) {
+		LimitLookup lookup = new LimitLookup(this.configurations.current());
+		Set<LimitDefinition> shapes = new LinkedHashSet<>(lookup.shapesOf(limit).keySet());
+		shapes.addAll(lookup.shapesOf(limit, key).keySet());
+		return List.copyOf(shapes);
 	}
 
 	/**

@@ -59,15 +59,29 @@ final class LimitLookup {
 	 * that gives it ({@code null}: the limit's own).
 	 */
 	Map<LimitDefinition, @Nullable String> shapesOf(String name) {
+		return shapesOf(name, null);
+	}
+
+	/**
+	 * {@link #shapesOf(String)} as the overrides of the client {@code clientKey} ({@code null}: none) shape them: the
+	 * shapes that client's requests are decided in.
+	 */
+	Map<LimitDefinition, @Nullable String> shapesOf(String name, @Nullable String clientKey) {
 		Map<LimitDefinition, @Nullable String> shapes = new LinkedHashMap<>();
 		for (ConfiguredLimit limit : this.names.all()) {
 			if (limit.name().equals(name)) {
 				for (ConfiguredLimit shaped : shapes(limit)) {
-					shapes.putIfAbsent(shaped.request().definition(), shaped.plan());
+					ConfiguredLimit client = (clientKey != null) ? shaped.forClient(clientKey) : shaped;
+					shapes.putIfAbsent(client.request().definition(), shaped.plan());
 				}
 			}
 		}
 		return shapes;
+	}
+
+	/** Whether a plan shapes the limit {@code name}. */
+	boolean planned(String name) {
+		return this.names.all().stream().anyMatch((limit) -> limit.name().equals(name) && limit.planned());
 	}
 
 	/** The costs that the limit's sources configure, smallest first. */

@@ -5,9 +5,11 @@ import java.util.List;
 
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.Error;
 import dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint.Overridden;
+import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.LimitOverride;
 import dev.ratelimit.spring.limits.LimitOverrides;
+import dev.ratelimit.spring.limits.OverrideTarget;
 import dev.ratelimit.spring.limits.OverridesSync;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -36,90 +38,129 @@ final class OverrideOperation {
 	/** The overrides stored, each saying whether it is in force here. */
 	List<Overridden> overrides() {
 		LimitOverrides inForce = this.configurations.current().overrides();
-		LimitOverrides stored = this.overrides.stored();
 		List<Overridden> list = new ArrayList<>();
-		stored.limits()
-			.forEach((name, override) -> list.add(Overridden.of(name, null, override, inForce.get(null, name) != null)));
-		stored.plans()
-			.forEach((plan, shapes) -> shapes.forEach((name, override) -> list
-				.add(Overridden.of(name, plan, override, inForce.get(plan, name) != null))));
+		this.overrides.stored()
+			.targets()
+			.forEach((target, override) -> list.add(Overridden.of(target, override, inForce.get(target) != null)));
 		return list;
 	}
 
 	/**
-	 * Sets the override of a limit, or of its shape in one plan, in place of its configured values and of its
-	 * earlier override (one override per limit and plan: fields it does not give are the configuration's), on every
-	 * instance; or undoes it. Only values, never code: a key, a rule's paths or a plan expression come from the
-	 * application's configuration sources alone.
+	 * Sets the override of a limit, of its shape in one plan or of its shape for one client (in every plan or in one),
+	 * in place of its earlier override (one override per target: fields it does not give are those of the shape below
+	 * it), on every instance; or undoes it. Only values, never code: a key, a rule's paths or a plan expression come
+	 * from the application's configuration sources alone.
 	 * @param limitPath the limit's name, as the state's path reads it (not {@code name}: a body's {@code name} would
 	 * take the path's place)
-	 * @param plan the plan whose shape of the limit changes; {@code null} for the limit itself
-	 * @param undo {@code true} to remove the override, alone: the configured values are back
-	 * @param name refused: the limit is the one the path names
-	 * @param key refused: keys are expressions, which the endpoint never takes
-	 * @param paths refused: rules come from the configuration
-	 * @param expression refused: expressions come from the configuration
-	 * @return 200 with the overrides stored; 400 naming the property or the method when the change would make a
-	 * limit invalid, which leaves every limit as it was; 404 for an unknown limit or plan (an override left aside
-	 * can still be undone); 503 when the store does not answer (the change may still have reached it: read the
-	 * overrides before trying again)
+	 * @return 200 with the overrides stored; 400 naming the field or the property when the body cannot be honoured or
+	 * the change would make a limit invalid, which leaves every limit as it was; 404 for an unknown limit or plan (an
+	 * override left aside can still be undone); 503 when the store does not answer (the change may still have reached
+	 * it: read the overrides before trying again)
 	 */
-	WebEndpointResponse<Object> override(String[] limitPath,
-			@Nullable String plan, @Nullable String algorithm, @Nullable Long limit, @Nullable String window,
-			@Nullable Long capacity, @Nullable String mode, @Nullable String failurePolicy, @Nullable Boolean undo,
-			@Nullable String name, @Nullable String key, @Nullable String paths, @Nullable String expression) {
-		if (key != null || paths != null || expression != null) {
-			return badRequest("The ratelimits endpoint changes a limit's algorithm, limit, window, capacity, mode and"
-					+ " failure policy, and a plan's shape of it; keys, rules and plan expressions come only from the"
-					+ " application's configuration (they are expressions, and the endpoint runs no code)");
+	WebEndpointResponse<Object> override(String[] limitPath, OverrideRequest body) {
+		if (body.key() != null || body.paths() != null || body.expression() != null) {
+			return badRequest("The ratelimits endpoint changes a limit's algorithm, limit, window, capacity, period,"
+					+ " mode and failure policy, and a plan's or a client's shape of it; keys, rules and plan"
+					+ " expressions come only from the application's configuration (they are expressions, and the"
+					+ " endpoint runs no code)");
 		}
-		if (name != null) {
+		if (body.name() != null) {
 			return badRequest("The limit is the one the path names (/actuator/ratelimits/{name}); the body gives"
 					+ " what changes");
 		}
+		String client = body.client();
+		if (client != null && client.isBlank()) {
+			return badRequest("'client' is empty: give what the limit's key expression yields for the client (its API"
+					+ " key, say), or its client key (key:<value>, ip:<address>)");
+		}
 		LimitLookup lookup = new LimitLookup(this.configurations.current());
 		String limitName = lookup.name(limitPath);
-		boolean undoing = Boolean.TRUE.equals(undo);
-		boolean stored = this.overrides.stored().get(plan, limitName) != null;
-		if (!lookup.known(limitName) && !(undoing && stored)) {
-			return notFound(lookup, limitName);
-		}
-		if (plan != null && !lookup.plans().names().contains(plan) && !(undoing && stored)) {
-			return new WebEndpointResponse<>(new Error("No plan is named '" + plan + "'; the plans are "
-					+ String.join(", ", lookup.plans().names())), WebEndpointResponse.STATUS_NOT_FOUND);
+		OverrideTarget target = target(body, limitName);
+		boolean undoingStored = body.undoing() && this.overrides.stored().get(target) != null;
+		WebEndpointResponse<Object> unknown = undoingStored ? null : unknown(lookup, limitName, body);
+		if (unknown != null) {
+			return unknown;
 		}
 		LimitOverride override;
 		try {
-			override = LimitOverride.of(algorithm, limit, window, capacity, mode, failurePolicy);
+			override = body.override();
 		}
 		catch (IllegalArgumentException ex) {
 			return badRequest(ex.getMessage());
 		}
-		if (undoing) {
-			if (!override.isEmpty()) {
-				return badRequest("undo removes the override whole; give it alone, or the values without undo");
-			}
-			override = null;
+		WebEndpointResponse<Object> refused = refused(body, override);
+		if (refused != null) {
+			return refused;
 		}
-		else if (override.isEmpty()) {
-			return badRequest("Nothing to change: give algorithm, limit, window, capacity, mode or failurePolicy,"
-					+ " or undo=true");
+		return write(target, body.undoing() ? null : override);
+	}
+
+	private static OverrideTarget target(OverrideRequest body, String limitName) {
+		String client = body.client();
+		if (client == null) {
+			return OverrideTarget.inPlan(body.plan(), limitName);
 		}
-		else if (plan != null && !override.shapeOnly()) {
-			return badRequest("A plan shapes a limit's algorithm, limit, window and capacity; its mode and failure"
-					+ " policy are the limit's own (set them without plan)");
+		OverrideTarget forClient = OverrideTarget.client(ClientKeyResolver.clientKeyOf(client), limitName);
+		String plan = body.plan();
+		return (plan != null) ? forClient.inPlan(plan) : forClient;
+	}
+
+	/** 404 for a limit or plan the application does not have, 400 for a client's plan of a limit without plans. */
+	private static @Nullable WebEndpointResponse<Object> unknown(LimitLookup lookup, String limitName,
+			OverrideRequest body) {
+		if (!lookup.known(limitName)) {
+			return notFound(lookup, limitName);
 		}
+		String plan = body.plan();
+		if (plan == null) {
+			return null;
+		}
+		if (!lookup.plans().names().contains(plan)) {
+			return new WebEndpointResponse<>(new Error("No plan is named '" + plan + "'; the plans are "
+					+ String.join(", ", lookup.plans().names())), WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		if (body.client() != null && !lookup.planned(limitName)) {
+			return badRequest("'plan' " + plan + " does not shape rate limit '" + limitName + "': no plan of"
+					+ " ratelimit.plans gives it a shape, so it has none per plan; give the client's override without"
+					+ " plan, and it applies whatever the client's plan");
+		}
+		return null;
+	}
+
+	/** 400 for a body that sets nothing, more than undo, or what its target does not take. */
+	private static @Nullable WebEndpointResponse<Object> refused(OverrideRequest body, LimitOverride override) {
+		if (body.undoing()) {
+			return override.isEmpty() ? null
+					: badRequest("undo removes the override whole; give it alone, or the values without undo");
+		}
+		if (override.isEmpty()) {
+			return badRequest("Nothing to change: give algorithm, limit, window, capacity, period, zone,"
+					+ " firstDayOfWeek, mode or failurePolicy, or undo=true");
+		}
+		String limitOnly = body.limitOnlyField();
+		if (limitOnly != null && (body.plan() != null || body.client() != null)) {
+			return badRequest("'" + limitOnly + "' is the limit's own: a " + ((body.client() != null) ? "client's"
+					: "plan's") + " override changes the limit's shape (algorithm, limit, window, capacity, period,"
+					+ " zone, firstDayOfWeek); set " + limitOnly + " without " + ((body.client() != null) ? "client"
+							: "plan"));
+		}
+		return null;
+	}
+
+	private WebEndpointResponse<Object> write(OverrideTarget target, @Nullable LimitOverride override) {
 		try {
-			this.overrides.override(plan, limitName, override);
+			this.overrides.override(target, override);
 		}
 		catch (OverridesSync.InvalidOverrideException ex) {
 			// exactly what startup would say of the same values in application.yml
 			return badRequest(ex.getMessage());
 		}
 		catch (RuntimeException ex) {
-			return storeFailed("change", limitName, ex);
+			return storeFailed("change", target.name(), ex);
 		}
-		logger.info("Rate limit '" + limitName + "'" + ((plan != null) ? " in plan '" + plan + "'" : "")
+		// the client by its tag: its id may be a secret
+		logger.info("Rate limit '" + target.name() + "'" + ((target.plan() != null) ? " in plan '" + target.plan() + "'" : "")
+				+ ((target.clientTag() != null) ? " for client " + target.clientTag() : "")
 				+ ((override != null) ? " overridden (" + override.encode() + ")" : ": override undone")
 				+ " through the ratelimits endpoint");
 		return new WebEndpointResponse<>(overrides());

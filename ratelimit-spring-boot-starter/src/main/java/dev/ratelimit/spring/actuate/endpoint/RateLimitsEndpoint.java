@@ -14,6 +14,7 @@ import dev.ratelimit.spring.RateLimitReset;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitConfigurations;
 import dev.ratelimit.spring.limits.LimitOverride;
+import dev.ratelimit.spring.limits.OverrideTarget;
 import dev.ratelimit.spring.limits.OverridesSync;
 import dev.ratelimit.spring.limits.PlanSelector;
 import dev.ratelimit.spring.limits.Terms;
@@ -24,6 +25,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
@@ -50,8 +52,8 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * denials and waiting lines; every client has its full allowance again. For tests and starting over; overrides
  * stay.</li>
  * <li>{@code POST /actuator/ratelimits/{name}} with a JSON body ({@code {"limit": 200}}, {@code {"plan": "pro",
- * "limit": 200}}, {@code {"undo": true}}): overrides the limit's shape, mode or failure policy, or a plan's shape of
- * it, on every instance ({@link #override}).</li>
+ * "limit": 200}}, {@code {"client": "k-42", "limit": 500}}, {@code {"undo": true}}): overrides the limit's shape, mode
+ * or failure policy, or a plan's or a client's shape of it, on every instance ({@link #override}).</li>
  * </ul>
  * {@code client} is the client key as the limiter resolves it: {@code ip:<address>} for a limit by IP address (or a
  * missing key that fell back to it; an IPv6 address in any form, {@link ClientKeyResolver#canonicalIp}), {@code key:<value>}
@@ -110,30 +112,47 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
-	 * Sets the override of a limit, or of its shape in one plan, in place of its configured values and of its
-	 * earlier override (one override per limit and plan: fields it does not give are the configuration's), on every
-	 * instance; or undoes it. Only values, never code: a key, a rule's paths or a plan expression come from the
-	 * application's configuration sources alone.
+	 * Sets the override of a limit, of its shape in one plan, or of its shape for one client (in every plan, or in
+	 * one), in place of its configured values and of its earlier override (one override per target: fields it does
+	 * not give are those of the shape below it), on every instance; or undoes it. Only values, never code: a key, a
+	 * rule's paths or a plan expression come from the application's configuration sources alone. A field that this
+	 * operation does not take is refused ({@link #unknownFields()}).
 	 * @param limitPath the limit's name, as {@link #state} reads it (not {@code name}: a body's {@code name} would
 	 * take the path's place)
-	 * @param plan the plan whose shape of the limit changes; {@code null} for the limit itself
-	 * @param undo {@code true} to remove the override, alone: the configured values are back
+	 * @param plan the plan whose shape of the limit changes; with {@code client}, the plan in which the client's
+	 * override applies; {@code null} for the limit itself, or the client in every plan
+	 * @param client the client whose shape of the limit changes: what the limit's key expression yields for it (an
+	 * API key, a tenant id), or a client key as {@link #state} takes it ({@code ip:<address>}); kept and listed by
+	 * its tag ({@link dev.ratelimit.core.RateLimiter#clientTag}), never in clear
+	 * @param period {@code day}, {@code week}, {@code month} or {@code year}: a fixed window of calendar periods
+	 * @param zone the period's time zone ({@code Europe/Berlin})
+	 * @param firstDayOfWeek the day a week starts on ({@code sunday})
+	 * @param undo {@code true} to remove the override, alone: the shape below it is back
 	 * @param name refused: the limit is the one the path names
 	 * @param key refused: keys are expressions, which the endpoint never takes
 	 * @param paths refused: rules come from the configuration
 	 * @param expression refused: expressions come from the configuration
-	 * @return 200 with the overrides stored; 400 naming the property or the method when the change would make a
-	 * limit invalid, which leaves every limit as it was; 404 for an unknown limit or plan (an override left aside
-	 * can still be undone); 503 when the store does not answer (the change may still have reached it: read the
-	 * overrides before trying again)
+	 * @return 200 with the overrides stored; 400 naming the field or the property (nothing changes); 404 for an
+	 * unknown limit or plan (an override left aside can still be undone); 503 when the store does not answer
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> override(@Selector(match = Match.ALL_REMAINING) String[] limitPath,
-			@Nullable String plan, @Nullable String algorithm, @Nullable Long limit, @Nullable String window,
-			@Nullable Long capacity, @Nullable String mode, @Nullable String failurePolicy, @Nullable Boolean undo,
-			@Nullable String name, @Nullable String key, @Nullable String paths, @Nullable String expression) {
-		return this.overrides.override(limitPath, plan, algorithm, limit, window, capacity, mode, failurePolicy, undo,
-				name, key, paths, expression);
+			@Nullable String plan, @Nullable String client, @Nullable String algorithm, @Nullable Long limit,
+			@Nullable String window, @Nullable Long capacity, @Nullable String period, @Nullable String zone,
+			@Nullable String firstDayOfWeek, @Nullable String mode, @Nullable String failurePolicy,
+			@Nullable Boolean undo, @Nullable String name, @Nullable String key, @Nullable String paths,
+			@Nullable String expression) {
+		return this.overrides.override(limitPath, new OverrideRequest(plan, client, algorithm, limit, window,
+				capacity, period, zone, firstDayOfWeek, mode, failurePolicy, undo, name, key, paths, expression));
+	}
+
+	/**
+	 * Refuses a write whose body has a field that {@link #override} does not take ({@code limt}), naming it, rather
+	 * than let Actuator ignore it and change something else or nothing: an {@code OperationInvokerAdvisor} for
+	 * Actuator's discoverer, which applies it to this endpoint's write operation alone.
+	 */
+	public static OperationInvokerAdvisor unknownFields() {
+		return new KnownFields();
 	}
 
 	/** The client's state of every shape of the limit, read without consuming anything. */
@@ -178,21 +197,30 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
-	 * An override stored: what it changes of a limit (or of its shape in one plan), each {@code null} where the
-	 * configuration's value stands.
-	 * @param plan the plan whose shape of the limit it changes, or {@code null} for the limit itself
+	 * An override stored: what it changes of a limit (or of its shape in one plan, or for one client), each
+	 * {@code null} where the shape below it stands.
+	 * @param plan the plan whose shape of the limit it changes (with {@code client}: in which it applies to the
+	 * client), or {@code null}
+	 * @param client the client's tag ({@link dev.ratelimit.core.RateLimiter#clientTag}), as the client's Redis keys
+	 * carry it ({@code rl:{tag}:...}), or {@code null} for every client
 	 * @param inForce whether this instance applies it; {@code false} when it is left aside here (a limit or plan
 	 * this version of the application does not have, or a value it would make invalid), as logged
 	 */
-	public record Overridden(String name, @Nullable String plan, @Nullable String algorithm, @Nullable Long limit,
-			@Nullable String window, @Nullable Long capacity, @Nullable String mode, @Nullable String failurePolicy,
-			boolean inForce) {
+	public record Overridden(String name, @Nullable String plan, @Nullable String client, @Nullable String algorithm,
+			@Nullable Long limit, @Nullable String window, @Nullable Long capacity, @Nullable String period,
+			@Nullable String zone, @Nullable String firstDayOfWeek, @Nullable String mode,
+			@Nullable String failurePolicy, boolean inForce) {
 
-		static Overridden of(String name, @Nullable String plan, LimitOverride override, boolean inForce) {
-			return new Overridden(name, plan, (override.algorithm() != null) ? Terms.of(override.algorithm()) : null,
+		static Overridden of(OverrideTarget target, LimitOverride override, boolean inForce) {
+			return new Overridden(target.name(), target.plan(), target.clientTag(), term(override.algorithm()),
 					override.limit(), (override.window() != null) ? override.window().toString() : null,
-					override.capacity(), (override.mode() != null) ? Terms.of(override.mode()) : null,
-					(override.failurePolicy() != null) ? Terms.of(override.failurePolicy()) : null, inForce);
+					override.capacity(), term(override.period()),
+					(override.zone() != null) ? override.zone().getId() : null, term(override.firstDayOfWeek()),
+					term(override.mode()), term(override.failurePolicy()), inForce);
+		}
+
+		private static @Nullable String term(@Nullable Enum<?> value) {
+			return (value != null) ? Terms.of(value) : null;
 		}
 
 	}

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.jayway.jsonpath.JsonPath;
+import dev.ratelimit.spring.test.ClientTags;
 import dev.ratelimit.spring.test.app.ApiKeyPlans;
 import dev.ratelimit.spring.web.ServerTestSupport;
 import org.junit.jupiter.api.Test;
@@ -268,6 +269,141 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 		finally {
 			assertThat(write("/actuator/ratelimits/plan-reports", "{\"plan\": \"pro\", \"undo\": true}").statusCode())
 				.isEqualTo(200);
+		}
+	}
+
+	@Test
+	void aClientsOverrideChangesItsLimitAloneInEveryPlanOrInOneAndIsUndone() throws Exception {
+		// search: rule 0, a fixed window of 100 per minute by API key, pro's own a sliding log of 3; plan-reports:
+		// 2 in free, 5 in pro
+		this.plans.assign("tenant-pro", "pro");
+		this.plans.assign("tenant-pro-elsewhere", "pro");
+		String ownTag = ClientTags.of("key:tenant-own");
+		try {
+			// {client, limit}: the client's limit in whichever plan it has
+			HttpResponse<String> own = write("/actuator/ratelimits/search", "{\"client\": \"tenant-own\", \"limit\": 1, \"window\": \"1h\"}");
+			assertThat(own.statusCode()).as(own.body()).isEqualTo(200);
+			assertThat(get("/plans/search", "X-Api-Key", "tenant-own").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/search", "X-Api-Key", "tenant-own").statusCode()).isEqualTo(429);
+			assertThat(get("/plans/search", "X-Api-Key", "tenant-neighbour").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/search", "X-Api-Key", "tenant-neighbour").statusCode()).isEqualTo(200);
+
+			// {plan, client, limit}: the client's limit while it has that plan
+			HttpResponse<String> inPlan = write("/actuator/ratelimits/plan-reports",
+					"{\"plan\": \"pro\", \"client\": \"tenant-pro\", \"limit\": 1, \"window\": \"1h\"}");
+			assertThat(inPlan.statusCode()).as(inPlan.body()).isEqualTo(200);
+			assertThat(get("/plans/reports", "X-Api-Key", "tenant-pro").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/reports", "X-Api-Key", "tenant-pro").statusCode()).isEqualTo(429);
+			this.plans.assign("tenant-pro-elsewhere", "free");
+			assertThat(write("/actuator/ratelimits/plan-reports",
+					"{\"plan\": \"pro\", \"client\": \"tenant-pro-elsewhere\", \"limit\": 1}").statusCode())
+				.isEqualTo(200);
+			// free's 2: its override is pro's
+			assertThat(get("/plans/reports", "X-Api-Key", "tenant-pro-elsewhere").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/reports", "X-Api-Key", "tenant-pro-elsewhere").statusCode()).isEqualTo(200);
+			assertThat(get("/plans/reports", "X-Api-Key", "tenant-pro-elsewhere").statusCode()).isEqualTo(429);
+
+			// listed by the client's tag, never its key
+			String listed = read("/actuator/ratelimits").body();
+			assertThat(listed).doesNotContain("tenant-");
+			assertThat(JsonPath.<List<Map<String, Object>>>read(listed, "$.overrides")).hasSize(3);
+			assertThat(JsonPath.<List<Object>>read(listed, "$.overrides[?(@.client == '" + ownTag + "')].name"))
+				.containsExactly("search");
+			assertThat(JsonPath.<List<Object>>read(listed, "$.overrides[?(@.client == '" + ownTag + "')].plan"))
+				.containsExactly((Object) null);
+			assertThat(JsonPath.<List<Object>>read(listed, "$.overrides[?(@.client == '" + ownTag + "')].limit"))
+				.containsExactly(1);
+			assertThat(JsonPath.<List<Object>>read(listed, "$.overrides[?(@.client == '" + ownTag + "')].inForce"))
+				.containsExactly(true);
+			assertThat(JsonPath.<List<Object>>read(listed,
+					"$.overrides[?(@.client == '" + ClientTags.of("key:tenant-pro") + "')].plan"))
+				.containsExactly("pro");
+			// the limits as configured for everyone else
+			assertThat(JsonPath.<List<Integer>>read(listed, "$.limits[?(@.name == 'search' && @.plan == 'free')].limit"))
+				.containsExactly(100);
+			// the client's state in the shapes its requests are decided in
+			String state = read("/actuator/ratelimits/search?client=key:tenant-own").body();
+			assertThat(JsonPath.<List<Object>>read(state, "$.states[*].limit")).containsExactly(1, 1);
+			assertThat(JsonPath.<List<Object>>read(state, "$.states[*].window")).containsExactly("PT1H", "PT1H");
+			assertThat(JsonPath.<List<Object>>read(state, "$.states[*].algorithm"))
+				.containsExactly("fixed-window", "sliding-log");
+		}
+		finally {
+			for (String undo : List.of("{\"client\": \"tenant-own\", \"undo\": true}",
+					"{\"plan\": \"pro\", \"client\": \"tenant-pro\", \"undo\": true}",
+					"{\"plan\": \"pro\", \"client\": \"tenant-pro-elsewhere\", \"undo\": true}")) {
+				String limit = undo.contains("tenant-own") ? "search" : "plan-reports";
+				HttpResponse<String> undone = write("/actuator/ratelimits/" + limit, undo);
+				assertThat(undone.statusCode()).as(undone.body()).isEqualTo(200);
+			}
+		}
+		// the configured 100 a minute again
+		assertThat(get("/plans/search", "X-Api-Key", "tenant-own").statusCode()).isEqualTo(200);
+		assertThat(JsonPath.<List<Object>>read(read("/actuator/ratelimits").body(), "$.overrides")).isEmpty();
+	}
+
+	@Test
+	void aWriteWithAFieldTheEndpointDoesNotTakeOrCannotHonourIsRefusedNamingIt() throws Exception {
+		String before = read("/actuator/ratelimits").body();
+		HttpResponse<String> misspelt = write("/actuator/ratelimits/search", "{\"limt\": 5}");
+		assertThat(misspelt.statusCode()).isEqualTo(400);
+		assertThat(misspelt.body()).contains("'limt'");
+		// beside fields it takes: nothing is half done
+		HttpResponse<String> beside = write("/actuator/ratelimits/search",
+				"{\"client\": \"tenant-refused\", \"limit\": 5, \"windw\": \"1h\"}");
+		assertThat(beside.statusCode()).isEqualTo(400);
+		assertThat(beside.body()).contains("'windw'");
+		// a client in a plan of a limit that no plan shapes (rule 2, bucket)
+		HttpResponse<String> noPlans = write("/actuator/ratelimits/bucket",
+				"{\"plan\": \"pro\", \"client\": \"tenant-refused\", \"limit\": 5}");
+		assertThat(noPlans.statusCode()).isEqualTo(400);
+		assertThat(noPlans.body()).contains("'plan'").contains("bucket");
+		// a mode and a failure policy are the limit's own, not a client's
+		HttpResponse<String> mode = write("/actuator/ratelimits/search",
+				"{\"client\": \"tenant-refused\", \"mode\": \"shadow\"}");
+		assertThat(mode.statusCode()).isEqualTo(400);
+		assertThat(mode.body()).contains("'mode'");
+		HttpResponse<String> policy = write("/actuator/ratelimits/search",
+				"{\"client\": \"tenant-refused\", \"limit\": 5, \"failurePolicy\": \"fail-open\"}");
+		assertThat(policy.statusCode()).isEqualTo(400);
+		assertThat(policy.body()).contains("'failurePolicy'");
+		// a shape the limit cannot take: what startup would say, the client named by its tag
+		HttpResponse<String> capacity = write("/actuator/ratelimits/search",
+				"{\"client\": \"tenant-refused\", \"capacity\": 5}");
+		assertThat(capacity.statusCode()).isEqualTo(400);
+		assertThat(capacity.body()).contains("(capacity)")
+			.contains(ClientTags.of("key:tenant-refused"))
+			.doesNotContain("tenant-refused");
+		HttpResponse<String> period = write("/actuator/ratelimits/search",
+				"{\"client\": \"tenant-refused\", \"algorithm\": \"token-bucket\", \"period\": \"day\"}");
+		assertThat(period.statusCode()).isEqualTo(400);
+		assertThat(period.body()).contains("(period)");
+		HttpResponse<String> empty = write("/actuator/ratelimits/search", "{\"client\": \"\", \"limit\": 5}");
+		assertThat(empty.statusCode()).isEqualTo(400);
+		assertThat(empty.body()).contains("'client'");
+		assertThat(write("/actuator/ratelimits/search",
+				"{\"plan\": \"gold\", \"client\": \"tenant-refused\", \"limit\": 5}").statusCode())
+			.isEqualTo(404);
+		assertThat(read("/actuator/ratelimits").body()).isEqualTo(before);
+	}
+
+	@Test
+	void aLimitsOwnOverrideTakesACalendarPeriod() throws Exception {
+		try {
+			HttpResponse<String> set = write("/actuator/ratelimits/bucket",
+					"{\"algorithm\": \"fixed-window\", \"limit\": 7, \"period\": \"day\", \"zone\": \"Europe/Berlin\"}");
+			assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+			assertThat(JsonPath.<List<Object>>read(set.body(), "$[?(@.name == 'bucket')].period")).containsExactly("day");
+			assertThat(JsonPath.<List<Object>>read(set.body(), "$[?(@.name == 'bucket')].zone"))
+				.containsExactly("Europe/Berlin");
+			String listed = read("/actuator/ratelimits").body();
+			// a calendar day's nominal length; the capacity dropped with the token bucket
+			assertThat(JsonPath.<List<Map<String, Object>>>read(listed, "$.limits[?(@.name == 'bucket')]"))
+				.containsExactly(row("bucket", "ratelimit.filter.rules[2]", null, "fixed-window", 7, "PT24H", null, 1,
+						null, "fail-open", "enforce"));
+		}
+		finally {
+			assertThat(write("/actuator/ratelimits/bucket", "{\"undo\": true}").statusCode()).isEqualTo(200);
 		}
 	}
 
