@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.Environment;
 import org.springframework.expression.Expression;
@@ -213,9 +214,9 @@ public final class LimitResolver {
 		}
 		catch (IllegalArgumentException ex) {
 			String field = (ex instanceof InvalidLimitException invalid) ? invalid.getField()
-					: (ex instanceof LocalShareException) ? "failurePolicy" : null;
-			throw new IllegalArgumentException("Invalid rate limit of " + source
-					+ ((field != null) ? " (" + field + ")" : "") + ": " + ex.getMessage(), ex);
+					: (ex instanceof LocalShareException) ? "failure-policy" : null;
+			throw new IllegalArgumentException("Invalid rate limit of " + source + ((field != null)
+					? " (" + DataObjectPropertyName.toDashedForm(field) + ")" : "") + ": " + ex.getMessage(), ex);
 		}
 	}
 
