@@ -84,6 +84,23 @@ final class StarterBeans implements BeanFactoryPostProcessor {
 
 	static final String ENDPOINT_FIELDS = "rateLimitsEndpointFields";
 
+	// The beans of ratelimit-spring-cloud-gateway, which depends on the starter: its auto-configurations name them
+	// alike, and this check guards them where that module (and its gateway server) is.
+
+	static final String ROUTE_LIMITS = "rateLimitRouteLimits";
+
+	static final String GATEWAY_FILTER_FACTORY = "rateLimitedGatewayFilterFactory";
+
+	static final String GATEWAY_RATE_LIMITER = "rateLimitGatewayRateLimiter";
+
+	static final String ROUTE_LIMITS_CHECK = "rateLimitRouteLimitsCheck";
+
+	static final String MVC_ROUTE_LIMITER = "rateLimitMvcRouteLimiter";
+
+	static final String MVC_ROUTE_LIMITS_CHECK = "rateLimitMvcRouteLimitsCheck";
+
+	static final String MVC_FILTER_FUNCTIONS = "rateLimitedFilterFunctions";
+
 	/** This check's own name, which an application cannot pick by chance (as Spring's internal beans have). */
 	static final String NAMES_CHECK = "dev.ratelimit.spring.autoconfigure.StarterBeans";
 
@@ -122,6 +139,13 @@ final class StarterBeans implements BeanFactoryPostProcessor {
 		TYPES.put(METERS_AT_STARTUP, "org.springframework.context.ApplicationListener");
 		TYPES.put(ENDPOINT, "dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint");
 		TYPES.put(ENDPOINT_FIELDS, "org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor");
+		TYPES.put(ROUTE_LIMITS, "dev.ratelimit.spring.gateway.RouteLimits");
+		TYPES.put(GATEWAY_FILTER_FACTORY, "dev.ratelimit.spring.gateway.webflux.RateLimitedGatewayFilterFactory");
+		TYPES.put(GATEWAY_RATE_LIMITER, "dev.ratelimit.spring.gateway.webflux.RateLimitGatewayRateLimiter");
+		TYPES.put(ROUTE_LIMITS_CHECK, "dev.ratelimit.spring.gateway.webflux.RouteLimitsCheck");
+		TYPES.put(MVC_ROUTE_LIMITER, "dev.ratelimit.spring.gateway.mvc.MvcRouteLimiter");
+		TYPES.put(MVC_ROUTE_LIMITS_CHECK, "dev.ratelimit.spring.gateway.mvc.MvcRouteLimitsCheck");
+		TYPES.put(MVC_FILTER_FUNCTIONS, "dev.ratelimit.spring.gateway.mvc.RateLimitedFilterFunctions$FilterSupplier");
 	}
 
 	/** Every name of a bean of the starter, in no particular order. */

@@ -9,6 +9,7 @@ import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.expression.Expression;
 import org.springframework.util.StringUtils;
@@ -80,9 +81,9 @@ final class RuleLimits {
 		}
 		catch (IllegalArgumentException ex) {
 			String field = (ex instanceof InvalidLimitException invalid) ? invalid.getField()
-					: (ex instanceof LocalShareException) ? "failurePolicy" : null;
-			throw new IllegalArgumentException("Invalid rate limit of " + source
-					+ ((field != null) ? " (" + field + ")" : "") + ": " + ex.getMessage(), ex);
+					: (ex instanceof LocalShareException) ? "failure-policy" : null;
+			throw new IllegalArgumentException("Invalid rate limit of " + source + ((field != null)
+					? " (" + DataObjectPropertyName.toDashedForm(field) + ")" : "") + ": " + ex.getMessage(), ex);
 		}
 	}
 

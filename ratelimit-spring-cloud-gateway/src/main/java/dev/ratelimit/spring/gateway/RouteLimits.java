@@ -1,6 +1,5 @@
 package dev.ratelimit.spring.gateway;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -34,30 +33,47 @@ public final class RouteLimits {
 	}
 
 	/**
-	 * Checks {@code limit} of the route {@code routeId} in the configuration in force, as the route is built, and
-	 * registers it: an invalid limit stops the route (and at startup the application) rather than leave it unlimited.
-	 * @throws IllegalArgumentException naming the route and the value
+	 * {@code limit} on the route {@code routeId}: its arguments read (where the gateway bound them), its key parsed.
+	 * @throws IllegalArgumentException naming the route, the argument and the value when an argument is unknown or
+	 * its value invalid, or the key is
 	 */
-	public void check(String routeId, RouteLimit limit, @Nullable Expression key) {
-		resolve(this.configurations.current(), routeId, limit, key);
+	public LimitedRoute route(String routeId, RouteLimit limit) {
+		limit.readArguments(routeId);
+		return new LimitedRoute(routeId, limit, limit.keyExpression(source(routeId, limit)));
 	}
 
 	/**
-	 * The limits of {@code limit} of the route {@code routeId} in {@code configuration}: the limit itself, or its
-	 * shape in each plan when {@code ratelimit.plans} name it.
-	 * @param key the limit's client key ({@link RouteKeys}), {@code null} for the client's address
+	 * {@code limit} on the route {@code routeId}, whose key {@code key} is, already parsed.
+	 * @throws IllegalArgumentException naming the route, the argument and the value when an argument is unknown or
+	 * its value invalid
+	 */
+	public LimitedRoute route(String routeId, RouteLimit limit, @Nullable Expression key) {
+		limit.readArguments(routeId);
+		return new LimitedRoute(routeId, limit, key);
+	}
+
+	/**
+	 * Checks the limit of {@code route} in the configuration in force, as the route is built, and registers it: an
+	 * invalid limit stops the route (and at startup the application) rather than leave it unlimited.
+	 * @throws IllegalArgumentException naming the route and the value
+	 */
+	public void check(LimitedRoute route) {
+		resolve(this.configurations.current(), route);
+	}
+
+	/**
+	 * The limits of {@code route} in {@code configuration}: the limit itself, or its shape in each plan when
+	 * {@code ratelimit.plans} name it.
 	 * @throws IllegalArgumentException naming the route when a value is invalid, or when the limit has no name and
 	 * the route a random id
 	 */
-	public List<ConfiguredLimit> resolve(LimitConfiguration configuration, String routeId, RouteLimit limit,
-			@Nullable Expression key) {
-		List<@Nullable Object> identity = new ArrayList<>(limit.values());
-		identity.add(0, routeId);
-		identity.add(1, limit.getClass());
+	public List<ConfiguredLimit> resolve(LimitConfiguration configuration, LimitedRoute route) {
+		String routeId = route.routeId();
+		RouteLimit limit = route.limit();
 		try {
-			return configuration.methodLimits(identity, (each) -> List.of(each.names()
+			return configuration.methodLimits(route.identity(), (each) -> List.of(each.names()
 				.register(requireRateUnlessAllowed(limit, each.resolver()
-					.fromRoute(limit, requireStableId(routeId, limit), source(routeId, limit), key)))));
+					.fromRoute(limit, requireStableId(routeId, limit), source(routeId, limit), route.key())))));
 		}
 		catch (IllegalStateException ex) {
 			// two limits of one name that cannot be one budget

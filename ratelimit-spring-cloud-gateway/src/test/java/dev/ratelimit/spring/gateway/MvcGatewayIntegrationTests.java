@@ -68,6 +68,32 @@ class MvcGatewayIntegrationTests {
 	}
 
 	@Test
+	void aRouteArgumentValueOfTheWrongTypeStopsStartupNamingTheRouteTheArgumentAndTheValues() {
+		// Gateway Server MVC's own binding would stop startup without naming the route, listing FIXED_WINDOW, ...
+		assertThatException()
+			.isThrownBy(() -> Gateway.run(WebApplicationType.SERVLET, new Class<?>[] { GatewayTestApplication.class },
+					ROUTES + "[0].id=leaky", ROUTES + "[0].uri=" + backend.uri(),
+					ROUTES + "[0].predicates[0]=Path=/leaky/**", ROUTES + "[0].filters[0].name=RateLimited",
+					ROUTES + "[0].filters[0].args.algorithm=leaky-bucket", ROUTES + "[0].filters[0].args.limit=5"))
+			.satisfies((ex) -> assertThat(ex).hasStackTraceContaining("Invalid rate limit of route 'leaky'"
+					+ " (RateLimited) (algorithm): 'leaky-bucket' is none of fixed-window, sliding-log,"
+					+ " sliding-window-counter, token-bucket, concurrency"));
+	}
+
+	@Test
+	void aMisspeltRouteArgumentStopsStartupNamingTheRouteAndTheArgumentsTheFilterTakes() {
+		// Gateway Server MVC's own binding ignores it: the route would run at the default limit
+		assertThatException()
+			.isThrownBy(() -> Gateway.run(WebApplicationType.SERVLET, new Class<?>[] { GatewayTestApplication.class },
+					ROUTES + "[0].id=typo", ROUTES + "[0].uri=" + backend.uri(),
+					ROUTES + "[0].predicates[0]=Path=/typo/**", ROUTES + "[0].filters[0].name=RateLimited",
+					ROUTES + "[0].filters[0].args.limt=5", ROUTES + "[0].filters[0].args.window=1h"))
+			.satisfies((ex) -> assertThat(ex).hasStackTraceContaining("Invalid rate limit of route 'typo'"
+					+ " (RateLimited): it has no argument 'limt' (the filter takes name, algorithm, limit, window,"
+					+ " period, zone, first-day-of-week, capacity, cost, mode, failure-policy, key)"));
+	}
+
+	@Test
 	void theEndpointListsTheLimitsOfConfiguredRoutesFromStartup() throws Exception {
 		try (Gateway gateway = Gateway.mvc(new Class<?>[] { GatewayTestApplication.class },
 				ROUTES + "[0].id=listed", ROUTES + "[0].uri=" + backend.uri(),

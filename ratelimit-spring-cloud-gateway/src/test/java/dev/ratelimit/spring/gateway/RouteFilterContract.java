@@ -3,6 +3,9 @@ package dev.ratelimit.spring.gateway;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +80,9 @@ abstract class RouteFilterContract {
 		// a route chosen by its Host, which a path rule cannot target
 		properties.addAll(route(i++, "by-host", "Host=limited.example", "name=RateLimited", "args.limit=1",
 				"args.window=1h"));
+		// a daily quota in a time zone: a fixed window whose windows are the days there
+		properties.addAll(route(i++, "daily", "Path=/daily/**", "name=RateLimited", "args.limit=1",
+				"args.period=day", "args.zone=Pacific/Auckland", "args.key=#request.getHeader('X-Client')"));
 		// a request without the key of a route's expression is refused rather than keyed by its address
 		properties.add("ratelimit.missing-key=reject");
 		first = gateway(properties.toArray(String[]::new));
@@ -301,6 +307,33 @@ abstract class RouteFilterContract {
 		assertThat(again.headers().firstValue("RateLimit")).hasValueSatisfying(
 				(states) -> assertThat(states).contains("\"rule-on-both\";r=7"));
 		assertThat(backend.hits("both")).isEqualTo(1);
+	}
+
+	/**
+	 * A daily quota in Auckland: its fields count to the next midnight there, as the JVM's clock and the zone's rules
+	 * place it (the wall clock is the behaviour here: a few seconds of margin for Redis' clock and a loaded machine),
+	 * its policy's window is the day's nominal length, and both gateways count in the one day.
+	 */
+	@Test
+	void aDailyPeriodInAZoneCountsToMidnightThere() throws Exception {
+		ZoneId auckland = ZoneId.of("Pacific/Auckland");
+		long before = secondsToMidnight(auckland);
+		HttpResponse<String> allowed = first.get("/daily/x", "X-Client", "daily");
+		HttpResponse<String> denied = second.get("/daily/x", "X-Client", "daily");
+		long after = secondsToMidnight(auckland);
+		assertThat(allowed.statusCode()).isEqualTo(200);
+		assertThat(allowed.headers().allValues("RateLimit-Policy")).containsExactly("\"daily\";q=1;w=86400");
+		assertThat(denied.statusCode()).isEqualTo(429);
+		long retryAfter = Long.parseLong(denied.headers().firstValue("Retry-After").orElseThrow());
+		assertThat(retryAfter).isBetween(Math.min(before, after) - 5, Math.max(before, after) + 5);
+		assertThat(denied.headers().allValues("RateLimit")).containsExactly("\"daily\";r=0;t=" + retryAfter);
+		assertThat(backend.hits("daily")).isEqualTo(1);
+	}
+
+	/** Seconds from now to the next midnight in {@code zone}, as the JVM's clock and the zone's rules place it. */
+	static long secondsToMidnight(ZoneId zone) {
+		ZonedDateTime now = ZonedDateTime.now(zone);
+		return Duration.between(now, now.toLocalDate().plusDays(1).atStartOfDay(zone)).toSeconds();
 	}
 
 	/** The first answer to {@code path} for {@code client} that is not a 429, within 10 s. */

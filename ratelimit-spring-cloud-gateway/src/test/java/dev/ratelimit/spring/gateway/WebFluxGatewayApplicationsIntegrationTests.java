@@ -119,6 +119,32 @@ class WebFluxGatewayApplicationsIntegrationTests {
 	}
 
 	@Test
+	void aRouteArgumentValueOfTheWrongTypeStopsStartupNamingTheRouteTheArgumentAndTheValues() {
+		// the gateway's own binding would stop startup without naming the route, listing FIXED_WINDOW, ...
+		List<String> properties = new ArrayList<>();
+		route(properties, 0, "leaky", "/leaky/**", "name=RateLimited", "args.algorithm=leaky-bucket", "args.limit=5");
+		assertThatException()
+			.isThrownBy(() -> Gateway.run(WebApplicationType.REACTIVE, new Class<?>[] { GatewayTestApplication.class },
+					properties.toArray(String[]::new)))
+			.satisfies((ex) -> assertThat(ex).hasStackTraceContaining("Invalid rate limit of route 'leaky'"
+					+ " (RateLimited) (algorithm): 'leaky-bucket' is none of fixed-window, sliding-log,"
+					+ " sliding-window-counter, token-bucket, concurrency"));
+	}
+
+	@Test
+	void aMisspeltRouteArgumentStopsStartupNamingTheRouteAndTheArgumentsTheFilterTakes() {
+		// the gateway's own binding ignores it: the route would run at the default limit
+		List<String> properties = new ArrayList<>();
+		route(properties, 0, "typo", "/typo/**", "name=RateLimited", "args.limt=5", "args.window=1h");
+		assertThatException()
+			.isThrownBy(() -> Gateway.run(WebApplicationType.REACTIVE, new Class<?>[] { GatewayTestApplication.class },
+					properties.toArray(String[]::new)))
+			.satisfies((ex) -> assertThat(ex).hasStackTraceContaining("Invalid rate limit of route 'typo'"
+					+ " (RateLimited): it has no argument 'limt' (the filter takes name, algorithm, limit, window,"
+					+ " period, zone, first-day-of-week, capacity, cost, mode, failure-policy, key, key-resolver)"));
+	}
+
+	@Test
 	void anApplicationBeanNamedRateLimiterSurvivesTheStarter() throws Exception {
 		try (Gateway own = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, WebFluxGatewayIntegrationTests.KeyResolvers.class,
 				OwnRateLimiter.class }, ROUTES + "[0].id=own", ROUTES + "[0].uri=" + backend.uri(),

@@ -2,9 +2,14 @@ package dev.ratelimit.spring.gateway;
 
 import java.io.File;
 import java.net.http.HttpResponse;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 import dev.ratelimit.spring.gateway.webflux.RateLimitedGatewayFilterFactory;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,12 +19,14 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.WebApplicationType;
+import org.springframework.cloud.gateway.event.RefreshRoutesResultEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
 import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.cloud.gateway.support.ipresolver.XForwardedRemoteAddressResolver;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -66,9 +73,13 @@ class WebFluxGatewayIntegrationTests {
 		// behind one trusted proxy (docs/GATEWAY.md): the address that proxy appended, whatever the client claims
 		route(properties, 5, "proxied", "/proxied/**", "name=RateLimited", "args.key-resolver=#{@clientAddress}",
 				"args.limit=1", "args.window=1h");
+		// a daily quota in a time zone, as RequestRateLimiter's arguments of the starter's limiter
+		route(properties, 7, "rrl-daily", "/rrl-daily/**", "name=RequestRateLimiter",
+				"args.rate-limiter=#{@rateLimitGatewayRateLimiter}", "args.key-resolver=#{@userKeyResolver}",
+				"args.ratelimit.limit=1", "args.ratelimit.period=day", "args.ratelimit.zone=Europe/Berlin");
 		properties.add("server.forward-headers-strategy=native");
-		gateway = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, KeyResolvers.class },
-				properties.toArray(String[]::new));
+		gateway = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, KeyResolvers.class,
+				RefreshErrors.class }, properties.toArray(String[]::new));
 	}
 
 	private static void route(List<String> properties, int index, String id, String path, String... filter) {
@@ -138,6 +149,21 @@ class WebFluxGatewayIntegrationTests {
 	}
 
 	@Test
+	void requestRateLimiterWithTheStartersLimiterTakesACalendarPeriod() throws Exception {
+		ZoneId berlin = ZoneId.of("Europe/Berlin");
+		long before = RouteFilterContract.secondsToMidnight(berlin);
+		assertThat(gateway.get("/rrl-daily/a", "X-User", "ann").statusCode()).isEqualTo(200);
+		HttpResponse<String> denied = gateway.get("/rrl-daily/a", "X-User", "ann");
+		long after = RouteFilterContract.secondsToMidnight(berlin);
+		assertThat(denied.statusCode()).isEqualTo(429);
+		assertThat(denied.headers().firstValue("RateLimit-Policy")).hasValue("\"rrl-daily\";q=1;w=86400");
+		// to midnight in Berlin (a few seconds of margin for Redis' clock and a loaded machine)
+		assertThat(Long.parseLong(denied.headers().firstValue("Retry-After").orElseThrow()))
+			.isBetween(Math.min(before, after) - 5, Math.max(before, after) + 5);
+		assertThat(backend.hits("rrl-daily")).isEqualTo(1);
+	}
+
+	@Test
 	void theGatewaysOwnRedisRateLimiterStaysTheDefault() throws Exception {
 		assertThat(gateway.context().getBeansOfType(RateLimiter.class)).containsKey("redisRateLimiter");
 		HttpResponse<String> denied = firstDenied("/gateways-own/a", "ann");
@@ -192,6 +218,91 @@ class WebFluxGatewayIntegrationTests {
 	}
 
 	@Test
+	void aRoutePostedWithAnInvalidArgumentIsRefusedNamingItWhileTheRefreshAnswers200() throws Exception {
+		assertThat(refused("leaky", "{\"name\":\"RateLimited\",\"args\":{\"algorithm\":\"leaky-bucket\","
+				+ "\"limit\":\"1\"}}")).isEqualTo("Invalid rate limit of route 'leaky' (RateLimited) (algorithm):"
+						+ " 'leaky-bucket' is none of fixed-window, sliding-log, sliding-window-counter, token-bucket,"
+						+ " concurrency");
+		assertThat(refused("typo", "{\"name\":\"RateLimited\",\"args\":{\"limt\":\"1\",\"window\":\"1h\"}}"))
+			.isEqualTo("Invalid rate limit of route 'typo' (RateLimited): it has no argument 'limt' (the filter takes"
+					+ " name, algorithm, limit, window, period, zone, first-day-of-week, capacity, cost, mode,"
+					+ " failure-policy, key, key-resolver)");
+	}
+
+	@Test
+	void requestRateLimiterArgumentsOfTheStartersLimiterAreCheckedNamingTheRoute() throws Exception {
+		String limiter = "{\"name\":\"RequestRateLimiter\",\"args\":{\"rate-limiter\":"
+				+ "\"#{@rateLimitGatewayRateLimiter}\",\"key-resolver\":\"#{@userKeyResolver}\",";
+		assertThat(refused("rrl-leaky", limiter + "\"ratelimit.algorithm\":\"leaky-bucket\"}}"))
+			.isEqualTo("Invalid rate limit of route 'rrl-leaky' (RequestRateLimiter) (ratelimit.algorithm):"
+					+ " 'leaky-bucket' is none of fixed-window, sliding-log, sliding-window-counter, token-bucket,"
+					+ " concurrency");
+		// (a misspelt redis-rate-limiter.* argument the gateway's own RedisRateLimiter refuses, where there is one)
+		assertThat(refused("rrl-typo", limiter + "\"ratelimit.limt\":\"1\"}}"))
+			.isEqualTo("Invalid rate limit of route 'rrl-typo' (RequestRateLimiter): it has no argument"
+					+ " 'ratelimit.limt' (the filter takes ratelimit.name, ratelimit.algorithm, ratelimit.limit,"
+					+ " ratelimit.window, ratelimit.period, ratelimit.zone, ratelimit.first-day-of-week,"
+					+ " ratelimit.capacity, ratelimit.cost, ratelimit.mode, ratelimit.failure-policy,"
+					+ " ratelimit.gateway-headers, redis-rate-limiter.replenishRate, redis-rate-limiter.burstCapacity,"
+					+ " redis-rate-limiter.requestedTokens)");
+	}
+
+	@Test
+	void aCalendarPeriodGoesWithAFixedWindowAndNoWindowAsInTheStartersRules() throws Exception {
+		assertThat(refused("period-log", "{\"name\":\"RateLimited\",\"args\":{\"period\":\"day\","
+				+ "\"algorithm\":\"sliding-log\"}}"))
+			.startsWith("Invalid rate limit of route 'period-log' (RateLimited) (period): ")
+			.contains("not sliding-log");
+		assertThat(refused("period-window", "{\"name\":\"RateLimited\",\"args\":{\"period\":\"day\","
+				+ "\"window\":\"1h\"}}"))
+			.startsWith("Invalid rate limit of route 'period-window' (RateLimited) (period): ")
+			.contains("a window or a calendar period, not both");
+		assertThat(refused("zone-alone", "{\"name\":\"RateLimited\",\"args\":{\"zone\":\"Europe/Berlin\","
+				+ "\"window\":\"1h\"}}"))
+			.startsWith("Invalid rate limit of route 'zone-alone' (RateLimited) (zone): ")
+			.contains("apply to a limit with a period");
+		assertThat(refused("day-alone", "{\"name\":\"RateLimited\",\"args\":{\"first-day-of-week\":\"sunday\"}}"))
+			.startsWith("Invalid rate limit of route 'day-alone' (RateLimited) (first-day-of-week): ")
+			.contains("apply to a limit with a period");
+	}
+
+	/**
+	 * Posts the route {@code id} with {@code filter} and refreshes the gateway's routes: the refresh answers 200, the
+	 * gateway keeps the routes it had and takes none of the posted one, whose error its log (and its
+	 * {@code RefreshRoutesResultEvent}) has; then deletes the route, after which a refresh succeeds again.
+	 * @return the message of the refresh's error
+	 */
+	private String refused(String id, String filter) throws Exception {
+		String json = "{\"id\":\"" + id + "\",\"uri\":\"" + backend.uri() + "\",\"predicates\":[{\"name\":"
+				+ "\"Path\",\"args\":{\"_genkey_0\":\"/" + id + "/**\"}}],\"filters\":[" + filter + "]}";
+		RefreshErrors errors = gateway.context().getBean(RefreshErrors.class);
+		errors.clear();
+		assertThat(gateway.send("POST", "/actuator/gateway/routes/" + id, json).statusCode()).isEqualTo(201);
+		try {
+			assertThat(gateway.send("POST", "/actuator/gateway/refresh", "").statusCode()).isEqualTo(200);
+			Throwable error = errors.awaitError();
+			assertThat(gateway.get("/" + id + "/x").statusCode()).isEqualTo(404);
+			assertThat(gateway.get("/keyed/refused", "X-Api-Key", "refused-" + id).statusCode()).isEqualTo(200);
+			return invalid(error);
+		}
+		finally {
+			assertThat(gateway.send("DELETE", "/actuator/gateway/routes/" + id, "").statusCode()).isEqualTo(200);
+			gateway.send("POST", "/actuator/gateway/refresh", "");
+			assertThat(errors.awaitSuccess()).isTrue();
+		}
+	}
+
+	/** The message of the first exception of {@code error}'s causes that says the rate limit is invalid. */
+	private static String invalid(Throwable error) {
+		for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().startsWith("Invalid rate limit")) {
+				return cause.getMessage();
+			}
+		}
+		throw new AssertionError("No invalid rate limit in " + error, error);
+	}
+
+	@Test
 	void behindATrustedProxyTheAddressItAppendedIsTheKeyWhateverTheClientForged() throws Exception {
 		assertThat(gateway.get("/proxied/x", "X-Forwarded-For", "198.51.100.1, 10.0.0.7").statusCode())
 			.isEqualTo(200);
@@ -242,6 +353,46 @@ class WebFluxGatewayIntegrationTests {
 		finally {
 			gateway.send("POST", "/actuator/ratelimits/keyed", "{\"undo\": true}");
 		}
+	}
+
+	/** What the gateway's refreshes of its routes ended with: its endpoint answers 200 whatever they end with. */
+	@Configuration(proxyBeanMethods = false)
+	static class RefreshErrors implements ApplicationListener<RefreshRoutesResultEvent> {
+
+		private final BlockingQueue<Optional<Throwable>> results = new LinkedBlockingQueue<>();
+
+		@Override
+		public void onApplicationEvent(RefreshRoutesResultEvent event) {
+			this.results.add(Optional.ofNullable(event.getThrowable()));
+		}
+
+		void clear() {
+			this.results.clear();
+		}
+
+		/** The error of the next refresh that fails, within 10 s. */
+		Throwable awaitError() throws InterruptedException {
+			Optional<Throwable> result;
+			do {
+				result = this.results.poll(10, TimeUnit.SECONDS);
+				assertThat(result).as("a refresh's result within 10 s").isNotNull();
+			}
+			while (result.isEmpty());
+			return result.get();
+		}
+
+		/** Whether the next refresh succeeds, within 10 s (the refreshes before it dropped). */
+		boolean awaitSuccess() throws InterruptedException {
+			long deadline = System.nanoTime() + 10_000_000_000L;
+			while (System.nanoTime() < deadline) {
+				Optional<Throwable> result = this.results.poll(100, TimeUnit.MILLISECONDS);
+				if (result != null && result.isEmpty()) {
+					return true;
+				}
+			}
+			return false;
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -27,7 +27,8 @@ import org.springframework.web.reactive.HandlerResultHandler;
 
 /**
  * Spring Cloud Gateway Server WebFlux: the {@code RateLimited} route filter, and the {@code RateLimiter} that a
- * route's {@code RequestRateLimiter} may name ({@code #{@rateLimitGatewayRateLimiter}}).
+ * route's {@code RequestRateLimiter} may name ({@code #{@rateLimitGatewayRateLimiter}}). Its beans' names are in the
+ * starter's check of bean names ({@code StarterBeans}): an application's bean of one of them stops startup, naming it.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)

@@ -23,7 +23,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
-/** Spring Cloud Gateway Server MVC: the {@code RateLimited} route filter. */
+/**
+ * Spring Cloud Gateway Server MVC: the {@code RateLimited} route filter. Its beans' names are in the starter's check of
+ * bean names ({@code StarterBeans}): an application's bean of one of them stops startup, naming it.
+ */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitWebMvcAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)

@@ -24,9 +24,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
-import org.springframework.context.ApplicationContext;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.Expression;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -61,26 +59,28 @@ public final class MvcRouteLimiter {
 		this.denials = denials;
 	}
 
-	ServerResponse filter(ServerRequest request, HandlerFunction<ServerResponse> next,
-			RateLimitedFilterFunctions.Config config, @Nullable Expression key, String decided) throws Exception {
+	ServerResponse filter(ServerRequest request, HandlerFunction<ServerResponse> next, MvcRouteFilter filter)
+			throws Exception {
 		HttpServletRequest servletRequest = request.servletRequest();
-		if (servletRequest.getAttribute(decided) != null) {
+		if (servletRequest.getAttribute(filter.decided()) != null) {
 			// a Retry filter before this one calling the rest again: one charge per client request
 			return next.handle(request);
 		}
-		servletRequest.setAttribute(decided, Boolean.TRUE);
+		servletRequest.setAttribute(filter.decided(), Boolean.TRUE);
 		HttpServletResponse servletResponse = response();
 		ServletLimitedRequest limited = new ServletLimitedRequest(servletRequest, servletResponse);
 		List<ConfiguredLimit> limits;
 		try {
 			limits = this.limits.resolve(RequestConfiguration.of(limited, this.limits.configurations()),
-					routeId(request), config, key);
+					filter.route(routeId(request), this.limits));
 		}
 		catch (IllegalArgumentException ex) {
+			// a route not checked at startup (the Java DSL's, or routes rebuilt by a refresh): refused, not let
+			// through unlimited
 			logger.error("Refusing the requests of a route whose rate limit is invalid: " + ex.getMessage());
 			return ServerResponse.status(HttpStatus.SERVICE_UNAVAILABLE).build();
 		}
-		String resolved = resolvedKey(request, config);
+		String resolved = resolvedKey(request, filter.config());
 		EvaluationContext keys = RouteKeys.context(keyRequest(servletRequest), servletRequest.getUserPrincipal(),
 				resolved);
 		Reservation held = new Reservation();
@@ -161,22 +161,6 @@ public final class MvcRouteLimiter {
 			}
 		}
 		return null;
-	}
-
-	/** The limiter of the context of a route's first request, looked up once. */
-	static final class Lookup {
-
-		private volatile @Nullable MvcRouteLimiter limiter;
-
-		MvcRouteLimiter get(ApplicationContext context) {
-			MvcRouteLimiter limiter = this.limiter;
-			if (limiter == null) {
-				limiter = context.getBean(MvcRouteLimiter.class);
-				this.limiter = limiter;
-			}
-			return limiter;
-		}
-
 	}
 
 	/** A denial already written on the servlet response; its status for the filters before this one (Retry). */

@@ -1,10 +1,9 @@
 package dev.ratelimit.spring.gateway.mvc;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
-import dev.ratelimit.spring.gateway.RouteKeys;
+import dev.ratelimit.spring.gateway.RouteLimit;
 import dev.ratelimit.spring.gateway.RouteLimits;
 import org.jspecify.annotations.Nullable;
 
@@ -22,14 +21,12 @@ import org.springframework.util.StringUtils;
 /**
  * Checks the limit of every route of {@code spring.cloud.gateway.server.webmvc.routes} (and {@code routes-map}) once
  * the application is ready, and registers it (for the {@code ratelimits} endpoint and the meters): Gateway Server MVC
- * builds a route's filter without telling it the route, so a limit invalid in the starter's terms (a negative limit,
- * a cost its share can never take, a name another limit uses with another shape) stops startup here, naming the
- * route, rather than answer its requests with 503. Routes of the Java DSL are checked on their first request.
+ * builds a route's filter without telling it the route, so an argument the filter does not know, a value not of its
+ * argument's type, or a limit invalid in the starter's terms (a negative limit, a cost its share can never take, a
+ * name another limit uses with another shape) stops startup here, naming the route, rather than answer its requests
+ * with 503. Routes of the Java DSL are checked on their first request.
  */
 public final class MvcRouteLimitsCheck implements ApplicationListener<ApplicationReadyEvent> {
-
-	/** The arguments of the shortcut form ({@code RateLimited=100, 1m, sliding-window-counter}), in order. */
-	private static final List<String> SHORTCUT = List.of("limit", "window", "algorithm");
 
 	private final Environment environment;
 
@@ -62,14 +59,15 @@ public final class MvcRouteLimitsCheck implements ApplicationListener<Applicatio
 			Map<String, Object> args = new LinkedHashMap<>();
 			int position = 0;
 			for (Map.Entry<String, String> arg : filter.getArgs().entrySet()) {
-				String name = (arg.getKey().startsWith("_genkey_") && position < SHORTCUT.size())
-						? SHORTCUT.get(position) : arg.getKey();
+				String name = (arg.getKey().startsWith("_genkey_") && position < RouteLimit.SHORTCUT.size())
+						? RouteLimit.SHORTCUT.get(position) : arg.getKey();
 				args.put(name, arg.getValue());
 				position++;
 			}
+			// bound as the gateway binds them, then read with the route
 			RateLimitedFilterFunctions.Config config = new Binder(new MapConfigurationPropertySource(args))
 				.bindOrCreate("", Bindable.of(RateLimitedFilterFunctions.Config.class));
-			this.limits.check(routeId, config, RouteKeys.parse(config.getKey()));
+			this.limits.check(this.limits.route(routeId, config));
 		}
 	}
 

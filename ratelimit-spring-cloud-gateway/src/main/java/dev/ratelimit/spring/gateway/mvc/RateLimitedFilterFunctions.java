@@ -1,14 +1,15 @@
 package dev.ratelimit.spring.gateway.mvc;
 
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
-import dev.ratelimit.spring.gateway.RouteKeys;
 import dev.ratelimit.spring.gateway.RouteLimit;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
+import org.springframework.boot.context.properties.bind.Name;
 import org.springframework.cloud.gateway.server.mvc.common.Configurable;
-import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
 import org.springframework.cloud.gateway.server.mvc.common.Shortcut;
 import org.springframework.cloud.gateway.server.mvc.filter.SimpleFilterSupplier;
 import org.springframework.expression.Expression;
@@ -41,20 +42,15 @@ public abstract class RateLimitedFilterFunctions {
 	}
 
 	/**
-	 * @throws IllegalArgumentException when the key is invalid (the route is then not built)
+	 * The filter of a route of {@code spring.cloud.gateway.server.webmvc.routes}, whose arguments the gateway binds to
+	 * {@code config}, or of the Java DSL.
+	 * @throws IllegalArgumentException when the key of a limit set in code is invalid (the route is then not built);
+	 * a route's arguments are checked with its route, once the application is ready ({@link MvcRouteLimitsCheck})
 	 */
 	@Shortcut({ "limit", "window", "algorithm" })
 	@Configurable
 	public static HandlerFilterFunction<ServerResponse, ServerResponse> rateLimited(Config config) {
-		if (config.getKeyResolver() != null && config.getKey() != null) {
-			throw new IllegalArgumentException("A RateLimited filter has both a key and a key resolver; give one");
-		}
-		Expression key = (config.getKeyResolver() != null) ? RouteKeys.RESOLVED : RouteKeys.parse(config.getKey());
-		// the filter function is built without the context: the limiter is looked up on the first request
-		MvcRouteLimiter.Lookup limiter = new MvcRouteLimiter.Lookup();
-		String decided = RateLimitedFilterFunctions.class.getName() + "@" + System.identityHashCode(limiter);
-		return (request, next) -> limiter.get(MvcUtils.getApplicationContext(request))
-			.filter(request, next, config, key, decided);
+		return new MvcRouteFilter(config);
 	}
 
 	/** The filter for the Java DSL. */
@@ -69,6 +65,19 @@ public abstract class RateLimitedFilterFunctions {
 
 		private @Nullable Function<ServerRequest, @Nullable String> keyResolver;
 
+		/** A limit whose values are set in code (the Java DSL). */
+		public Config() {
+		}
+
+		/**
+		 * The arguments of a route's definition, as the gateway binds them: all of them, as written, read once the
+		 * route is known (bound to this class's properties, they would fail without naming the route, or be ignored).
+		 */
+		@ConstructorBinding
+		Config(@Name("") @Nullable Map<String, @Nullable Object> arguments) {
+			super(arguments);
+		}
+
 		/** Resolves each request's client key; a key it leaves empty follows {@code ratelimit.missing-key}. */
 		public @Nullable Function<ServerRequest, @Nullable String> getKeyResolver() {
 			return this.keyResolver;
@@ -77,6 +86,16 @@ public abstract class RateLimitedFilterFunctions {
 		public Config setKeyResolver(@Nullable Function<ServerRequest, @Nullable String> keyResolver) {
 			this.keyResolver = keyResolver;
 			return this;
+		}
+
+		@Override
+		protected boolean resolvesKey() {
+			return this.keyResolver != null;
+		}
+
+		/** The key of a limit set in code, before its route is known. */
+		@Nullable Expression keyExpression() {
+			return keyExpression("a RateLimited filter of the Java DSL");
 		}
 
 	}

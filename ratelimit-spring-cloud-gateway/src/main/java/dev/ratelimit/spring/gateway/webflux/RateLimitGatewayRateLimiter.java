@@ -5,15 +5,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ratelimit.core.Algorithm;
-import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.PermitWaiter;
 import dev.ratelimit.spring.enforce.RequestConfiguration;
 import dev.ratelimit.spring.enforce.Reservation;
+import dev.ratelimit.spring.gateway.LimitedRoute;
 import dev.ratelimit.spring.gateway.RouteKeyRequest;
 import dev.ratelimit.spring.gateway.RouteKeys;
 import dev.ratelimit.spring.gateway.RouteLimit;
@@ -30,7 +29,6 @@ import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.http.HttpHeaders;
 
 /**
  * A {@code RateLimiter} for the gateway's own {@code RequestRateLimiter} filter, in place of its
@@ -64,9 +62,12 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 	/** The prefix of {@code RedisRateLimiter}'s arguments, taken as they are. */
 	private static final String REDIS_RATE_LIMITER = "redis-rate-limiter.";
 
+	/** The prefix of this limiter's own arguments. */
+	private static final String OWN = CONFIGURATION_PROPERTY_NAME + ".";
+
 	private static final Log logger = LogFactory.getLog(RateLimitGatewayRateLimiter.class);
 
-	private static final Pattern REMAINING = Pattern.compile(";r=(\\d+)");
+	private static final Config DEFAULTS = new Config();
 
 	private static final RouteKeyRequest NO_REQUEST = new RouteKeyRequest((name) -> null, (name) -> null,
 			(name) -> null, "", "", null, null);
@@ -74,6 +75,9 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 	private final RouteLimits limits;
 
 	private final PermitWaiter waits;
+
+	/** Each route's limit, as its arguments give it: computed once per route, not per request. */
+	private final Map<String, LimitedRoute> routes = new ConcurrentHashMap<>();
 
 	public RateLimitGatewayRateLimiter(RouteLimits limits, PermitWaiter waits,
 			@Nullable ConfigurationService configurationService) {
@@ -83,8 +87,10 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 	}
 
 	/**
-	 * Binds a route's arguments, {@code RedisRateLimiter}'s as this limiter's own, and checks the route's limit
-	 * as the route is built.
+	 * Reads a route's arguments, {@code RedisRateLimiter}'s as this limiter's own, and checks the route's limit as the
+	 * route is built.
+	 * @throws IllegalArgumentException naming the route, the argument and the value when an argument under
+	 * {@code ratelimit.} or {@code redis-rate-limiter.} is unknown or invalid
 	 */
 	@Override
 	public void onApplicationEvent(FilterArgsEvent event) {
@@ -92,24 +98,30 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 			// another filter's arguments, or a RequestRateLimiter with another limiter (RedisRateLimiter's own)
 			return;
 		}
-		Map<String, Object> args = new LinkedHashMap<>();
-		event.getArgs().forEach((name, value) -> args.put(name.startsWith(REDIS_RATE_LIMITER)
-				? CONFIGURATION_PROPERTY_NAME + "." + name.substring(REDIS_RATE_LIMITER.length()) : name, value));
-		super.onApplicationEvent(new FilterArgsEvent(event.getSource(), event.getRouteId(), args));
-		Config config = getConfig().get(event.getRouteId());
-		if (config != null) {
-			this.limits.check(event.getRouteId(), config.limit(event.getRouteId()), RouteKeys.RESOLVED);
-		}
+		Map<String, @Nullable Object> args = new LinkedHashMap<>();
+		event.getArgs().forEach((name, value) -> {
+			if (name.startsWith(OWN) || name.startsWith(REDIS_RATE_LIMITER)) {
+				args.put(name, value);
+			}
+		});
+		String routeId = event.getRouteId();
+		Config config = new Config(args);
+		LimitedRoute route = this.limits.route(routeId, config.limit(routeId), RouteKeys.RESOLVED);
+		this.limits.check(route);
+		getConfig().put(routeId, config);
+		this.routes.put(routeId, route);
 	}
 
 	@Override
 	public Mono<Response> isAllowed(String routeId, String id) {
-		Config config = getConfig().getOrDefault(routeId, new Config());
+		Config config = getConfig().getOrDefault(routeId, DEFAULTS);
 		GatewayLimitedRequest request = new GatewayLimitedRequest();
 		List<ConfiguredLimit> limits;
 		try {
-			limits = this.limits.resolve(RequestConfiguration.of(request, this.limits.configurations()), routeId,
-					config.limit(routeId), RouteKeys.RESOLVED);
+			// a route whose arguments never reached this limiter (the Java DSL's) takes ratelimit.defaults
+			LimitedRoute route = this.routes.computeIfAbsent(routeId,
+					(unknown) -> this.limits.route(unknown, DEFAULTS.limit(unknown), RouteKeys.RESOLVED));
+			limits = this.limits.resolve(RequestConfiguration.of(request, this.limits.configurations()), route);
 		}
 		catch (IllegalArgumentException ex) {
 			logger.error("Refusing the requests of a route whose rate limit is invalid: " + ex.getMessage());
@@ -124,9 +136,9 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 						new Reservation(), caller))
 				.doOnCancel(() -> caller.cancel(false));
 		})
-			.then(Mono.fromSupplier(() -> new Response(true, headers(request.headers(), config, limits))))
+			.then(Mono.fromSupplier(() -> new Response(true, DecisionFields.of(request.headers(), config.isGatewayHeaders(), limits))))
 			.onErrorResume(RateLimitException.class,
-					(ex) -> Mono.just(new Response(false, headers(ex.getHeaders(), config, limits))));
+					(ex) -> Mono.just(new Response(false, DecisionFields.of(ex.getHeaders(), config.isGatewayHeaders(), limits))));
 		// the request goes on on its own connection's event loop, not the limiter's Redis threads: proxied from
 		// another loop, Reactor Netty 1.3 can leave the client's next request on that connection unanswered
 		return ReactiveEnforcer.currentExchange()
@@ -136,44 +148,18 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 	}
 
 	/**
-	 * The fields of the decision, with {@code RedisRateLimiter}'s when asked: of the limit in force (overrides
-	 * included), the replenish rate only where its window is a second.
-	 */
-	private static Map<String, String> headers(HttpHeaders fields, Config config, List<ConfiguredLimit> limits) {
-		Map<String, String> headers = new LinkedHashMap<>();
-		fields.forEach((name, values) -> headers.put(name, String.join(", ", values)));
-		if (config.isGatewayHeaders()) {
-			LimitRequest limit = limits.get(0).request();
-			String remaining = remaining(fields);
-			if (remaining != null) {
-				headers.put("X-RateLimit-Remaining", remaining);
-			}
-			headers.put("X-RateLimit-Burst-Capacity", Long.toString(limit.definition().capacity()));
-			if (limit.definition().window().equals(Duration.ofSeconds(1))) {
-				headers.put("X-RateLimit-Replenish-Rate", Long.toString(limit.definition().limit()));
-			}
-			headers.put("X-RateLimit-Requested-Tokens", Long.toString(limit.cost()));
-		}
-		return headers;
-	}
-
-	/** What the fields of {@code ratelimit.headers} say is left, whichever their style. */
-	private static @Nullable String remaining(HttpHeaders fields) {
-		String state = fields.getFirst("RateLimit");
-		if (state != null) {
-			Matcher matcher = REMAINING.matcher(state);
-			return matcher.find() ? matcher.group(1) : null;
-		}
-		String remaining = fields.getFirst("X-RateLimit-Remaining");
-		return (remaining != null) ? remaining : fields.getFirst("RateLimit-Remaining");
-	}
-
-	/**
 	 * A route's arguments: {@code RedisRateLimiter}'s ({@code replenishRate} tokens per second, up to
 	 * {@code burstCapacity}, {@code requestedTokens} per request: a token bucket) or the starter's (those of
 	 * {@link RouteLimit} but {@code key}, which the gateway's {@code KeyResolver} resolves).
 	 */
 	public static class Config extends RouteLimit {
+
+		/** Its arguments in a route: the starter's under {@code ratelimit.}, {@code RedisRateLimiter}'s as they are. */
+		private static final List<String> ARGUMENTS = List.of("ratelimit.name", "ratelimit.algorithm",
+				"ratelimit.limit", "ratelimit.window", "ratelimit.period", "ratelimit.zone",
+				"ratelimit.first-day-of-week", "ratelimit.capacity", "ratelimit.cost", "ratelimit.mode",
+				"ratelimit.failure-policy", "ratelimit.gateway-headers", "redis-rate-limiter.replenishRate",
+				"redis-rate-limiter.burstCapacity", "redis-rate-limiter.requestedTokens");
 
 		private @Nullable Long replenishRate;
 
@@ -182,6 +168,30 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 		private @Nullable Long requestedTokens;
 
 		private boolean gatewayHeaders;
+
+		/** A route's limit with every value unset: {@code ratelimit.defaults}. */
+		public Config() {
+		}
+
+		Config(Map<String, @Nullable Object> arguments) {
+			super(arguments);
+		}
+
+		@Override
+		protected String filterName() {
+			return "RequestRateLimiter";
+		}
+
+		@Override
+		protected List<String> argumentNames() {
+			return ARGUMENTS;
+		}
+
+		/** {@code ratelimit.limit} sets {@code limit}, {@code redis-rate-limiter.replenishRate} sets {@code replenishRate}. */
+		@Override
+		protected String argumentProperty(String argument) {
+			return argument.substring(argument.indexOf('.') + 1);
+		}
 
 		/** Tokens added per second: the token bucket's limit per {@code 1s}, unless {@code window} says otherwise. */
 		public @Nullable Long getReplenishRate() {
@@ -230,6 +240,7 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 		 * {@code concurrency} (a {@code RateLimiter} is never told when the request ends)
 		 */
 		RouteLimit limit(String routeId) {
+			readArguments(routeId);
 			RouteLimit limit = new RouteLimit() {
 
 				@Override
@@ -246,6 +257,9 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 				.setAlgorithm(getAlgorithm())
 				.setLimit(either(routeId, "limit", getLimit(), "replenishRate", this.replenishRate))
 				.setWindow(getWindow())
+				.setPeriod(getPeriod())
+				.setZone(getZone())
+				.setFirstDayOfWeek(getFirstDayOfWeek())
 				.setCapacity(either(routeId, "capacity", getCapacity(), "burstCapacity", this.burstCapacity))
 				.setCost(either(routeId, "cost", getCost(), "requestedTokens", this.requestedTokens))
 				.setMode(getMode())
@@ -256,7 +270,7 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 							+ " burstCapacity, which are a token bucket's, and algorithm " + getAlgorithm());
 				}
 				limit.setAlgorithm(Algorithm.TOKEN_BUCKET);
-				if (getWindow() == null) {
+				if (getWindow() == null && getPeriod() == null) {
 					limit.setWindow(Duration.ofSeconds(1));
 				}
 			}

@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import dev.ratelimit.spring.RateLimitException;
 import dev.ratelimit.spring.enforce.Reservation;
+import dev.ratelimit.spring.gateway.LimitedRoute;
 import dev.ratelimit.spring.gateway.RouteKeys;
 import dev.ratelimit.spring.gateway.RouteLimits;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
@@ -37,6 +38,9 @@ final class RateLimitedGatewayFilter implements GatewayFilter {
 
 	private final @Nullable Expression key;
 
+	/** The limit on the route of the last request: one route, unless the Java DSL put this filter on several. */
+	private volatile @Nullable LimitedRoute route;
+
 	private final RouteLimits limits;
 
 	private final ReactiveEnforcer decisions;
@@ -46,10 +50,14 @@ final class RateLimitedGatewayFilter implements GatewayFilter {
 	/** The exchange attribute that says this filter has decided the exchange. */
 	private final String decided = RateLimitedGatewayFilter.class.getName() + "@" + System.identityHashCode(this);
 
+	/**
+	 * @param route the limit on the filter's route, where its route was known as it was built
+	 */
 	RateLimitedGatewayFilter(RateLimitedGatewayFilterFactory.Config config, @Nullable Expression key,
-			RouteLimits limits, ReactiveEnforcer decisions, ExchangeErrorHandler errors) {
+			@Nullable LimitedRoute route, RouteLimits limits, ReactiveEnforcer decisions, ExchangeErrorHandler errors) {
 		this.config = config;
 		this.key = key;
+		this.route = route;
 		this.limits = limits;
 		this.decisions = decisions;
 		this.errors = errors;
@@ -60,8 +68,17 @@ final class RateLimitedGatewayFilter implements GatewayFilter {
 		return this.config;
 	}
 
-	@Nullable Expression key() {
-		return this.key;
+	/**
+	 * The limit on {@code routeId}, computed once per route.
+	 * @throws IllegalArgumentException naming the route when an argument is invalid
+	 */
+	LimitedRoute route(String routeId) {
+		LimitedRoute route = this.route;
+		if (route == null || !route.routeId().equals(routeId)) {
+			route = this.limits.route(routeId, this.config, this.key);
+			this.route = route;
+		}
+		return route;
 	}
 
 	@Override
@@ -74,7 +91,7 @@ final class RateLimitedGatewayFilter implements GatewayFilter {
 		List<ConfiguredLimit> limits;
 		try {
 			limits = this.limits.resolve(ReactiveEnforcer.configuration(exchange, this.limits.configurations()),
-					routeId(exchange), this.config, this.key);
+					route(routeId(exchange)));
 		}
 		catch (IllegalArgumentException ex) {
 			// only a route built where it could not be checked (a Java DSL route added after startup): refused, not

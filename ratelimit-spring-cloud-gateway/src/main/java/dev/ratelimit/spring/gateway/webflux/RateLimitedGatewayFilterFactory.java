@@ -1,14 +1,18 @@
 package dev.ratelimit.spring.gateway.webflux;
 
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 
-import dev.ratelimit.spring.gateway.RouteKeys;
+import dev.ratelimit.spring.gateway.LimitedRoute;
 import dev.ratelimit.spring.gateway.RouteLimit;
 import dev.ratelimit.spring.gateway.RouteLimits;
 import dev.ratelimit.spring.web.reactive.ExchangeErrorHandler;
 import dev.ratelimit.spring.web.reactive.ReactiveEnforcer;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
+import org.springframework.boot.context.properties.bind.Name;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
@@ -52,32 +56,51 @@ public class RateLimitedGatewayFilterFactory extends AbstractGatewayFilterFactor
 
 	@Override
 	public List<String> shortcutFieldOrder() {
-		return List.of("limit", "window", "algorithm");
+		return RouteLimit.SHORTCUT;
 	}
 
 	/**
-	 * @throws IllegalArgumentException naming the route when an argument is invalid (the route is then not built)
+	 * @throws IllegalArgumentException naming the route, the argument and the value when an argument is unknown or
+	 * invalid (the route is then not built)
 	 */
 	@Override
 	public GatewayFilter apply(Config config) {
-		if (config.getKeyResolver() != null && config.getKey() != null) {
-			throw new IllegalArgumentException("The rate limit of route '" + config.getRouteId() + "' has both a key"
-					+ " and a key-resolver; give one");
+		String routeId = config.getRouteId();
+		if (routeId == null) {
+			// the Java DSL's apply(config): its route is known on the first request, and checked once the application
+			// is ready (RouteLimitsCheck)
+			return new RateLimitedGatewayFilter(config, config.keyExpression(), null, this.limits, this.decisions,
+					this.errors);
 		}
-		Expression key = (config.getKeyResolver() != null) ? RouteKeys.RESOLVED : RouteKeys.parse(config.getKey());
-		if (config.getRouteId() != null) {
-			// a route of YAML or of the endpoint: checked as it is built; the Java DSL's at startup (RouteLimitsCheck)
-			this.limits.check(config.getRouteId(), config, key);
-		}
-		return new RateLimitedGatewayFilter(config, key, this.limits, this.decisions, this.errors);
+		// a route of YAML, default-filters or the endpoint: its arguments read and checked as it is built
+		LimitedRoute route = this.limits.route(routeId, config);
+		this.limits.check(route);
+		return new RateLimitedGatewayFilter(config, route.key(), route, this.limits, this.decisions, this.errors);
 	}
 
 	/** A route's limit, with the route's id and, in place of a key expression, a {@link KeyResolver}. */
 	public static class Config extends RouteLimit implements HasRouteId {
 
+		private static final List<String> WITH_KEY_RESOLVER = Stream
+			.concat(ARGUMENTS.stream(), Stream.of("key-resolver"))
+			.toList();
+
 		private @Nullable String routeId;
 
 		private @Nullable KeyResolver keyResolver;
+
+		/** A limit whose values are set in code (the Java DSL). */
+		public Config() {
+		}
+
+		/**
+		 * The arguments of a route's definition, as the gateway binds them: all of them, as written, read once the
+		 * route is known (bound to this class's properties, they would fail without naming the route, or be ignored).
+		 */
+		@ConstructorBinding
+		Config(@Name("") @Nullable Map<String, @Nullable Object> arguments) {
+			super(arguments);
+		}
 
 		@Override
 		public void setRouteId(String routeId) {
@@ -97,6 +120,21 @@ public class RateLimitedGatewayFilterFactory extends AbstractGatewayFilterFactor
 		public Config setKeyResolver(@Nullable KeyResolver keyResolver) {
 			this.keyResolver = keyResolver;
 			return this;
+		}
+
+		@Override
+		protected List<String> argumentNames() {
+			return WITH_KEY_RESOLVER;
+		}
+
+		@Override
+		protected boolean resolvesKey() {
+			return this.keyResolver != null;
+		}
+
+		/** The key of a limit set in code, before its route is known. */
+		@Nullable Expression keyExpression() {
+			return keyExpression("a RateLimited filter of the Java DSL");
 		}
 
 	}

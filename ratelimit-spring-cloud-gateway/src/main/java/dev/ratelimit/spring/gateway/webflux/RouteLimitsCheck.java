@@ -47,7 +47,7 @@ public final class RouteLimitsCheck implements ApplicationListener<ApplicationRe
 			for (GatewayFilter filter : route.getFilters()) {
 				GatewayFilter own = (filter instanceof OrderedGatewayFilter ordered) ? ordered.getDelegate() : filter;
 				if (own instanceof RateLimitedGatewayFilter limited) {
-					this.limits.check(route.getId(), limited.config(), limited.key());
+					this.limits.check(limited.route(route.getId()));
 					String name = (limited.config().getName() != null) ? limited.config().getName() : route.getId();
 					if (!names.add(name)) {
 						throw new IllegalStateException("Route '" + route.getId() + "' has two RateLimited filters"
