@@ -137,7 +137,9 @@ class BurstIntegrationTests {
 			for (int i = 0; i < 2; i++) {
 				int port = freePort();
 				List<String> command = new ArrayList<>(List.of(
-						Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",
+						Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+						// as the test JVMs (test.jvm.args in the pom): a start on C1 alone costs less CPU
+						"-XX:TieredStopAtLevel=1", "-cp",
 						System.getProperty("java.class.path"), BurstApplication.class.getName(), "--server.port=" + port,
 						"--management.endpoints.web.exposure.include=metrics"));
 				List<String> arguments = arguments("servlet", "fail-open", "lettuce", prefix);
