@@ -1,13 +1,17 @@
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.module.FindException;
+import java.lang.module.ModuleFinder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
-import java.util.zip.ZipFile;
+import java.util.zip.ZipEntry;
 
 import javax.xml.parsers.DocumentBuilderFactory;
 
@@ -15,15 +19,18 @@ import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 
 /**
- * What Maven Central checks of an upload, checked on a staged folder (release/staging-check runs it, with JDK 17's
- * single-file launcher): {@code java release/StagingCheck.java STAGING VERSION MODULE...}.
+ * What Maven Central checks of an upload, and what our jars promise beside (docs/RELEASING.md), checked on a staged
+ * folder (release/staging-check runs it, with JDK 17's single-file launcher):
+ * {@code java release/StagingCheck.java STAGING VERSION MODULE...}.
  *
  * <p>
  * Every module listed, and nothing else of {@code dev.ratelimit}, is staged at VERSION; each POM names its name,
- * description, URL, licence, developers and SCM, no parent, no SNAPSHOT and no property left unresolved; each jar
- * module has its jar, sources jar (with the sources) and javadoc jar (with its index); every file has its checksums,
- * and either every file its signature or none (then it says that signing was skipped); the BOM manages the other
- * published modules at VERSION and nothing else. Prints each failure and exits 1 when there is one.
+ * description, URL, licence, developers and SCM, no parent, no SNAPSHOT and no property left unresolved (no "${"
+ * anywhere); each jar module has its jar (with the licence as {@code META-INF/LICENSE} and an
+ * {@code Automatic-Module-Name} that is its root package), sources jar (with the sources and the licence) and javadoc
+ * jar (with its index); every file has its checksums, and either every file its signature or none (then it says that
+ * signing was skipped); the BOM manages the other published modules at VERSION, written out, and nothing else.
+ * Prints each failure and exits 1 when there is one.
  */
 final class StagingCheck {
 
@@ -54,7 +61,9 @@ final class StagingCheck {
 			checkPom(module, version, project, Files.readString(pom));
 			List<Path> artifacts = new ArrayList<>(List.of(pom));
 			if (text(project, "packaging").isEmpty() || text(project, "packaging").equals("jar")) {
-				artifacts.add(jar(module, dir.resolve(module + "-" + version + ".jar"), ".class"));
+				Path jar = jar(module, dir.resolve(module + "-" + version + ".jar"), ".class");
+				checkModuleName(module, jar);
+				artifacts.add(jar);
 				artifacts.add(jar(module, dir.resolve(module + "-" + version + "-sources.jar"), ".java"));
 				artifacts.add(jar(module, dir.resolve(module + "-" + version + "-javadoc.jar"), "index.html"));
 			}
@@ -79,7 +88,7 @@ final class StagingCheck {
 			System.exit(1);
 		}
 		System.out.println("staging-check: " + modules.size() + " modules at " + version + ", " + files
-				+ " files, POMs complete, sources and javadoc present"
+				+ " files, POMs complete, sources and javadoc present, jars with their licence and module name"
 				+ ((signed == 0) ? "; NOT SIGNED: no -Dgpg.keyname given, signing skipped (Central requires"
 						+ " signatures: docs/RELEASING.md)" : "; all signed"));
 	}
@@ -101,11 +110,9 @@ final class StagingCheck {
 		if (xml.contains("SNAPSHOT")) {
 			fail(module + ": the POM names a SNAPSHOT");
 		}
-		// A BOM's managed versions stay ${project.version}, which its importer resolves to the BOM's own version.
-		String unresolved = xml.replace("${project.version}", module.endsWith("-bom") ? "" : "${project.version}");
-		if (unresolved.contains("${")) {
+		if (xml.contains("${")) {
 			fail(module + ": the POM leaves a property unresolved: "
-					+ unresolved.substring(unresolved.indexOf("${")).lines().findFirst().orElseThrow());
+					+ xml.substring(xml.indexOf("${")).lines().findFirst().orElseThrow());
 		}
 	}
 
@@ -118,8 +125,7 @@ final class StagingCheck {
 				if (!text(dependency, "groupId").equals("dev.ratelimit")) {
 					fail(module + ": manages " + coordinates + ": a BOM of ratelimit manages dev.ratelimit only");
 				}
-				if (!text(dependency, "version").equals("${project.version}")
-						&& !text(dependency, "version").equals(version)) {
+				if (!text(dependency, "version").equals(version)) {
 					fail(module + ": manages " + coordinates + " at " + text(dependency, "version"));
 				}
 				entries.add(text(dependency, "artifactId"));
@@ -132,20 +138,74 @@ final class StagingCheck {
 		}
 	}
 
+	/** The jar, checked to hold an entry ending in entrySuffix and, but for the javadoc, the licence. */
 	private static Path jar(String module, Path jar, String entrySuffix) {
 		if (!Files.isRegularFile(jar)) {
 			fail(module + ": no " + jar.getFileName());
 			return jar;
 		}
-		try (ZipFile zip = new ZipFile(jar.toFile())) {
+		try (JarFile zip = new JarFile(jar.toFile())) {
 			if (zip.stream().noneMatch((entry) -> entry.getName().endsWith(entrySuffix))) {
 				fail(module + ": " + jar.getFileName() + " holds no " + entrySuffix);
+			}
+			ZipEntry license = zip.getEntry("META-INF/LICENSE");
+			if (!jar.getFileName().toString().endsWith("-javadoc.jar") && (license == null
+					|| !new String(zip.getInputStream(license).readAllBytes(), StandardCharsets.UTF_8)
+						.contains("Apache License"))) {
+				fail(module + ": " + jar.getFileName() + " holds no META-INF/LICENSE with the Apache License (the POM's"
+						+ " licence)");
 			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
 		return jar;
+	}
+
+	/**
+	 * The jar's Automatic-Module-Name, its name on the module path: one the module system takes (ModuleFinder refuses
+	 * an illegal name), and the root package of every class in the jar, as the Java convention has it.
+	 */
+	private static void checkModuleName(String module, Path jar) {
+		if (!Files.isRegularFile(jar)) {
+			return;
+		}
+		try (JarFile zip = new JarFile(jar.toFile())) {
+			String name = (zip.getManifest() != null)
+					? zip.getManifest().getMainAttributes().getValue("Automatic-Module-Name") : null;
+			if (name == null) {
+				fail(module + ": " + jar.getFileName() + " has no Automatic-Module-Name in its manifest");
+				return;
+			}
+			ModuleFinder.of(jar).findAll();
+			String root = zip.stream()
+				.map(ZipEntry::getName)
+				.filter((entry) -> entry.endsWith(".class") && !entry.startsWith("META-INF/"))
+				.map((entry) -> entry.contains("/") ? entry.substring(0, entry.lastIndexOf('/')).replace('/', '.') : "")
+				.reduce(StagingCheck::commonPackage)
+				.orElse("");
+			if (!name.equals(root)) {
+				fail(module + ": " + jar.getFileName() + " has the Automatic-Module-Name " + name + ", not its root package '"
+						+ root + "' (the Java convention)");
+			}
+		}
+		catch (FindException ex) {
+			fail(module + ": " + jar.getFileName() + " is no module: " + ex.getMessage());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** The longest package that is or holds both (dev.ratelimit.spring of dev.ratelimit.spring.web and ...aop). */
+	private static String commonPackage(String one, String other) {
+		String[] a = one.split("\\.");
+		String[] b = other.split("\\.");
+		int common = 0;
+		while (common < Math.min(a.length, b.length) && a[common].equals(b[common])) {
+			common++;
+		}
+		return String.join(".", List.of(a).subList(0, common));
 	}
 
 	private static Element read(Path pom) throws Exception {
