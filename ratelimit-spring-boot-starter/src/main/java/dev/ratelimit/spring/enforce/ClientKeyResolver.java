@@ -218,18 +218,22 @@ public final class ClientKeyResolver {
 	/**
 	 * The client key of a client as an operator names it ({@code alice-key}): the value its key expression yields,
 	 * which the limiter keys as {@code key:<value>}; or a client key in the limiter's form ({@code ip:<address>},
-	 * {@code key:<value>}), {@linkplain #canonicalKey canonical}. A value that itself starts with {@code ip:} or
-	 * {@code key:} is written {@code key:<value>}.
+	 * {@code key:<value>}, {@link #ALL_CALLS}), {@linkplain #canonicalKey canonical}. A value that itself starts with
+	 * {@code ip:} or {@code key:}, or is {@code calls:all}, is written {@code key:<value>}.
 	 */
 	public static String clientKeyOf(String client) {
 		String key = canonicalKey(client);
 		return isClientKey(key) ? key : KEY_PREFIX + client;
 	}
 
-	/** Whether {@code clientKey} has the form of a client key: {@code ip:<address>} or {@code key:<value>}. */
+	/**
+	 * Whether {@code clientKey} has the form of a client key: {@code ip:<address>}, {@code key:<value>}, or
+	 * {@link #ALL_CALLS}, the one client of a limit without a key expression called outside requests.
+	 */
 	public static boolean isClientKey(String clientKey) {
 		return (clientKey.startsWith(IP_PREFIX) && clientKey.length() > IP_PREFIX.length())
-				|| (clientKey.startsWith(KEY_PREFIX) && clientKey.length() > KEY_PREFIX.length());
+				|| (clientKey.startsWith(KEY_PREFIX) && clientKey.length() > KEY_PREFIX.length())
+				|| clientKey.equals(ALL_CALLS);
 	}
 
 	private StandardEvaluationContext withRequest(StandardEvaluationContext context, @Nullable Object request,

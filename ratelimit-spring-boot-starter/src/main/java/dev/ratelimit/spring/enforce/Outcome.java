@@ -1,7 +1,10 @@
 package dev.ratelimit.spring.enforce;
 
+import java.util.function.Supplier;
+
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.spring.RateLimitExceededException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,6 +66,27 @@ final class Outcome {
 	 */
 	static String ofPolicy(@Nullable RateLimitDecision local) {
 		return (local != null) ? of(local, true) : FAIL_OPEN;
+	}
+
+	/**
+	 * What the failure policies of limits Redis did not decide answer, {@code policies}, with its verdict stopped on
+	 * {@code observed}: this instance's 429 thrown is {@link #LOCAL_DENIED}, a fail-closed limit's 503 (or anything
+	 * else thrown) {@link #FAIL_CLOSED}, an answer as {@link #ofPolicy} names it. The one place that names them, for
+	 * decisions, admissions read before a call and charges alike.
+	 * @return the instance's decision, or {@code null} when the limits fail open
+	 */
+	static @Nullable RateLimitDecision ofPolicies(DecisionObservations.Observed observed,
+			Supplier<@Nullable RateLimitDecision> policies) {
+		RateLimitDecision local;
+		try {
+			local = policies.get();
+		}
+		catch (RuntimeException ex) {
+			observed.stop((ex instanceof RateLimitExceededException) ? LOCAL_DENIED : FAIL_CLOSED);
+			throw ex;
+		}
+		observed.stop(ofPolicy(local));
+		return local;
 	}
 
 	/**

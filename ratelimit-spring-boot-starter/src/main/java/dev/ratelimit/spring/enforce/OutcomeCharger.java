@@ -77,15 +77,8 @@ public final class OutcomeCharger {
 				peeked.add(state);
 				continue;
 			}
-			RateLimitDecision local;
-			try {
-				local = this.answers.notDecided(request, clientKey, List.of(limit), FailurePolicyHandler.Moment.ADMISSION);
-			}
-			catch (RuntimeException ex) {
-				observed.stop(Outcome.FAIL_CLOSED);
-				throw ex;
-			}
-			observed.stop(Outcome.ofPolicy(local));
+			RateLimitDecision local = Outcome.ofPolicies(observed, () -> this.answers.notDecided(request, clientKey,
+					List.of(limit), FailurePolicyHandler.Moment.ADMISSION));
 			if (local != null) {
 				peeked.addAll(local.decisions());
 			}
@@ -252,9 +245,8 @@ public final class OutcomeCharger {
 				this.answers.decided(decision);
 			}
 			else {
-				decision = this.answers.notDecided(request, group.getKey(), group.getValue(),
-						FailurePolicyHandler.Moment.CHARGE);
-				observed.stop(Outcome.ofPolicy(decision));
+				decision = Outcome.ofPolicies(observed, () -> this.answers.notDecided(request, group.getKey(),
+						group.getValue(), FailurePolicyHandler.Moment.CHARGE));
 			}
 			if (decision != null) {
 				fields.addAll(DecisionApplier.enforced(decision));

@@ -11,8 +11,6 @@ import java.util.concurrent.Executor;
 import dev.ratelimit.core.LimitRequest;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.RateLimitException;
-import dev.ratelimit.spring.RateLimitExceededException;
-import dev.ratelimit.spring.RateLimitUnavailableException;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.PlanSelector;
 import org.jspecify.annotations.Nullable;
@@ -264,21 +262,8 @@ public final class RateLimitEnforcer {
 	 */
 	private @Nullable RateLimitDecision decideLocally(DecisionSequence sequence, String clientKey,
 			List<ConfiguredLimit> limits, DecisionObservations.Observed observed) {
-		RateLimitDecision local;
-		try {
-			local = this.answers.decideLocally(sequence.request(), clientKey, limits, sequence.applied(),
-					sequence.lease());
-		}
-		catch (RateLimitUnavailableException ex) {
-			observed.stop(Outcome.FAIL_CLOSED);
-			throw ex;
-		}
-		catch (RateLimitExceededException ex) {
-			observed.stop(Outcome.LOCAL_DENIED);
-			throw ex;
-		}
-		observed.stop(Outcome.ofPolicy(local));
-		return local;
+		return Outcome.ofPolicies(observed, () -> this.answers.decideLocally(sequence.request(), clientKey, limits,
+				sequence.applied(), sequence.lease()));
 	}
 
 	/** {@code action} run on this thread, as a stage: completed, or failed with what it throws. */

@@ -23,6 +23,7 @@ import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimitKeyMissingException;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.test.NoBlocking;
+import com.jayway.jsonpath.JsonPath;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -172,6 +173,21 @@ class CallsOutsideRequestsIntegrationTests {
 				thread.join(30_000);
 			}
 			assertThat(admitted).hasValue(3);
+			if (context instanceof WebServerApplicationContext server) {
+				// an operator reads and resets that one budget: the client calls:all
+				String uri = "http://127.0.0.1:" + server.getWebServer().getPort()
+						+ "/actuator/ratelimits/everyone?client=calls:all";
+				HttpClient http = HttpClient.newHttpClient();
+				HttpResponse<String> state = http.send(HttpRequest.newBuilder(URI.create(uri))
+					.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+				assertThat(state.statusCode()).as(state.body()).isEqualTo(200);
+				assertThat(JsonPath.<List<Object>>read(state.body(), "$.states[*].remaining")).containsExactly(0);
+				HttpResponse<String> reset = http.send(HttpRequest.newBuilder(URI.create(uri)).DELETE()
+					.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+				assertThat(reset.statusCode()).as(reset.body()).isEqualTo(200);
+				assertThat(JsonPath.<Integer>read(reset.body(), "$.deleted")).isEqualTo(1);
+				assertThat(partner.everyone("after-the-reset")).isEqualTo("called after-the-reset");
+			}
 		}
 	}
 
@@ -291,7 +307,7 @@ class CallsOutsideRequestsIntegrationTests {
 				"--server.address=127.0.0.1", "--spring.main.web-application-type=" + webApplicationType,
 				"--spring.data.redis.url=" + TestRedis.shared().url(), "--ratelimit.key-prefix=" + prefix,
 				// exact admission must not depend on a short timeout: a loaded machine would turn it into fail-open
-				"--ratelimit.redis.timeout=30s");
+				"--ratelimit.redis.timeout=30s", "--management.endpoints.web.exposure.include=ratelimits");
 	}
 
 	private static ConfigurableApplicationContext startScheduled(String prefix) {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,8 +20,12 @@ import java.util.concurrent.TimeUnit;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.autoconfigure.RateLimitAutoConfigurationTests;
+import dev.ratelimit.spring.observation.RateLimitObservationContext;
+import dev.ratelimit.spring.observation.RateLimitOperation;
 import dev.ratelimit.spring.test.NoBlocking;
 import dev.ratelimit.test.TestRedis;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,6 +39,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -94,10 +101,12 @@ class ChargeByOutcomeIntegrationTests {
 	@Test
 	void whileRedisFailsAFailLocalLimitIsReadAndChargedLocally() throws Exception {
 		try (TestRedis own = TestRedis.start();
-				ConfigurableApplicationContext context = new SpringApplicationBuilder(OutcomeApplication.class).run(
+				ConfigurableApplicationContext context = new SpringApplicationBuilder(OutcomeApplication.class,
+						ObservedOutcomes.class).run(
 						"--spring.main.web-application-type=none", "--spring.data.redis.url=" + own.url(),
 						"--ratelimit.redis.timeout=2s", "--ratelimit.defaults.failure-policy=fail-local")) {
 			Logins logins = context.getBean(Logins.class);
+			List<String> outcomes = context.getBean(ObservedOutcomes.class).outcomes;
 			own.stop();
 			for (int i = 0; i < 10; i++) {
 				assertThat(logins.login("hank", "right")).isEqualTo("welcome hank");
@@ -106,8 +115,38 @@ class ChargeByOutcomeIntegrationTests {
 				assertThatExceptionOfType(BadCredentials.class).isThrownBy(() -> logins.login("hank", "wrong"));
 			}
 			// this instance's own count of the failures (its share: the whole limit, one instance)
+			outcomes.clear();
 			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> logins.login("hank", "right"));
+			// the admission's read, refused by this instance: local-denied (not a fail-closed limit's 503)
+			assertThat(outcomes).containsExactly("local-denied");
 		}
+	}
+
+	/** The outcome of each decision observed (the admissions read before a call charged by its outcome). */
+	@Configuration(proxyBeanMethods = false)
+	static class ObservedOutcomes {
+
+		final List<String> outcomes = new CopyOnWriteArrayList<>();
+
+		@Bean
+		ObservationHandler<RateLimitObservationContext> outcomesObserved() {
+			return new ObservationHandler<>() {
+
+				@Override
+				public void onStop(RateLimitObservationContext context) {
+					if (context.getOperation() == RateLimitOperation.DECISION) {
+						ObservedOutcomes.this.outcomes.add(context.getOutcome());
+					}
+				}
+
+				@Override
+				public boolean supportsContext(Observation.Context context) {
+					return context instanceof RateLimitObservationContext;
+				}
+
+			};
+		}
+
 	}
 
 	@Test

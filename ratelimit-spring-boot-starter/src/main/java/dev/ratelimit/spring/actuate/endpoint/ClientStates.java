@@ -194,7 +194,9 @@ final class ClientStates {
 		if (!ClientKeyResolver.isClientKey(key)) {
 			return new WebEndpointResponse<>(new Error("client must be a client key as the limiter resolves it: '"
 					+ ClientKeyResolver.IP_PREFIX + "<address>' (a limit by IP address, or a missing key that fell back to it) or '"
-					+ ClientKeyResolver.KEY_PREFIX + "<value>' (the value of a key expression), but was '" + key + "'"),
+					+ ClientKeyResolver.KEY_PREFIX + "<value>' (the value of a key expression) or '"
+					+ ClientKeyResolver.ALL_CALLS + "' (a limit without key, called outside requests), but was '" + key
+					+ "'"),
 					WebEndpointResponse.STATUS_BAD_REQUEST);
 		}
 		return operation.apply(limit, key);
