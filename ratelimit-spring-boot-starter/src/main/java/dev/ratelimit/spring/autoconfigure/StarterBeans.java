@@ -74,6 +74,8 @@ final class StarterBeans implements BeanFactoryPostProcessor {
 
 	static final String ENDPOINT = "rateLimitsEndpoint";
 
+	static final String OPENAPI_CUSTOMIZER = "rateLimitOpenApiCustomizer";
+
 	/** This check's own name, which an application cannot pick by chance (as Spring's internal beans have). */
 	static final String NAMES_CHECK = "dev.ratelimit.spring.autoconfigure.StarterBeans";
 
@@ -109,6 +111,7 @@ final class StarterBeans implements BeanFactoryPostProcessor {
 		TYPES.put(EVENTS, "dev.ratelimit.spring.enforce.RateLimitEventRecorder");
 		TYPES.put(METERS_AT_STARTUP, "org.springframework.context.ApplicationListener");
 		TYPES.put(ENDPOINT, "dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint");
+		TYPES.put(OPENAPI_CUSTOMIZER, "dev.ratelimit.spring.openapi.RateLimitOpenApiCustomizer");
 	}
 
 	/** Every name of a bean of the starter, in no particular order. */
