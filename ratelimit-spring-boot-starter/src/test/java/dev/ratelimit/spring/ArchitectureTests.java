@@ -64,6 +64,17 @@ class ArchitectureTests {
 			.check(STARTER);
 	}
 
+	/** springdoc-openapi is optional: only the package loaded where it is present may use it. */
+	@Test
+	void onlyTheOpenApiPackageKnowsSpringDoc() {
+		noClasses().that()
+			.resideOutsideOfPackage("dev.ratelimit.spring.openapi..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("org.springdoc..", "io.swagger..")
+			.check(STARTER);
+	}
+
 	@Test
 	void methodCallsKnowNoWebStack() {
 		noClasses().that()

@@ -101,6 +101,8 @@ final class StarterBeans implements BeanFactoryPostProcessor {
 
 	static final String MVC_FILTER_FUNCTIONS = "rateLimitedFilterFunctions";
 
+	static final String OPENAPI_CUSTOMIZER = "rateLimitOpenApiCustomizer";
+
 	/** This check's own name, which an application cannot pick by chance (as Spring's internal beans have). */
 	static final String NAMES_CHECK = "dev.ratelimit.spring.autoconfigure.StarterBeans";
 
@@ -146,6 +148,7 @@ final class StarterBeans implements BeanFactoryPostProcessor {
 		TYPES.put(MVC_ROUTE_LIMITER, "dev.ratelimit.spring.gateway.mvc.MvcRouteLimiter");
 		TYPES.put(MVC_ROUTE_LIMITS_CHECK, "dev.ratelimit.spring.gateway.mvc.MvcRouteLimitsCheck");
 		TYPES.put(MVC_FILTER_FUNCTIONS, "dev.ratelimit.spring.gateway.mvc.RateLimitedFilterFunctions$FilterSupplier");
+		TYPES.put(OPENAPI_CUSTOMIZER, "dev.ratelimit.spring.openapi.RateLimitOpenApiCustomizer");
 	}
 
 	/** Every name of a bean of the starter, in no particular order. */

@@ -38,9 +38,20 @@ import org.springframework.http.HttpHeaders;
  */
 public final class RateLimitHeaderWriter {
 
-	static final String RATE_LIMIT = "RateLimit";
+	/** The {@code ietf} style's state of each limit for the client. */
+	public static final String RATE_LIMIT = "RateLimit";
 
-	static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
+	/** The {@code ietf} style's limits. */
+	public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
+
+	/** The {@code legacy} style's limit of the most restrictive limit; {@code X-} before it in {@code x-ratelimit}. */
+	public static final String LIMIT = "RateLimit-Limit";
+
+	/** The {@code legacy} style's units left in the most restrictive limit ({@link #LIMIT}). */
+	public static final String REMAINING = "RateLimit-Remaining";
+
+	/** The {@code legacy} style's seconds until the most restrictive limit's allowance is full ({@link #LIMIT}). */
+	public static final String RESET = "RateLimit-Reset";
 
 	private final HeaderStyle style;
 
@@ -66,7 +77,7 @@ public final class RateLimitHeaderWriter {
 		}
 		if (this.style != HeaderStyle.NONE) {
 			LimitDecision mostRestrictive = mostRestrictive(decisions);
-			List<String> present = request.responseHeader(prefix() + "RateLimit-Remaining");
+			List<String> present = request.responseHeader(prefix() + REMAINING);
 			if (present.isEmpty() || Long.parseLong(present.get(0)) > mostRestrictive.remaining()) {
 				HttpHeaders headers = new HttpHeaders();
 				single(headers, mostRestrictive);
@@ -94,16 +105,28 @@ public final class RateLimitHeaderWriter {
 	}
 
 	private void single(HttpHeaders headers, LimitDecision decision) {
-		headers.set(prefix() + "RateLimit-Limit", Long.toString(decision.request().definition().limit()));
-		headers.set(prefix() + "RateLimit-Remaining", Long.toString(decision.remaining()));
+		headers.set(prefix() + LIMIT, Long.toString(decision.request().definition().limit()));
+		headers.set(prefix() + REMAINING, Long.toString(decision.remaining()));
 		// a concurrency limit has no time at which its allowance is known to be back
 		if (decision.request().definition().algorithm().rate()) {
-			headers.set(prefix() + "RateLimit-Reset", Long.toString(resetSeconds(decision)));
+			headers.set(prefix() + RESET, Long.toString(resetSeconds(decision)));
 		}
 	}
 
 	private String prefix() {
-		return (this.style == HeaderStyle.X_RATELIMIT) ? "X-" : "";
+		return prefix(this.style);
+	}
+
+	/**
+	 * The name {@code style} gives a field of the {@code legacy} style: {@code field} ({@link #LIMIT}, {@link #REMAINING},
+	 * {@link #RESET}) itself, or with {@code X-} before it for {@code x-ratelimit}.
+	 */
+	public static String singleValued(HeaderStyle style, String field) {
+		return prefix(style) + field;
+	}
+
+	private static String prefix(HeaderStyle style) {
+		return (style == HeaderStyle.X_RATELIMIT) ? "X-" : "";
 	}
 
 	// Loops rather than streams: these run on every limited request.
@@ -134,7 +157,11 @@ public final class RateLimitHeaderWriter {
 	 * limit {@code "name";q=<requests in flight>;qu="concurrent-requests"}, without a window.
 	 */
 	public static String policyItem(LimitDecision decision) {
-		LimitDefinition limit = decision.request().definition();
+		return policyItem(decision.request().definition());
+	}
+
+	/** {@code limit}'s list item of {@code RateLimit-Policy}, as {@link #policyItem(LimitDecision)} writes it. */
+	public static String policyItem(LimitDefinition limit) {
 		if (!limit.algorithm().rate()) {
 			return quoted(limit.name()) + ";q=" + limit.limit() + ";qu=\"concurrent-requests\"";
 		}

@@ -25,7 +25,10 @@ import org.springframework.http.ProblemDetail;
 public final class RateLimitResponder {
 
 	/** The problem type of the IETF rate-limit headers draft for a request over quota. */
-	static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
+	public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
+
+	/** The problem body's member that lists the names of the limits that refused the request. */
+	public static final String VIOLATED_POLICIES = "violated-policies";
 
 	private final RateLimitHeaderWriter headers;
 
@@ -59,7 +62,7 @@ public final class RateLimitResponder {
 		body.setType(QUOTA_EXCEEDED);
 		body.setTitle("Too Many Requests");
 		body.setInstance(instance(request));
-		body.setProperty("violated-policies", violated);
+		body.setProperty(VIOLATED_POLICIES, violated);
 		return new RateLimitExceededException(body, this.headers.denied(request, applied, governing), violated,
 				governing.request().name(), retryAfterMs.orElse(RateLimitExceededException.NEVER));
 	}

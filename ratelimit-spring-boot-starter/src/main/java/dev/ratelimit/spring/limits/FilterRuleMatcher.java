@@ -96,6 +96,21 @@ public final class FilterRuleMatcher {
 		return matched;
 	}
 
+	/**
+	 * The limits of the rules, charged on arrival or by the response's status, that match {@code method} on every one
+	 * of {@code paths}, in the rules' order: with paths that stand for all the requests of an operation (its path
+	 * template with sample values for its variables), the limits that surely apply to each of its requests.
+	 */
+	public List<ConfiguredLimit> matchingAll(String method, List<PathContainer> paths) {
+		List<ConfiguredLimit> matched = new ArrayList<>();
+		for (FilterRule rule : this.rules) {
+			if (!paths.isEmpty() && paths.stream().allMatch((path) -> rule.matches(method, path))) {
+				matched.add(rule.limit());
+			}
+		}
+		return matched;
+	}
+
 	/** Whether any rule is charged by the response's status, so that other requests skip the matching. */
 	public boolean anyChargedByOutcome() {
 		return this.anyChargedByOutcome;
