@@ -66,7 +66,8 @@ public record LuaScript(String source, String sha1) {
 
 	private static final LuaScript SETTLE = of(parts(ALGORITHM_PARTS) + NO_USAGE + read("settle.lua"));
 
-	private static final LuaScript SETTLE_USAGE = of(parts(ALGORITHM_PARTS) + USAGE_SOURCE + read("settle.lua"));
+	private static final LuaScript SETTLE_USAGE = of(parts(ALGORITHM_PARTS) + USAGE_SOURCE + read("usage_settle.lua")
+			+ read("settle.lua"));
 
 	private static final LuaScript USAGE_PAGE = load(new String[0], "usage_page.lua");
 

@@ -16,9 +16,6 @@ import java.util.concurrent.CompletionException;
  */
 final class RedisUsage {
 
-	/** Values per limit that records usage in the ARGV usage.lua reads: its index, five period starts, the cap. */
-	private static final int ARGS_PER_LIMIT = 7;
-
 	/** The Cluster's slot reads in flight at once: enough to keep a pipelining client busy, few replies held. */
 	private static final int SLOT_READS_IN_FLIGHT = 256;
 
@@ -66,7 +63,8 @@ final class RedisUsage {
 			}
 			args.add(Integer.toString(i + 1));
 			for (long start : b) {
-				args.add(Long.toString(start));
+				// hexadecimal: the script reads it with strtoul rather than strtod (usage.lua)
+				args.add(Long.toHexString(start));
 			}
 			args.add(Integer.toString(cap(usage)));
 		}

@@ -219,6 +219,10 @@ abstract class UsageContract {
 		// three admitted: the shadow limit consumed (and recorded) two, API three; the rest denied by "strict"
 		assertThat(usage(DEC_15, shadow, Period.CURRENT).entries()).containsExactly(new ClientUsage("key:a", 2));
 		assertThat(usage(DEC_15, API, Period.CURRENT).entries()).containsExactly(new ClientUsage("key:a", 3));
+		// a limit without usage before the one with it
+		assertThat(decide(DEC_15, "key:b", strict.request(), API.request(2)).allowed()).isTrue();
+		assertThat(usage(DEC_15, API, Period.CURRENT).entries()).containsExactly(new ClientUsage("key:a", 3),
+				new ClientUsage("key:b", 2));
 	}
 
 	@Test

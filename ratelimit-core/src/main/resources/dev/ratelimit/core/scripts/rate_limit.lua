@@ -42,7 +42,7 @@ if limits == 1 then
   end
   remaining, reset_after, more_after = commit(KEYS[1], now, limit, window, capacity, cost, s1, s2, s3, s4)
   if record_usage then
-    record_usage(1, cost)
+    record_usage(1, ARGV[6])
   end
   return { 1, max(remaining, 0), 0, reset_after, more_after, at }
 end
@@ -93,7 +93,7 @@ if all_allowed then
       reply[r + 4] = reset_after
       reply[r + 5] = more_after
       if record_usage then
-        record_usage(i, tonumber(ARGV[at + 4]))
+        record_usage(i, ARGV[at + 4])
       end
     end
   end

@@ -1,8 +1,8 @@
 -- settle.lua: settles reservations of one client: charges what their calls used beyond their provisional cost, or
 -- gives back what they did not use (docs/ALGORITHMS.md, "Settling a reservation"). Never denies.
 --
--- The script that runs is common.lua, the four algorithm files, algorithms.lua (and usage.lua when a limit records
--- usage) and this file, joined in that order (LuaScript.settle(), LuaScript.forSettlements).
+-- The script that runs is common.lua, the four algorithm files, algorithms.lua (and usage.lua and usage_settle.lua
+-- when a limit records usage) and this file, joined in that order (LuaScript.settle(), LuaScript.forSettlements).
 --
 -- KEYS[i]  state key of limit i (as in rate_limit.lua; all share the client's hash tag)
 -- ARGV[1]  now in ms since the epoch, or -1 to use the Redis server's clock
@@ -16,9 +16,9 @@
 -- A charge goes into debt rather than fail (the call has run); a refund gives back only units that still count.
 -- Every key written keeps a relative TTL set in the same command; a settlement that changes nothing writes nothing.
 
--- Limits that record usage add KEYS and ARGV after the limits' (usage.lua, joined before this file only then): there,
--- usage_limits is the number of limits and record_usage records each settlement's charge or refund; both are nil
--- otherwise.
+-- Limits that record usage add KEYS and ARGV after the limits' (usage.lua and usage_settle.lua, joined before this file
+-- only then): there, usage_limits is the number of limits and record_usage records each settlement's charge or
+-- refund; both are nil otherwise.
 local reply = {}
 for i = 1, usage_limits or #KEYS do
   local at = 2 + 7 * (i - 1)
