@@ -19,10 +19,13 @@ import java.util.Objects;
  */
 public record UsageRecording(CalendarPeriod period, int maxClients) {
 
-	/** Clients per period when not said otherwise: a sorted set of about 10 MB on Redis (docs/BENCHMARKS.md). */
+	/** Clients per period when not said otherwise: a sorted set of about 12 MB on Redis (docs/BENCHMARKS.md). */
 	public static final int DEFAULT_MAX_CLIENTS = 100_000;
 
-	/** The largest cap: a period's set is read and sorted whole in memory, and is about 1 GB on Redis at it. */
+	/**
+	 * The largest cap: a period's set of that many clients is about 1.2 GB on Redis, and the in-memory backend sorts it
+	 * whole for a page.
+	 */
 	public static final int MAX_CLIENTS_BOUND = 10_000_000;
 
 	/**

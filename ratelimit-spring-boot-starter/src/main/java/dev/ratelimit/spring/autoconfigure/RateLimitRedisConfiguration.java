@@ -132,14 +132,22 @@ class RateLimitRedisConfiguration {
 
 	@Bean(StarterBeans.RATE_LIMITER)
 	@ConditionalOnMissingBean(value = RateLimiter.class, name = StarterBeans.RATE_LIMITER)
-	RateLimiter rateLimitRateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties) {
+	RateLimiter rateLimitRateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties,
+			Environment environment, ObjectProvider<DataRedisConnectionDetails> connectionDetails,
+			ObjectProvider<SslBundles> sslBundles, ConfigurableListableBeanFactory beanFactory) {
+		RedisRateLimiter limiter;
 		try {
-			return new RedisRateLimiter(rateLimitScriptExecutor, properties.getKeyPrefix());
+			limiter = new RedisRateLimiter(rateLimitScriptExecutor, properties.getKeyPrefix());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.key-prefix", properties.getKeyPrefix(),
 					ex.getMessage());
 		}
+		// On a Cluster, usage is kept per hash slot; the topology is known of the starter's own clients only.
+		boolean ours = rateLimitScriptExecutor instanceof LettuceScriptExecutor
+				|| rateLimitScriptExecutor instanceof PooledJedisScriptExecutor;
+		return (ours && target(properties.getRedis(), environment, connectionDetails, sslBundles.getIfAvailable(),
+				beanFactory).details().getCluster() != null) ? limiter.onCluster() : limiter;
 	}
 
 	/**

@@ -9,6 +9,7 @@ import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.InvalidLimitException;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LimitRequest;
+import dev.ratelimit.core.UsageRecording;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
 import dev.ratelimit.spring.RateLimited;
@@ -52,6 +53,9 @@ public final class LimitResolver {
 
 	private final LimitOverrides overrides;
 
+	/** {@code ratelimit.usage.max-clients}. */
+	private final int usageMaxClients;
+
 	/**
 	 * @param properties {@code ratelimit.*}
 	 * @param failLocalInstances {@code ratelimit.fail-local.instances}: fail-local limits apply their limit divided by
@@ -78,6 +82,7 @@ public final class LimitResolver {
 		this.environment = environment;
 		this.expressions = new LimitExpressionParser(beanFactory, stack);
 		checkDefaults();
+		this.usageMaxClients = maxClients(properties.getUsage());
 		this.plans = new PlanResolver(this.expressions, LimitShape.of(this.defaults), this::definition)
 			.plans(properties.getPlan(), this.overrides.applyTo(properties.getPlans()));
 	}
@@ -105,7 +110,8 @@ public final class LimitResolver {
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : this.defaults.getFailurePolicy());
 			LimitMode mode = this.overrides.applyTo(name, StringUtils.hasText(annotation.mode()) ? parseMode(resolve(annotation.mode()))
 					: this.defaults.getMode());
-			LimitRequest request = definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW);
+			LimitRequest request = LimitUsage.apply(definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW),
+					StringUtils.hasText(annotation.usage()) ? resolve(annotation.usage()) : null, this.usageMaxClients);
 			Expression key = this.expressions.parse(annotation.key(), variables);
 			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
 					: null;
@@ -229,9 +235,9 @@ public final class LimitResolver {
 			ConfiguredLimit.Origin origin, Function<FailurePolicy, ConfiguredLimit.Handling> handling) {
 		LimitMode mode = this.overrides.applyTo(name, (limit.getMode() != null) ? limit.getMode() : this.defaults.getMode());
 		LimitShape shape = this.overrides.applyTo(name, overDefaults(limit));
-		LimitRequest request = definition(name, shape,
+		LimitRequest request = LimitUsage.apply(definition(name, shape,
 				(limit.getCost() != null) ? limit.getCost() : concurrencyCost(shape, this.defaults.getCost()))
-			.withShadow(mode == LimitMode.SHADOW);
+			.withShadow(mode == LimitMode.SHADOW), limit.getUsage(), this.usageMaxClients);
 		FailurePolicy failurePolicy = this.overrides.applyTo(name,
 				(limit.getFailurePolicy() != null) ? limit.getFailurePolicy() : this.defaults.getFailurePolicy());
 		LimitRequest localShare;
@@ -256,6 +262,15 @@ public final class LimitResolver {
 			this.failurePolicy = failurePolicy;
 		}
 
+	}
+
+	private static int maxClients(LimitSettings.Usage usage) {
+		int maxClients = usage.getMaxClients();
+		if (maxClients < 1 || maxClients > UsageRecording.MAX_CLIENTS_BOUND) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.usage.max-clients", maxClients,
+					"The most clients whose usage a limit records per period: 1 to " + UsageRecording.MAX_CLIENTS_BOUND + ".");
+		}
+		return maxClients;
 	}
 
 	private void checkDefaults() {
@@ -293,8 +308,9 @@ public final class LimitResolver {
 				continue;
 			}
 			try {
-				LimitRequest request = definition(base.name(), ownShape.with(shape), own.cost())
-					.withShadow(own.shadow());
+				LimitRequest request = LimitUsage.recording(
+						definition(base.name(), ownShape.with(shape), own.cost()).withShadow(own.shadow()),
+						own.definition().usage());
 				byPlan.put(plan, base.inPlan(
 						new ConfiguredLimit.Budget(request, this.shares.of(request, base.failurePolicy()), plan)));
 			}
