@@ -15,10 +15,10 @@ import redis.clients.jedis.JedisPooled;
  * The bodies {@link ScriptCpu} measures, each with the KEYS and ARGV its real caller passes ({@code RedisRateLimiter},
  * {@link LessonScript}) and what its last reply must say: the one-command unit, the lesson's script, every algorithm's
  * decision script admitting and denying (the token bucket also with the time passed in, with all the algorithms'
- * script, and with a second limit), and the rows named {@code piece:}, which are not decisions: a {@code GET} of a
- * token bucket's state and one piece of the token bucket's work (the last: the decision script's own source up to
- * {@code rate_limit.lua}, and {@code algorithm_of('tb')}), so that their figure above one command is that piece's
- * cost.
+ * script, with a second limit, and recording usage), and the rows named {@code piece:}, which are not decisions: a
+ * {@code GET} of a token bucket's state and one piece of the token bucket's work (the last: the decision script's own
+ * source up to {@code rate_limit.lua}, and {@code algorithm_of('tb')}), so that their figure above one command is
+ * that piece's cost.
  */
 final class ScriptVariants {
 
