@@ -15,10 +15,10 @@ import redis.clients.jedis.JedisPooled;
  * The bodies {@link ScriptCpu} measures, each with the KEYS and ARGV its real caller passes ({@code RedisRateLimiter},
  * {@link LessonScript}) and what its last reply must say: the one-command unit, the lesson's script, every algorithm's
  * decision script admitting and denying (the token bucket also with the time passed in, with all the algorithms'
- * script, and with a second limit), and the rows named {@code piece:}, which are not decisions: a {@code GET} of a
- * token bucket's state and one piece of the token bucket's work (the last: the decision script's own source up to
- * {@code rate_limit.lua}, and {@code algorithm_of('tb')}), so that their figure above one command is that piece's
- * cost.
+ * script, with a second limit, and recording usage), and the rows named {@code piece:}, which are not decisions: a
+ * {@code GET} of a token bucket's state and one piece of the token bucket's work (the last: the decision script's own
+ * source up to {@code rate_limit.lua}, and {@code algorithm_of('tb')}), so that their figure above one command is
+ * that piece's cost.
  */
 final class ScriptVariants {
 
@@ -82,6 +82,10 @@ final class ScriptVariants {
 	/** The token bucket's state the unit and the pieces read, written before the rounds. */
 	static void storeState(JedisPooled jedis) {
 		jedis.set(STATE_KEY, STATE);
+		// the cap of the "at the cap" variant is 1: another client holds it
+		String atCap = usageKeys(STATE_KEY, "usage-at-cap").get(2);
+		jedis.zadd(atCap, 1, "key:other");
+		jedis.pexpire(atCap, 3_600_000);
 	}
 
 	/** Every variant, in the table's order: the one-command unit first, then the lesson's admitting script. */
@@ -108,6 +112,20 @@ final class ScriptVariants {
 		variants.add(new Variant("token bucket, admitting, server's clock, all algorithms' script",
 				LuaScript.rateLimit().source(), List.of(key("tball", "tb", true)), limits(true, limit("tb", true)),
 				false, Expect.ADMITTED));
+		// usage recorded (usage.lua): a client already in the month's set (one ZINCRBY), and one at the cap, the worst
+		// case, which takes the new client's path on every call (ZINCRBY, ZCARD, ZREM, ZINCRBY, PEXPIRE)
+		String recording = LuaScript.rateLimit(EnumSet.of(Algorithm.TOKEN_BUCKET), true).source();
+		for (String client : new String[] { "known", "at-cap" }) {
+			variants.add(new Variant("token bucket, admitting, server's clock, usage, " + (client.equals("known")
+					? "client recorded" : "client at the cap"), recording,
+					usageKeys(key("tbu" + client, "tb", true), "usage-" + client), usage(limits(true, limit("tb", true)),
+							"key:" + client, client.equals("known") ? 100_000 : 1),
+					false, Expect.ADMITTED));
+		}
+		variants.add(new Variant("token bucket, denying, server's clock, usage", recording,
+				usageKeys(key("tbud", "tb", false), "usage-denied"), usage(limits(true, limit("tb", false)), "key:denied",
+						100_000),
+				false, Expect.DENIED));
 		variants.add(new Variant("token bucket + sliding window counter, admitting, server's clock",
 				LuaScript.rateLimit(EnumSet.of(Algorithm.TOKEN_BUCKET, Algorithm.SLIDING_WINDOW_COUNTER)).source(),
 				List.of(key("two", "tb", true), key("two", "swc", true)),
@@ -182,6 +200,48 @@ final class ScriptVariants {
 			}
 			return args;
 		};
+	}
+
+	/**
+	 * {@code stateKey} and the three usage sets of its limit ({@code RedisKeys.usageKey}: previous, current and next
+	 * month), under a name of their own.
+	 */
+	private static List<String> usageKeys(String stateKey, String name) {
+		long[] b = months();
+		List<String> keys = new ArrayList<>(List.of(stateKey));
+		for (int p = 0; p < 3; p++) {
+			keys.add("rl:usage:" + name + ":" + b[p] + "-" + b[p + 1]);
+		}
+		return keys;
+	}
+
+	/**
+	 * {@code args} with usage.lua's values after them, as {@code RedisRateLimiter} sends them for one limit that
+	 * records usage per month in UTC: the client id, the limit's index, five months' starts (hexadecimal), the cap,
+	 * and 1.
+	 */
+	private static Supplier<List<String>> usage(Supplier<List<String>> args, String client, int cap) {
+		return () -> {
+			List<String> all = new ArrayList<>(args.get());
+			all.add(client);
+			all.add("1");
+			for (long start : months()) {
+				all.add(Long.toHexString(start));
+			}
+			all.add(Integer.toString(cap));
+			all.add("1");
+			return all;
+		};
+	}
+
+	/** The starts of five months in UTC, from the one before this one. */
+	private static long[] months() {
+		java.time.YearMonth month = java.time.YearMonth.now(java.time.ZoneOffset.UTC).minusMonths(1);
+		long[] starts = new long[5];
+		for (int i = 0; i < 5; i++) {
+			starts[i] = month.plusMonths(i).atDay(1).atStartOfDay(java.time.ZoneOffset.UTC).toInstant().toEpochMilli();
+		}
+		return starts;
 	}
 
 	/** A key as an application has it ({@code RedisKeys}): prefix, a 12-character client tag, limit, code, window. */

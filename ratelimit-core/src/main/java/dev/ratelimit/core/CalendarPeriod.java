@@ -62,6 +62,9 @@ public record CalendarPeriod(Unit unit, ZoneId zone, DayOfWeek firstDayOfWeek) {
 	/** The last period found, reused while instants fall in it: most decisions of a day ask for the same day. */
 	private static final ThreadLocal<@Nullable Cached> LAST = new ThreadLocal<>();
 
+	/** The same for usage, whose period often differs from its limit's: the two would evict each other. */
+	private static final ThreadLocal<@Nullable Cached> LAST_USAGE = new ThreadLocal<>();
+
 	public CalendarPeriod {
 		Objects.requireNonNull(unit, "unit must not be null");
 		Objects.requireNonNull(zone, "zone must not be null");
@@ -131,13 +134,30 @@ public record CalendarPeriod(Unit unit, ZoneId zone, DayOfWeek firstDayOfWeek) {
 	 * {@code [b[1], b[2])}. The array is shared: read it, never write it.
 	 */
 	long[] bounds(long ms) {
-		Cached last = LAST.get();
+		return starts(LAST, ms, 4);
+	}
+
+	/**
+	 * The starts of five consecutive periods around the instant {@code ms}, as {@link #bounds} and one more: usage
+	 * of a period lives until the end of the period after it, so the next period's needs the fifth
+	 * (docs/ALGORITHMS.md, "Usage"). The array is shared: read it, never write it.
+	 */
+	long[] usageBounds(long ms) {
+		return starts(LAST_USAGE, ms, 5);
+	}
+
+	/** {@code count} starts from the period before the one holding {@code ms}, cached in {@code cache}. */
+	private long[] starts(ThreadLocal<@Nullable Cached> cache, long ms, int count) {
+		Cached last = cache.get();
 		if (last != null && last.period.equals(this) && last.bounds[1] <= ms && ms < last.bounds[2]) {
 			return last.bounds;
 		}
 		LocalDate first = firstDay(Instant.ofEpochMilli(ms).atZone(this.zone).toLocalDate());
-		long[] bounds = { startOf(step(first, -1)), startOf(first), startOf(step(first, 1)), startOf(step(first, 2)) };
-		LAST.set(new Cached(this, bounds));
+		long[] bounds = new long[count];
+		for (int i = 0; i < count; i++) {
+			bounds[i] = startOf(step(first, i - 1));
+		}
+		cache.set(new Cached(this, bounds));
 		return bounds;
 	}
 

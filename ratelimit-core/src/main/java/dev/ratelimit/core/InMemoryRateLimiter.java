@@ -94,6 +94,15 @@ public final class InMemoryRateLimiter implements RateLimiter {
 		return this.store.read(clientId, limit, (state) -> ((MemoryConcurrency) state).leases(now)).orElse(List.of());
 	}
 
+	/** One page of the limit's usage, sorted in memory; the period found by this limiter's clock. */
+	@Override
+	public Usage usage(LimitDefinition limit, Usage.Period period, int page, int size) {
+		Requests.checkUsage(limit, period, page, size);
+		long clockNow = this.store.clock.millis();
+		long now = (this.time != null) ? Requests.timeOf(this.time) : clockNow;
+		return this.store.usage.read(limit, period, page, size, now, clockNow);
+	}
+
 	@Override
 	public int reset(String clientId, List<LimitDefinition> limits) {
 		Requests.checkReset(clientId, limits);
@@ -133,6 +142,14 @@ public final class InMemoryRateLimiter implements RateLimiter {
 	 */
 	Optional<Long> deadline(String clientId, LimitDefinition limit) {
 		return this.store.read(clientId, limit, (state) -> state.deadline);
+	}
+
+	/**
+	 * When, on the store's clock, the usage of {@code limit} in the period {@code [start, end)} expires, or empty when
+	 * it has none; for tests that compare it with the expiry of the Redis key.
+	 */
+	Optional<Long> usageDeadline(LimitDefinition limit, long start, long end) {
+		return Optional.ofNullable(this.store.usage.deadline(limit, start, end));
 	}
 
 	/** The state of {@code limit} for {@code clientId} as text, or "(no state)"; for tests and failure messages. */

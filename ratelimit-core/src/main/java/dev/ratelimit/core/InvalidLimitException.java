@@ -11,8 +11,8 @@ public class InvalidLimitException extends IllegalArgumentException {
 	private final String field;
 
 	/**
-	 * @param field the component at fault: {@code name}, {@code limit}, {@code window} or {@code capacity} of
-	 * {@link LimitDefinition}, or {@code cost} of {@link LimitRequest}
+	 * @param field the component at fault: {@code name}, {@code limit}, {@code window}, {@code capacity} or
+	 * {@code usage} of {@link LimitDefinition}, or {@code cost} of {@link LimitRequest}
 	 * @param message what is wrong, and what would be right
 	 */
 	public InvalidLimitException(String field, String message) {
@@ -20,7 +20,10 @@ public class InvalidLimitException extends IllegalArgumentException {
 		this.field = field;
 	}
 
-	/** The component at fault: {@code name}, {@code limit}, {@code window}, {@code capacity} or {@code cost}. */
+	/**
+	 * The component at fault: {@code name}, {@code limit}, {@code window}, {@code capacity}, {@code usage} or
+	 * {@code cost}.
+	 */
 	public String getField() {
 		return this.field;
 	}

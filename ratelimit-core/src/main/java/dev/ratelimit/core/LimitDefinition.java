@@ -31,6 +31,11 @@ import org.jspecify.annotations.Nullable;
  * limit may be up to 2^52 − 2. The other algorithms take no calendar period: the sliding algorithms and the token
  * bucket spread a budget over a window of one length, which a calendar period does not have.
  *
+ * <p>
+ * A limit may record usage ({@link #withUsage(UsageRecording)}): the units each client used per usage period, listed
+ * by {@link RateLimiter#usage}. Limits of one name share their usage, as they share their state. A concurrency limit
+ * records none.
+ *
  * @param name identifies the limit; 1 to 200 printable ASCII characters, no spaces, no braces
  * @param algorithm how units are counted
  * @param limit units allowed per window; for the token bucket, tokens added per window
@@ -38,9 +43,10 @@ import org.jspecify.annotations.Nullable;
  * @param capacity token bucket size in units; must equal {@code limit} for the other algorithms
  * @param calendar the calendar period that a fixed window counts in, or {@code null} for windows of {@code window}
  * aligned to the epoch
+ * @param usage how the limit records its clients' usage, or {@code null} (most limits) for none
  */
 public record LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity,
-		@Nullable CalendarPeriod calendar) {
+		@Nullable CalendarPeriod calendar, @Nullable UsageRecording usage) {
 
 	/**
 	 * Bound for {@code (max(limit, capacity, cost) + 1) × window in ms}: 2^52, half of the 2^53 up to which a Lua
@@ -102,11 +108,21 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 			String field = (largest == limit) ? "limit" : "capacity";
 			throw outOfExactRange(field, name, largest, scale);
 		}
+		if (usage != null && !algorithm.rate()) {
+			throw new InvalidLimitException("usage", "concurrency limit '" + name
+					+ "' records no usage: it counts calls in flight, not units used; only a rate limit does");
+		}
+	}
+
+	/** A limit without usage recording. See the canonical constructor. */
+	public LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity,
+			@Nullable CalendarPeriod calendar) {
+		this(name, algorithm, limit, window, capacity, calendar, null);
 	}
 
 	/** A limit of {@code window} aligned to the epoch, not a calendar period. See the canonical constructor. */
 	public LimitDefinition(String name, Algorithm algorithm, long limit, Duration window, long capacity) {
-		this(name, algorithm, limit, window, capacity, null);
+		this(name, algorithm, limit, window, capacity, null, null);
 	}
 
 	/** Whether {@code (largest + 1) × windowMs} stays below {@link #EXACT_BOUND}. */
@@ -144,7 +160,33 @@ public record LimitDefinition(String name, Algorithm algorithm, long limit, Dura
 	 * @throws InvalidLimitException if this is not a token bucket, or {@code capacity} is below 1 or out of range
 	 */
 	public LimitDefinition withCapacity(long capacity) {
-		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, capacity, this.calendar);
+		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, capacity, this.calendar,
+				this.usage);
+	}
+
+	/**
+	 * This limit recording its clients' usage as {@code usage} says ({@code docs/ALGORITHMS.md}, "Usage"), or with
+	 * {@code null} recording none.
+	 * @throws InvalidLimitException naming {@code usage} for a concurrency limit
+	 */
+	public LimitDefinition withUsage(@Nullable UsageRecording usage) {
+		return new LimitDefinition(this.name, this.algorithm, this.limit, this.window, this.capacity, this.calendar,
+				usage);
+	}
+
+	/**
+	 * This limit recording its clients' usage per its own calendar period when it has one, else per calendar month
+	 * in UTC (what an API sold by the month bills), at most {@value UsageRecording#DEFAULT_MAX_CLIENTS} clients a
+	 * period.
+	 * @throws InvalidLimitException naming {@code usage} for a concurrency limit
+	 */
+	public LimitDefinition withUsage() {
+		return withUsage(UsageRecording.of(defaultUsagePeriod()));
+	}
+
+	/** The usage period of {@link #withUsage()}: the limit's calendar period, or the month in UTC. */
+	public CalendarPeriod defaultUsagePeriod() {
+		return (this.calendar != null) ? this.calendar : CalendarPeriod.of(CalendarPeriod.Unit.MONTH);
 	}
 
 	/** The window in ms; for a calendar period, its nominal length. */

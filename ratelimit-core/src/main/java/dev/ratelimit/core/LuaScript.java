@@ -35,6 +35,12 @@ public record LuaScript(String source, String sha1) {
 	/** The bit of calendar_window.lua in a script's set: after the algorithms' own. */
 	private static final int CALENDAR = Algorithm.values().length;
 
+	/** The bit of usage.lua in a decision script's set: a limit of the call records usage. */
+	private static final int USAGE = ALGORITHM_FILES.length;
+
+	/** What a script without usage.lua declares in its place, so that the decision and the settlement find nil. */
+	private static final String NO_USAGE = "-- no limit of this call records usage (usage.lua)\nlocal usage_limits, record_usage\n";
+
 	// All read when the class is: reading the class path later could block a reactive application's event loop.
 	private static final String COMMON = read("common.lua");
 
@@ -46,17 +52,24 @@ public record LuaScript(String source, String sha1) {
 
 	private static final String DECIDE = read("rate_limit.lua");
 
+	private static final String USAGE_SOURCE = read("usage.lua");
+
 	/**
 	 * The decision scripts by the set of algorithms they hold (bit {@link Algorithm#ordinal()}), made when first
 	 * used: identical if two threads make one at once.
 	 */
-	private static final LuaScript[] RATE_LIMITS = new LuaScript[1 << ALGORITHM_FILES.length];
+	private static final LuaScript[] RATE_LIMITS = new LuaScript[1 << (USAGE + 1)];
 
 	private static final LuaScript RATE_LIMIT = rateLimit((1 << ALGORITHM_FILES.length) - 1);
 
 	private static final LuaScript PEEK = load(ALGORITHM_PARTS, "peek.lua");
 
-	private static final LuaScript SETTLE = load(ALGORITHM_PARTS, "settle.lua");
+	private static final LuaScript SETTLE = of(parts(ALGORITHM_PARTS) + NO_USAGE + read("settle.lua"));
+
+	private static final LuaScript SETTLE_USAGE = of(parts(ALGORITHM_PARTS) + USAGE_SOURCE + read("usage_settle.lua")
+			+ read("settle.lua"));
+
+	private static final LuaScript USAGE_PAGE = load(new String[0], "usage_page.lua");
 
 	private static final LuaScript RESET = load(new String[0], "reset.lua");
 
@@ -116,14 +129,44 @@ public record LuaScript(String source, String sha1) {
 		return rateLimit(set);
 	}
 
-	/** The decision script of {@code limits}' algorithms, calendar periods included. */
+	/**
+	 * {@link #rateLimit(Collection)}, with {@code usage.lua} when {@code usage} is true: the script of a decision one
+	 * of whose limits records usage ({@link LimitDefinition#withUsage}), which documents the KEYS and ARGV it adds.
+	 * @throws IllegalArgumentException when {@code algorithms} is empty
+	 */
+	public static LuaScript rateLimit(Collection<Algorithm> algorithms, boolean usage) {
+		LuaScript script = rateLimit(algorithms);
+		if (!usage) {
+			return script;
+		}
+		int set = 1 << USAGE;
+		for (Algorithm algorithm : algorithms) {
+			set |= 1 << algorithm.ordinal();
+		}
+		return rateLimit(set);
+	}
+
+	/** The decision script of {@code limits}' algorithms, calendar periods included, and of usage if one records it. */
 	static LuaScript forLimits(List<LimitRequest> limits) {
 		int set = 0;
 		for (int i = 0; i < limits.size(); i++) {
 			LimitDefinition limit = limits.get(i).definition();
 			set |= 1 << ((limit.calendar() != null) ? CALENDAR : limit.algorithm().ordinal());
+			if (limit.usage() != null) {
+				set |= 1 << USAGE;
+			}
 		}
 		return rateLimit(set);
+	}
+
+	/** The settlement script, with usage.lua when a limit of {@code settlements} records usage. */
+	static LuaScript forSettlements(List<Settlement> settlements) {
+		for (Settlement settlement : settlements) {
+			if (settlement.reservation().definition().usage() != null) {
+				return SETTLE_USAGE;
+			}
+		}
+		return SETTLE;
 	}
 
 	private static LuaScript rateLimit(int set) {
@@ -146,7 +189,8 @@ public record LuaScript(String source, String sha1) {
 					.append(absent)
 					.append('\n');
 			}
-			script = of(source.append(ALGORITHMS).append(DECIDE).toString());
+			source.append(ALGORITHMS).append(((set & (1 << USAGE)) != 0) ? USAGE_SOURCE : NO_USAGE);
+			script = of(source.append(DECIDE).toString());
 			RATE_LIMITS[set] = script;
 		}
 		return script;
@@ -189,12 +233,24 @@ public record LuaScript(String source, String sha1) {
 		return RESET_ALL;
 	}
 
+	/**
+	 * The script that reads one page of a usage set, largest clients first: {@code usage_page.lua}, which documents
+	 * its KEYS, ARGV and reply.
+	 */
+	public static LuaScript usagePage() {
+		return USAGE_PAGE;
+	}
+
 	private static LuaScript load(String[] common, String script) {
+		return of(parts(Stream.concat(Arrays.stream(common), Stream.of(script)).toArray(String[]::new)));
+	}
+
+	private static String parts(String[] parts) {
 		StringBuilder source = new StringBuilder();
-		for (String part : Stream.concat(Arrays.stream(common), Stream.of(script)).toList()) {
+		for (String part : parts) {
 			source.append(read(part));
 		}
-		return of(source.toString());
+		return source.toString();
 	}
 
 	private static String read(String part) {

@@ -7,8 +7,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The states of one client in {@link InMemoryRateLimiter}, one per limit identity (name, algorithm, window, as in
- * the Redis key), and their decisions, all or nothing as one script call. Not thread-safe: guarded by its own
- * monitor, which {@link MemoryStore} holds around every call.
+ * the Redis key), and their decisions, all or nothing as one script call, with the usage of the limits that record it
+ * ({@link MemoryUsage}, the store's). Not thread-safe: guarded by its own monitor, which {@link MemoryStore} holds
+ * around every call.
  */
 final class MemoryClient {
 
@@ -41,11 +42,11 @@ final class MemoryClient {
 
 	/**
 	 * rate_limit.lua: every limit decides, and only if every enforced limit allows does every admitting limit write
-	 * the request; with {@code commit} false, peek.lua: nothing is written.
+	 * the request, and its usage (usage.lua); with {@code commit} false, peek.lua: nothing is written.
 	 * @param now the request's time in ms
 	 * @param clockNow the store's clock in ms, from which relative TTLs count
 	 */
-	RateLimitDecision decide(long now, long clockNow, List<LimitRequest> limits, boolean commit) {
+	RateLimitDecision decide(long now, long clockNow, List<LimitRequest> limits, boolean commit, MemoryUsage usage) {
 		int size = limits.size();
 		MemoryState[] used = new MemoryState[size];
 		boolean[] listed = new boolean[size];
@@ -72,6 +73,8 @@ final class MemoryClient {
 		for (int i = 0; i < size; i++) {
 			if (commit && allAllowed && verdicts[i].allowed) {
 				verdicts[i].commit();
+				LimitRequest limit = limits.get(i);
+				usage.record(limit.definition(), this.id, limit.cost(), 0, now, clockNow);
 			}
 			if (used[i].stored && !listed[i]) {
 				this.identities.add(limits.get(i).definition());
@@ -93,7 +96,8 @@ final class MemoryClient {
 	 * @param now the settlement's time in ms
 	 * @param clockNow the store's clock in ms, from which relative TTLs count
 	 */
-	RateLimitDecision settle(long now, long clockNow, List<Settlement> settlements, MemoryLeaseReleases releases) {
+	RateLimitDecision settle(long now, long clockNow, List<Settlement> settlements, MemoryLeaseReleases releases,
+			MemoryUsage usage) {
 		List<LimitDecision> decisions = new ArrayList<>(settlements.size());
 		for (Settlement settlement : settlements) {
 			LimitDefinition limit = settlement.reservation().definition();
@@ -108,6 +112,7 @@ final class MemoryClient {
 					? leases.release(now, settlement.reservation(), settlement.delta(),
 							() -> releases.announce(this.id, limit))
 					: used.settle(now, clockNow, limit, settlement.delta(), settlement.reservedAtMs());
+			usage.record(limit, this.id, settlement.delta(), settlement.reservedAtMs(), now, clockNow);
 			if (used.stored && state == null) {
 				this.identities.add(limit);
 				this.states.add(used);

@@ -55,6 +55,9 @@ final class MemoryStore {
 	/** The announcements of releases (concurrency.lua's PUBLISH). */
 	final MemoryLeaseReleases releases = new MemoryLeaseReleases();
 
+	/** The usage of the limits that record it (usage.lua's sets). */
+	final MemoryUsage usage = new MemoryUsage();
+
 	MemoryStore(InstantSource clock) {
 		this.clock = clock;
 	}
@@ -71,16 +74,18 @@ final class MemoryStore {
 			synchronized (client) {
 				long clockNow = this.clock.millis();
 				// a client swept meanwhile had only expired states, which deciding finds gone as well
-				return client.decide(now(time, clockNow), clockNow, limits, false);
+				return client.decide(now(time, clockNow), clockNow, limits, false, this.usage);
 			}
 		}
-		return write(clientId, (client, clockNow) -> client.decide(now(time, clockNow), clockNow, limits, true));
+		return write(clientId,
+				(client, clockNow) -> client.decide(now(time, clockNow), clockNow, limits, true, this.usage));
 	}
 
 	/** settle.lua at {@code time} in ms, or when empty at the store's clock, as {@link #decide} decides. */
 	RateLimitDecision settle(String clientId, List<Settlement> settlements, OptionalLong time) {
 		return write(clientId,
-				(client, clockNow) -> client.settle(now(time, clockNow), clockNow, settlements, this.releases));
+				(client, clockNow) -> client.settle(now(time, clockNow), clockNow, settlements, this.releases,
+						this.usage));
 	}
 
 	/** A call that may write {@code clientId}'s states, in its monitor, with the store's clock read there. */

@@ -35,7 +35,8 @@ public interface RateLimiter {
 
 	/**
 	 * Decides one request at this limiter's time.
-	 * @param clientId who is limited (an IP address, a user name, an API key); any string, stored only as a hash
+	 * @param clientId who is limited (an IP address, a user name, an API key); any string, stored only as a hash, and
+	 * in clear text beside it for a limit that records usage ({@link LimitDefinition#withUsage})
 	 * @param limits the limits to apply, each with this request's cost and mode, with pairwise different names; not
 	 * empty
 	 * @return the decision, one entry per limit in the order given
@@ -167,6 +168,25 @@ public interface RateLimiter {
 	 */
 	default List<HeldLease> leases(String clientId, LimitDefinition limit) {
 		throw new UnsupportedOperationException(getClass().getName() + " cannot list a client's leases");
+	}
+
+	/**
+	 * Reads one page of a limit's usage: the units each client used in the current or the previous usage period,
+	 * units beyond the limit included (settled debt), largest first, for every client recorded, without knowing them
+	 * beforehand (docs/ALGORITHMS.md, "Usage"). The period is found by this limiter's clock. For billing and
+	 * dashboards: each page is its own read, not a snapshot of all.
+	 * @param limit a limit that records usage ({@link LimitDefinition#withUsage}); its name and usage period are read
+	 * @param period the period that holds this limiter's time, or the one before it
+	 * @param page the page, from 0
+	 * @param size clients per page, 1 to {@value Usage#MAX_PAGE_SIZE}
+	 * @return the page; empty past the last client
+	 * @throws IllegalArgumentException if {@code limit} records no usage, {@code page} is negative or {@code size} out
+	 * of range
+	 * @throws UnsupportedOperationException by default: a limiter that records no usage
+	 * @throws RuntimeException from the underlying client when the store cannot be reached in time
+	 */
+	default Usage usage(LimitDefinition limit, Usage.Period period, int page, int size) {
+		throw new UnsupportedOperationException(getClass().getName() + " records no usage");
 	}
 
 	/**

@@ -64,6 +64,26 @@ final class RedisKeys {
 	}
 
 	/**
+	 * The usage set of the limit {@code name} in the period {@code [start, end)} (ms since the epoch):
+	 * {@code <prefix>usage:<name>:<start>-<end>}, one for all clients; on a Redis Cluster one per hash slot,
+	 * {@code <prefix>{<slot tag>}:usage:<name>:<start>-<end>}, where the tag ({@link ClusterSlots#tag}) hashes to
+	 * {@code slot}, the client's: a script touches the keys of one slot only. The bounds name the period whatever its
+	 * unit and zone, so that a usage period changed at runtime never adds to another period's set (a day and the
+	 * month that start together end apart). No client tag: no client key ({@code <prefix>{...}}) can be one.
+	 * @param slot the client's hash slot on a Cluster, or -1 for the one set
+	 */
+	String usageKey(String name, long start, long end, int slot) {
+		String period = ":usage:" + name + ":" + start + "-" + end;
+		return (slot < 0) ? this.prefix + period.substring(1) : this.prefix + ClusterSlots.tag(slot) + period;
+	}
+
+	/** The hash slot of the keys of {@code clientId} on a Redis Cluster. */
+	static int slot(String clientId) {
+		String tag = clientTag(clientId);
+		return ClusterSlots.slot(tag.substring(1, tag.length() - 1));
+	}
+
+	/**
 	 * The pattern ({@code PSUBSCRIBE}) of the channels that releases are announced on, each a concurrency limit's key
 	 * (concurrency.lua): {@code <prefix>*}, the prefix's own glob characters escaped. As wide as the keys, so that an
 	 * ACL user allowed the channels of its keys ({@code &rl:*}, which {@code PSUBSCRIBE} must match literally) may

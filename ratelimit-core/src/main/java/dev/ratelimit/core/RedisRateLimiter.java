@@ -43,6 +43,8 @@ public final class RedisRateLimiter implements RateLimiter {
 	/** The time of decisions, or {@code null} for the server's {@code TIME}. */
 	private final @Nullable InstantSource clock;
 
+	private final RedisUsage usage;
+
 	/** A limiter on {@code executor} with keys under {@value #DEFAULT_KEY_PREFIX}, at the server's time. */
 	public RedisRateLimiter(ScriptExecutor executor) {
 		this(executor, DEFAULT_KEY_PREFIX);
@@ -54,13 +56,24 @@ public final class RedisRateLimiter implements RateLimiter {
 	 */
 	public RedisRateLimiter(ScriptExecutor executor, String keyPrefix) {
 		this(Objects.requireNonNull(executor, "executor must not be null"),
-				new RedisKeys(Objects.requireNonNull(keyPrefix, "keyPrefix must not be null")), null);
+				new RedisKeys(Objects.requireNonNull(keyPrefix, "keyPrefix must not be null")), null, false);
 	}
 
-	private RedisRateLimiter(ScriptExecutor executor, RedisKeys keys, @Nullable InstantSource clock) {
+	private RedisRateLimiter(ScriptExecutor executor, RedisKeys keys, @Nullable InstantSource clock, boolean cluster) {
 		this.executor = executor;
 		this.keys = keys;
 		this.clock = clock;
+		this.usage = new RedisUsage(keys, cluster);
+	}
+
+	/**
+	 * This limiter (same executor, keys and clock) for a Redis Cluster: limits that record usage keep it per hash
+	 * slot, beside their clients' keys, since a script touches the keys of one slot only; a read of usage visits
+	 * every slot (docs/ALGORITHMS.md, "Usage"). Without it, a decision of a limit that records usage fails on a
+	 * Cluster ({@code CROSSSLOT}). Decisions of limits without usage are the same either way.
+	 */
+	public RedisRateLimiter onCluster() {
+		return new RedisRateLimiter(this.executor, this.keys, this.clock, true);
 	}
 
 	/**
@@ -69,7 +82,8 @@ public final class RedisRateLimiter implements RateLimiter {
 	 */
 	@Override
 	public RedisRateLimiter withClock(InstantSource clock) {
-		return new RedisRateLimiter(this.executor, this.keys, Objects.requireNonNull(clock, "clock must not be null"));
+		return new RedisRateLimiter(this.executor, this.keys, Objects.requireNonNull(clock, "clock must not be null"),
+				this.usage.perSlot());
 	}
 
 	/**
@@ -85,14 +99,14 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
 		Requests.check(clientId, limits);
-		Call call = call(clientId, limits);
+		Call call = withUsage(clientId, limits, call(clientId, limits));
 		return decisions(limits, this.executor.execute(LuaScript.forLimits(limits), call.keys(), call.args()));
 	}
 
 	@Override
 	public CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId, List<LimitRequest> limits) {
 		Requests.check(clientId, limits);
-		Call call = call(clientId, limits);
+		Call call = withUsage(clientId, limits, call(clientId, limits));
 		return this.executor.executeAsync(LuaScript.forLimits(limits), call.keys(), call.args())
 			.thenApply((reply) -> decisions(limits, reply));
 	}
@@ -117,14 +131,15 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public RateLimitDecision settle(String clientId, List<Settlement> settlements) {
 		Call call = settleCall(clientId, settlements);
-		return decisions(requests(settlements), this.executor.execute(LuaScript.settle(), call.keys(), call.args()));
+		return decisions(requests(settlements),
+				this.executor.execute(LuaScript.forSettlements(settlements), call.keys(), call.args()));
 	}
 
 	@Override
 	public CompletionStage<RateLimitDecision> settleAsync(String clientId, List<Settlement> settlements) {
 		Call call = settleCall(clientId, settlements);
 		List<LimitRequest> requests = requests(settlements);
-		return this.executor.executeAsync(LuaScript.settle(), call.keys(), call.args())
+		return this.executor.executeAsync(LuaScript.forSettlements(settlements), call.keys(), call.args())
 			.thenApply((reply) -> decisions(requests, reply));
 	}
 
@@ -185,20 +200,45 @@ public final class RedisRateLimiter implements RateLimiter {
 		List<HeldLease> leases = new ArrayList<>();
 		int at = 0;
 		while (at < reply.size()) {
-			long expiresAfter = reply.get(at);
 			int length = reply.get(at + 1).intValue();
-			byte[] id = new byte[length];
-			for (int i = 0; i < length; i++) {
-				id[i] = reply.get(at + 2 + i).byteValue();
-			}
-			leases.add(new HeldLease(new String(id, StandardCharsets.US_ASCII), expiresAfter));
+			leases.add(new HeldLease(text(reply, at + 2, length), reply.get(at)));
 			at += 2 + length;
 		}
 		return leases;
 	}
 
+	/**
+	 * One page of the limit's usage, from one script call (on a Cluster, one per hash slot). The period is found by
+	 * this limiter's clock, or by this JVM's when it decides at the server's {@code TIME}.
+	 */
+	@Override
+	public Usage usage(LimitDefinition limit, Usage.Period period, int page, int size) {
+		Requests.checkUsage(limit, period, page, size);
+		long clockMs = clockMs();
+		return this.usage.read(this.executor, limit, period, page, size,
+				(clockMs >= 0) ? clockMs : System.currentTimeMillis());
+	}
+
+	/**
+	 * The text of {@code length} bytes of a script's reply from {@code from}, one byte an integer (leases.lua,
+	 * usage_page.lua): a script's reply holds integers as the executors read it.
+	 */
+	static String text(List<Long> reply, int from, int length) {
+		byte[] text = new byte[length];
+		for (int i = 0; i < length; i++) {
+			text[i] = reply.get(from + i).byteValue();
+		}
+		return new String(text, StandardCharsets.UTF_8);
+	}
+
 	/** The script's KEYS and ARGV (see rate_limit.lua). */
 	private record Call(List<String> keys, List<String> args) {
+	}
+
+	/** {@code call} with the KEYS and ARGV of the limits that record usage (usage.lua), if any. */
+	private Call withUsage(String clientId, List<LimitRequest> limits, Call call) {
+		this.usage.append(clientId, limits, call.keys(), call.args());
+		return call;
 	}
 
 	/** Checked by the caller. */
@@ -238,7 +278,7 @@ public final class RedisRateLimiter implements RateLimiter {
 			args.add(Long.toString(settlement.actualCost()));
 			args.add(Long.toString(settlement.reservedAtMs()));
 		}
-		return new Call(keys, args);
+		return withUsage(clientId, requests(settlements), new Call(keys, args));
 	}
 
 	/** This limiter's clock in ms, or -1 when it decides at the server's {@code TIME}. */

@@ -88,6 +88,29 @@ final class Requests {
 	}
 
 	/**
+	 * For {@link RateLimiter#usage}.
+	 * @throws IllegalArgumentException if {@code limit} records no usage, {@code page} is negative or {@code size} is
+	 * not 1 to {@value Usage#MAX_PAGE_SIZE}
+	 */
+	static void checkUsage(LimitDefinition limit, Usage.Period period, int page, int size) {
+		Objects.requireNonNull(period, "period must not be null");
+		if (limit.usage() == null) {
+			throw noUsage(limit);
+		}
+		if (page < 0) {
+			throw new IllegalArgumentException("page must be at least 0, but was " + page);
+		}
+		if (size < 1 || size > Usage.MAX_PAGE_SIZE) {
+			throw new IllegalArgumentException("size must be 1 to " + Usage.MAX_PAGE_SIZE + ", but was " + size);
+		}
+	}
+
+	static IllegalArgumentException noUsage(LimitDefinition limit) {
+		return new IllegalArgumentException("rate limit '" + limit.name()
+				+ "' records no usage (LimitDefinition.withUsage)");
+	}
+
+	/**
 	 * The time of {@code clock} in ms.
 	 * @throws IllegalArgumentException if it is negative or not below 2^52 (exact in Lua)
 	 */

@@ -160,6 +160,45 @@ class ClusterTest {
 		}
 	}
 
+	@Test
+	void theSlotsOfClientsAndUsageTagsAreTheClustersOwn() {
+		LimitDefinition limit = LimitDefinition.of("slots", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+		for (int i = 0; i < 100; i++) {
+			String client = "slot-client-" + i;
+			assertThat(RedisKeys.slot(client)).as(client).isEqualTo(redis.slot(key(client, limit)));
+		}
+		for (int slot = 0; slot < ClusterSlots.SLOTS; slot += 97) {
+			assertThat(redis.slot(ClusterSlots.tag(slot) + ":usage:api")).isEqualTo(slot);
+		}
+		assertThat(redis.slot(ClusterSlots.tag(ClusterSlots.SLOTS - 1))).isEqualTo(ClusterSlots.SLOTS - 1);
+	}
+
+	@Test
+	void usageIsKeptBesideEachClientsKeysAndReadAcrossTheSlots() {
+		RateLimiter onCluster = ((RedisRateLimiter) limiter).onCluster();
+		LimitDefinition api = LimitDefinition.of("usage-api", Algorithm.FIXED_WINDOW, 1000, Duration.ofHours(1))
+			.withUsage();
+		Set<Integer> nodes = new HashSet<>();
+		for (int i = 0; i < 30; i++) {
+			String client = "key:usage-" + i;
+			assertThat(at(onCluster, T0).tryAcquire(client, api.request(i + 1)).allowed()).isTrue();
+			nodes.add(redis.nodeOf(key(client, api)));
+		}
+		assertThat(nodes).hasSize(TestRedisCluster.NODES);
+
+		Usage first = at(onCluster, T0).usage(api, Usage.Period.CURRENT, 0, 10);
+		assertThat(first.clients()).isEqualTo(30);
+		assertThat(first.entries()).extracting(ClientUsage::units).containsExactly(30L, 29L, 28L, 27L, 26L, 25L, 24L,
+				23L, 22L, 21L);
+		assertThat(first.entries().get(0).clientId()).isEqualTo("key:usage-29");
+		assertThat(at(onCluster, T0).usage(api, Usage.Period.CURRENT, 2, 10).entries()).extracting(ClientUsage::units)
+			.containsExactly(10L, 9L, 8L, 7L, 6L, 5L, 4L, 3L, 2L, 1L);
+
+		// without onCluster() the usage set is one key, in another slot than the client's: no script can touch both
+		assertThatThrownBy(() -> at(limiter, T0).tryAcquire("key:usage-0", api.request()))
+			.hasMessageContaining("slot");
+	}
+
 	/** One client id per node, whose key for {@code limit} that node serves. */
 	private static List<String> clientsOnEveryNode(LimitDefinition limit) {
 		String[] byNode = new String[TestRedisCluster.NODES];

@@ -119,4 +119,23 @@ class LimitDefinitionTest {
 			.withMessageContaining("'api' appears twice");
 	}
 
+	@Test
+	void usageIsPerTheLimitsOwnCalendarPeriodElsePerMonthInUtcAndNeverForAConcurrencyLimit() {
+		CalendarPeriod berlinDay = CalendarPeriod.of(CalendarPeriod.Unit.DAY, java.time.ZoneId.of("Europe/Berlin"));
+		assertThat(LimitDefinition.calendar("quota", 10, berlinDay).withUsage().usage())
+			.isEqualTo(new UsageRecording(berlinDay, UsageRecording.DEFAULT_MAX_CLIENTS));
+		LimitDefinition api = LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+		assertThat(api.withUsage().usage().period()).isEqualTo(CalendarPeriod.of(CalendarPeriod.Unit.MONTH));
+		assertThat(api.withUsage().withCapacity(20).usage()).isNotNull();
+		assertThat(api.usage()).isNull();
+
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LimitDefinition.of("calls", Algorithm.CONCURRENCY, 5, Duration.ofSeconds(30)).withUsage())
+			.isInstanceOfSatisfying(InvalidLimitException.class, (ex) -> assertThat(ex.getField()).isEqualTo("usage"))
+			.withMessageContaining("concurrency limit 'calls' records no usage");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> UsageRecording.of(berlinDay).withMaxClients(0))
+			.withMessageContaining("1 to 10000000");
+	}
+
 }

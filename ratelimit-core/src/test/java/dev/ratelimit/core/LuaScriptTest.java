@@ -67,4 +67,21 @@ class LuaScriptTest {
 		assertThat(this.jedis.scriptExists(List.of(sha))).containsExactly(true);
 	}
 
+	@Test
+	void onlyALimitThatRecordsUsageRunsTheScriptThatRecordsIt() {
+		LimitDefinition plain = LimitDefinition.of("plain", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+		LimitDefinition recording = plain.withUsage();
+		LuaScript decision = LuaScript.forLimits(List.of(plain.request()));
+		assertThat(decision).isEqualTo(LuaScript.rateLimit(List.of(Algorithm.TOKEN_BUCKET)));
+		assertThat(decision.source()).doesNotContain("ZINCRBY");
+		assertThat(LuaScript.forSettlements(List.of(new Settlement(plain.request(), 1, 2)))).isEqualTo(LuaScript.settle());
+		assertThat(LuaScript.forSettlements(List.of(new Settlement(recording.request(), 1, 2))).source())
+			.contains("ZINCRBY");
+		assertThat(LuaScript.settle().source()).doesNotContain("ZINCRBY");
+
+		LuaScript withUsage = LuaScript.forLimits(List.of(plain.request(), recording.request()));
+		assertThat(withUsage.source()).contains("ZINCRBY");
+		assertThat(withUsage).isNotEqualTo(decision);
+	}
+
 }

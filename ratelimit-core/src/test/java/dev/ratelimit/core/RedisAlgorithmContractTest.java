@@ -1,7 +1,6 @@
 package dev.ratelimit.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -10,8 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 import static dev.ratelimit.core.Times.at;
@@ -167,15 +164,7 @@ class RedisAlgorithmContractTest extends AlgorithmContract {
 	}
 
 	private List<String> keys() {
-		List<String> keys = new ArrayList<>();
-		String cursor = ScanParams.SCAN_POINTER_START;
-		do {
-			ScanResult<String> page = jedis.scan(cursor, new ScanParams().match(this.prefix + "*").count(1000));
-			keys.addAll(page.getResult());
-			cursor = page.getCursor();
-		}
-		while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-		return keys;
+		return SharedJedis.keys(jedis, this.prefix);
 	}
 
 }

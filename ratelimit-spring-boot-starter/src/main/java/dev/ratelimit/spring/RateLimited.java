@@ -81,6 +81,15 @@ public @interface RateLimited {
 	/** The day a week of {@link #period()} starts on, {@code monday} to {@code sunday}. Defaults to Monday. */
 	String firstDayOfWeek() default "";
 
+	/**
+	 * Whether and per which period the limit records the units each client used, for billing and dashboards (the
+	 * {@code ratelimits} endpoint lists them, largest first; docs/ALGORITHMS.md, "Usage"): {@code true} per the limit's
+	 * calendar {@link #period()}, else per calendar month in UTC; or a calendar period such as {@code month in
+	 * Europe/Berlin} or {@code week from sunday} (property placeholders allowed). The client keys are then kept in
+	 * clear text in Redis: personal data, never an API key (key the limit by the account). Defaults to none.
+	 */
+	String usage() default "";
+
 	/** Units one call takes. Defaults to {@code ratelimit.defaults.cost}. Must not exceed the limit (or capacity). */
 	long cost() default UNSET;
 

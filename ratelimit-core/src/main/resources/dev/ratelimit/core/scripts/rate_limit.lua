@@ -1,10 +1,11 @@
 -- rate_limit.lua: decides one request against one or several limits of one client, all or nothing.
 --
--- The script that runs is common.lua, the four algorithm files, algorithms.lua and this file, joined in that order
--- (LuaScript.rateLimit()), so that limits of different algorithms are decided in one call.
+-- The script that runs is common.lua, the four algorithm files, algorithms.lua (and usage.lua when a limit records
+-- usage) and this file, joined in that order (LuaScript.rateLimit()), so that limits of different algorithms are
+-- decided in one call.
 --
--- KEYS[i]  state key of limit i. All keys of one call share one hash tag (the client), so one Redis
---          Cluster node holds them all.
+-- KEYS[i]  state key of limit i. All state keys of one call share one hash tag (the client), so one Redis
+--          Cluster node holds them all (and the usage sets after them, usage.lua, are in that slot on a Cluster).
 -- ARGV[1]  now in ms since the epoch, or -1 to use the Redis server's clock (TIME, truncated to ms)
 -- ARGV[2 + 6 * (i - 1) ...]  six values for limit i:
 --          algorithm ("fw" fixed window, "sl" sliding log, "swc" sliding window counter, "tb" token bucket,
@@ -21,9 +22,13 @@
 -- Every limit is checked before anything is written: if an enforced limit denies, none consumes (shadow or
 -- enforced); otherwise every limit that admits consumes, and a shadow limit's denial blocks nothing, and the reply gives each
 -- limit's state as it stands. Every key written gets a relative TTL (SET ... PX or PEXPIRE) in the same call.
+--
+-- Limits that record usage add KEYS and ARGV after the limits' (usage.lua, joined before this file only then): there,
+-- usage_limits is the number of limits and record_usage records what a limit consumes; both are nil otherwise.
+local limits = usage_limits or #KEYS
 
 -- One limit, the common case: its own verdict decides, and no table is built but the reply.
-if #KEYS == 1 then
+if limits == 1 then
   local decide, commit = algorithm_of(ARGV[2])
   if decide == nil then
     return redis.error_reply(UNKNOWN .. tostring(ARGV[2]))
@@ -36,6 +41,9 @@ if #KEYS == 1 then
     return { 0, max(remaining, 0), retry_after, reset_after, more_after, at }
   end
   remaining, reset_after, more_after = commit(KEYS[1], now, limit, window, capacity, cost, s1, s2, s3, s4)
+  if record_usage then
+    record_usage(1, ARGV[6])
+  end
   return { 1, max(remaining, 0), 0, reset_after, more_after, at }
 end
 
@@ -43,7 +51,7 @@ end
 -- what each admitting limit's commit needs is kept in one flat table, five values a limit: no table per decision.
 local reply, pending = {}, {}
 local all_allowed = true
-for i = 1, #KEYS do
+for i = 1, limits do
   local at = 2 + 6 * (i - 1)
   local decide, commit = algorithm_of(ARGV[at])
   if decide == nil then
@@ -73,7 +81,7 @@ for i = 1, #KEYS do
 end
 
 if all_allowed then
-  for i = 1, #KEYS do
+  for i = 1, limits do
     local p = 5 * (i - 1)
     local commit = pending[p + 1]
     if commit then
@@ -84,6 +92,9 @@ if all_allowed then
       reply[r + 2] = max(remaining, 0)
       reply[r + 4] = reset_after
       reply[r + 5] = more_after
+      if record_usage then
+        record_usage(i, ARGV[at + 4])
+      end
     end
   end
 end

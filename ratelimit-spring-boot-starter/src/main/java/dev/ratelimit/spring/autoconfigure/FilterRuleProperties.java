@@ -83,6 +83,23 @@ public class FilterRuleProperties extends LimitShapeProperties implements LimitS
 	 */
 	private @Nullable Duration maxWait;
 
+	/**
+	 * Whether and per which period the limit records the units each client used, for billing and dashboards (the
+	 * ratelimits endpoint lists them): 'true' per the rule's calendar period, else per calendar month in UTC; or a
+	 * calendar period such as 'month in Europe/Berlin' or 'week from sunday'. The client keys are then kept in clear
+	 * text in Redis: personal data, never an API key (key the rule by the account).
+	 */
+	private @Nullable String usage;
+
+	@Override
+	public @Nullable String getUsage() {
+		return this.usage;
+	}
+
+	public void setUsage(@Nullable String usage) {
+		this.usage = usage;
+	}
+
 	public @Nullable Duration getMaxWait() {
 		return this.maxWait;
 	}

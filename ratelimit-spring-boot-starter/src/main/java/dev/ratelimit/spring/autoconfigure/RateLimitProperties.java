@@ -70,6 +70,9 @@ public class RateLimitProperties implements LimitSettings {
 	@NestedConfigurationProperty
 	private final MetricsProperties metrics = new MetricsProperties();
 
+	@NestedConfigurationProperty
+	private final UsageProperties usage = new UsageProperties();
+
 	private final Overrides overrides = new Overrides();
 
 	/**
@@ -153,6 +156,11 @@ public class RateLimitProperties implements LimitSettings {
 
 	public Overrides getOverrides() {
 		return this.overrides;
+	}
+
+	@Override
+	public UsageProperties getUsage() {
+		return this.usage;
 	}
 
 	public void setPlans(Map<String, Map<String, PlanLimitProperties>> plans) {

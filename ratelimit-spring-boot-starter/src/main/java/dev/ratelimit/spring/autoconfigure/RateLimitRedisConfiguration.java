@@ -135,7 +135,9 @@ class RateLimitRedisConfiguration {
 	@Bean(StarterBeans.RATE_LIMITER)
 	@ConditionalOnMissingBean(value = RateLimiter.class, name = StarterBeans.RATE_LIMITER)
 	RateLimiter rateLimitRateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties,
-			@Qualifier(StarterBeans.CLOCK) ObjectProvider<InstantSource> clock) {
+			@Qualifier(StarterBeans.CLOCK) ObjectProvider<InstantSource> clock, Environment environment,
+			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ObjectProvider<SslBundles> sslBundles,
+			ConfigurableListableBeanFactory beanFactory) {
 		RedisRateLimiter limiter;
 		try {
 			limiter = new RedisRateLimiter(rateLimitScriptExecutor, properties.getKeyPrefix());
@@ -143,6 +145,13 @@ class RateLimitRedisConfiguration {
 		catch (IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.key-prefix", properties.getKeyPrefix(),
 					ex.getMessage());
+		}
+		// On a Cluster, usage is kept per hash slot; the topology is known of the starter's own clients only.
+		boolean ours = rateLimitScriptExecutor instanceof LettuceScriptExecutor
+				|| rateLimitScriptExecutor instanceof PooledJedisScriptExecutor;
+		if (ours && target(properties.getRedis(), environment, connectionDetails, sslBundles.getIfAvailable(),
+				beanFactory).details().getCluster() != null) {
+			limiter = limiter.onCluster();
 		}
 		// the application's clock in place of the server's TIME; keys still expire on the server's clock
 		InstantSource limitsClock = clock.getIfAvailable();

@@ -34,8 +34,13 @@ final class AnnotationLimits {
 
 	private final Environment environment;
 
+	/** {@code ratelimit.usage.max-clients}. */
+	private final int usageMaxClients;
+
 	AnnotationLimits(LimitDefinitions definitions, LimitOverrides overrides, LimitShaping shaping,
-			LimitExpressionParser expressions, FailLocalShareCalculator shares, Environment environment) {
+			LimitExpressionParser expressions, FailLocalShareCalculator shares, Environment environment,
+			int usageMaxClients) {
+		this.usageMaxClients = usageMaxClients;
 		this.definitions = definitions;
 		this.overrides = overrides;
 		this.shaping = shaping;
@@ -58,7 +63,9 @@ final class AnnotationLimits {
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : defaults.getFailurePolicy());
 			LimitMode mode = this.overrides.applyTo(name, StringUtils.hasText(annotation.mode())
 					? parseMode(resolve(annotation.mode())) : defaults.getMode());
-			LimitRequest request = this.definitions.definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW);
+			LimitRequest request = LimitUsage.apply(
+					this.definitions.definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW),
+					StringUtils.hasText(annotation.usage()) ? resolve(annotation.usage()) : null, this.usageMaxClients);
 			Expression key = this.expressions.parse(annotation.key(), variables);
 			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
 					: null;

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.limits;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -11,7 +12,7 @@ import dev.ratelimit.core.LimitRequest;
 
 /**
  * Makes sure that one name means one budget. Limits with the same name share their Redis state per client, which is
- * how two endpoints draw on one bucket; that only works when they agree on algorithm, limit, window, capacity and mode,
+ * how two endpoints draw on one bucket; that only works when they agree on algorithm, limit, window, capacity, mode and usage,
  * and it must be asked for by name, never happen because two methods derive the same default name.
  */
 public final class LimitRegistry {
@@ -69,7 +70,8 @@ public final class LimitRegistry {
 		LimitDefinition a = first.request().definition();
 		LimitDefinition b = limit.request().definition();
 		if (a.algorithm() != b.algorithm() || a.limit() != b.limit() || !a.window().equals(b.window())
-				|| a.capacity() != b.capacity() || first.shadow() != limit.shadow()) {
+				|| a.capacity() != b.capacity() || first.shadow() != limit.shadow()
+				|| !Objects.equals(a.usage(), b.usage())) {
 			throw new IllegalStateException("Rate limits named '" + limit.name() + "' share a budget but differ: "
 					+ first.source() + " has " + describe(first.request()) + ", " + limit.source() + " has "
 					+ describe(limit.request()));
@@ -83,7 +85,8 @@ public final class LimitRegistry {
 	private static String describe(LimitRequest request) {
 		LimitDefinition limit = request.definition();
 		return limit.algorithm() + " " + limit.limit() + " per " + limit.window() + " (capacity " + limit.capacity() + ")"
-				+ (request.shadow() ? " in shadow mode" : "");
+				+ (request.shadow() ? " in shadow mode" : "")
+				+ ((limit.usage() != null) ? ", usage per " + limit.usage().period() : "");
 	}
 
 }

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.limits;
 import java.time.Duration;
 
 import dev.ratelimit.core.InvalidLimitException;
+import dev.ratelimit.core.UsageRecording;
 import dev.ratelimit.spring.RateLimited;
 import org.jspecify.annotations.Nullable;
 
@@ -63,8 +64,20 @@ public final class LimitResolver {
 		this.plans = new PlanResolver(expressions, LimitShape.of(properties.getDefaults()), definitions)
 			.plans(properties.getPlan(), overrides.applyTo(properties.getPlans()));
 		LimitShaping shaping = new LimitShaping(this.plans, overrides, definitions, shares);
-		this.annotations = new AnnotationLimits(definitions, overrides, shaping, expressions, shares, environment);
-		this.rules = new RuleLimits(definitions, overrides, shaping, expressions, shares);
+		int usageMaxClients = maxClients(properties.getUsage());
+		this.annotations = new AnnotationLimits(definitions, overrides, shaping, expressions, shares, environment,
+				usageMaxClients);
+		this.rules = new RuleLimits(definitions, overrides, shaping, expressions, shares, usageMaxClients);
+	}
+
+	private static int maxClients(LimitSettings.Usage usage) {
+		int maxClients = usage.getMaxClients();
+		if (maxClients < 1 || maxClients > UsageRecording.MAX_CLIENTS_BOUND) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.usage.max-clients", maxClients,
+					"The most clients whose usage a limit records per period: 1 to " + UsageRecording.MAX_CLIENTS_BOUND
+							+ ".");
+		}
+		return maxClients;
 	}
 
 	/** The overrides that this resolver applies. */

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.CalendarPeriod;
+import dev.ratelimit.core.UsageRecording;
 import dev.ratelimit.spring.FailurePolicy;
 import dev.ratelimit.spring.LimitMode;
 import org.jspecify.annotations.Nullable;
@@ -27,6 +28,19 @@ public interface LimitSettings {
 
 	/** {@code ratelimit.plans}: plan name → limit name → shape, in configuration order. */
 	Map<String, ? extends Map<String, ? extends Shape>> getPlans();
+
+	/** {@code ratelimit.usage}. */
+	default Usage getUsage() {
+		return () -> UsageRecording.DEFAULT_MAX_CLIENTS;
+	}
+
+	/** {@code ratelimit.usage}: what limits that record usage share. */
+	interface Usage {
+
+		/** {@code max-clients}: the most clients whose usage a limit records per period. */
+		int getMaxClients();
+
+	}
 
 	/** The shape of a limit, of which a rule or a plan sets some parts: {@code null} where unset. */
 	interface Shape {
@@ -93,6 +107,14 @@ public interface LimitSettings {
 		@Nullable FailurePolicy getFailurePolicy();
 
 		@Nullable LimitMode getMode();
+
+		/**
+		 * {@code usage}: whether and per which period the limit records the units each client used ({@code true}, a
+		 * calendar period such as {@code month in Europe/Berlin}, or {@code false}); {@code null} when unset: none.
+		 */
+		default @Nullable String getUsage() {
+			return null;
+		}
 
 	}
 

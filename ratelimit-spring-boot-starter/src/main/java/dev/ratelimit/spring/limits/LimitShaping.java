@@ -103,10 +103,14 @@ final class LimitShaping {
 		return limit.withClients(byClient);
 	}
 
-	/** {@code limit}'s budget in {@code shape}, at its cost, mode and failure policy. */
+	/**
+	 * {@code limit}'s budget in {@code shape}, at its cost, mode and failure policy, recording the usage it records (a
+	 * plan's or a client's shape of a limit counts in the limit's one usage set).
+	 */
 	private ConfiguredLimit.Budget budget(ConfiguredLimit limit, LimitShape shape, @Nullable String plan) {
-		LimitRequest request = this.definitions.definition(limit.name(), shape, limit.request().cost())
-			.withShadow(limit.shadow());
+		LimitRequest request = LimitUsage.recording(
+				this.definitions.definition(limit.name(), shape, limit.request().cost()).withShadow(limit.shadow()),
+				limit.request().definition().usage());
 		return new ConfiguredLimit.Budget(request, this.shares.of(request, limit.failurePolicy()), plan);
 	}
 

@@ -31,8 +31,12 @@ final class RuleLimits {
 
 	private final FailLocalShareCalculator shares;
 
+	/** {@code ratelimit.usage.max-clients}. */
+	private final int usageMaxClients;
+
 	RuleLimits(LimitDefinitions definitions, LimitOverrides overrides, LimitShaping shaping,
-			LimitExpressionParser expressions, FailLocalShareCalculator shares) {
+			LimitExpressionParser expressions, FailLocalShareCalculator shares, int usageMaxClients) {
+		this.usageMaxClients = usageMaxClients;
 		this.definitions = definitions;
 		this.overrides = overrides;
 		this.shaping = shaping;
@@ -98,8 +102,10 @@ final class RuleLimits {
 		LimitSettings.Defaults defaults = this.definitions.defaults();
 		LimitMode mode = this.overrides.applyTo(name, (limit.getMode() != null) ? limit.getMode() : defaults.getMode());
 		LimitShape shape = this.overrides.applyTo(name, this.definitions.overDefaults(limit));
-		LimitRequest request = this.definitions.definition(name, shape, this.definitions.cost(shape, limit.getCost()))
-			.withShadow(mode == LimitMode.SHADOW);
+		LimitRequest request = LimitUsage.apply(
+				this.definitions.definition(name, shape, this.definitions.cost(shape, limit.getCost()))
+					.withShadow(mode == LimitMode.SHADOW),
+				limit.getUsage(), this.usageMaxClients);
 		FailurePolicy failurePolicy = this.overrides.applyTo(name,
 				(limit.getFailurePolicy() != null) ? limit.getFailurePolicy() : defaults.getFailurePolicy());
 		LimitRequest localShare;

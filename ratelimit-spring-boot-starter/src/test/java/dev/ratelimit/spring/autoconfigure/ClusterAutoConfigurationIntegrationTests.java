@@ -13,18 +13,21 @@ import java.util.TreeMap;
 import java.util.stream.IntStream;
 
 import dev.ratelimit.core.Algorithm;
+import dev.ratelimit.core.ClientUsage;
 import dev.ratelimit.core.LimitDecision;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.LuaScript;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.RedisRateLimiter;
+import dev.ratelimit.core.Usage;
 import dev.ratelimit.test.TestRedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -113,6 +116,26 @@ class ClusterAutoConfigurationIntegrationTests {
 		for (String client : clients) {
 			assertStoredOnItsNode(key(client, limit));
 		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "lettuce", "jedis" })
+	void usageIsKeptBesideEveryClientsKeysAndReadAcrossTheCluster(String library) {
+		LimitDefinition limit = LimitDefinition.of("usage-" + library, Algorithm.FIXED_WINDOW, 100, Duration.ofHours(1))
+			.withUsage();
+		List<String> clients = clients("key:usage-" + library, 12);
+		assertThat(nodesOf(clients, limit).keySet()).hasSize(TestRedisCluster.NODES);
+		contextRunner.withPropertyValues("ratelimit.redis.client=" + library).run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			for (int i = 0; i < clients.size(); i++) {
+				// a script touches one slot: the usage set of the client's slot, beside its keys
+				assertThat(at(limiter, T0).tryAcquire(clients.get(i), limit.request(i + 1)).allowed()).isTrue();
+			}
+			Usage usage = at(limiter, T0).usage(limit, Usage.Period.CURRENT, 0, 5);
+			assertThat(usage.clients()).isEqualTo(12);
+			assertThat(usage.entries()).extracting(ClientUsage::units).containsExactly(12L, 11L, 10L, 9L, 8L);
+			assertThat(usage.entries().get(0).clientId()).isEqualTo(clients.get(11));
+		});
 	}
 
 	@Test

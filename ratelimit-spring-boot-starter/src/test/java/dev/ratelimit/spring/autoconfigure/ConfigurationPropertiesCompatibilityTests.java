@@ -39,7 +39,8 @@ class ConfigurationPropertiesCompatibilityTests {
 	/** Properties added since, each with its type and default. */
 	private static final Map<String, String> ADDED = Map.of("ratelimit.filter.charge-on-status-order",
 			"java.lang.Integer = -110", "ratelimit.overrides.poll-interval", "java.time.Duration = 2s",
-			"ratelimit.metrics.near-limit-ratio", "java.lang.Double = 0.8");
+			"ratelimit.metrics.near-limit-ratio", "java.lang.Double = 0.8", "ratelimit.usage.max-clients",
+			"java.lang.Integer = 100000");
 
 	@Test
 	void everyPropertyKeepsItsNameTypeAndDefault() throws IOException {

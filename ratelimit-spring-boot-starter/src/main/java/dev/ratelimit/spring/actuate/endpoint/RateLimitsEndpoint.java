@@ -42,6 +42,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * for each cost the limit's sources configure whether a request of that cost would be admitted now, with the item of
  * the {@code RateLimit} header field its response would carry. A name with slashes (a rule named after its path) is
  * read by that path: {@code /actuator/ratelimits/users/*}{@code /orders}.</li>
+ * <li>{@code GET /actuator/ratelimits/{name}/usage?period=current&page=0&size=100}: for a limit that records usage,
+ * a page of the units each client used in the current (or {@code previous}) period, debt included, largest first
+ * ({@link RateLimiter#usage}): every client, without knowing the keys beforehand.</li>
  * <li>{@code DELETE /actuator/ratelimits/{name}?client=key:k-42}: deletes the client's state of the limit, every shape
  * at once ({@link RateLimiter#reset}); the client has its full allowance again. The denials this instance
  * remembers of the client are forgotten at once; other instances forget theirs within
@@ -74,6 +77,8 @@ public class RateLimitsEndpoint {
 
 	private final ClientStates clients;
 
+	private final UsageReads usage;
+
 	/**
 	 * @param configurations the limits in force
 	 * @param overrides where overrides are checked, stored and applied
@@ -88,6 +93,7 @@ public class RateLimitsEndpoint {
 		this.store = store;
 		this.overrides = new OverrideOperation(configurations, overrides);
 		this.clients = new ClientStates(limiter, configurations, denials, nearLimit, reset);
+		this.usage = new UsageReads(limiter, configurations);
 	}
 
 	@ReadOperation
@@ -102,7 +108,8 @@ public class RateLimitsEndpoint {
 						capacity(definition), shaped.request().cost(),
 						(limit.key() != null) ? limit.key().getExpressionString() : null,
 						Terms.of(limit.failurePolicy()),
-						limit.shadow() ? "shadow" : "enforce"));
+						limit.shadow() ? "shadow" : "enforce",
+						(definition.usage() != null) ? definition.usage().period().toString() : null));
 			}
 		}
 		PlanSelector plans = lookup.plans();
@@ -155,9 +162,24 @@ public class RateLimitsEndpoint {
 		return new KnownFields();
 	}
 
-	/** The client's state of every shape of the limit, read without consuming anything. */
+	/**
+	 * The client's state of every shape of the limit, read without consuming anything; without {@code client}, on a
+	 * path ending in {@code /usage}, a page of the limit's usage.
+	 * @param client the client key; required but for a usage read
+	 * @param period for a usage read: {@code current} (by default) or {@code previous}
+	 * @param page for a usage read: the page, from 0
+	 * @param size for a usage read: clients per page, 1 to 1,000 (100 by default)
+	 */
 	@ReadOperation
-	public WebEndpointResponse<Object> state(@Selector(match = Match.ALL_REMAINING) String[] name, String client) {
+	public WebEndpointResponse<Object> state(@Selector(match = Match.ALL_REMAINING) String[] name,
+			@Nullable String client, @Nullable String period, @Nullable Integer page, @Nullable Integer size) {
+		if (client == null && UsageReads.reads(name)) {
+			return this.usage.read(name, period, page, size);
+		}
+		if (client == null) {
+			return Responses.badRequest("client is required: the client key whose state to read ('ip:<address>' or"
+					+ " 'key:<value>'); a path ending in /" + UsageReads.SEGMENT + " reads the limit's usage");
+		}
 		return this.clients.state(name, client);
 	}
 
@@ -241,9 +263,33 @@ public class RateLimitsEndpoint {
 	 * @param key the client key expression, or {@code null} for the client's IP address
 	 * @param failurePolicy {@code fail-open}, {@code fail-closed} or {@code fail-local}
 	 * @param mode {@code enforce} or {@code shadow}
+	 * @param usage the period the limit records its clients' usage per ({@code month}, {@code day in Europe/Berlin}),
+	 * read at {@code /actuator/ratelimits/{name}/usage}; {@code null} when it records none
 	 */
 	public record Limit(String name, String source, @Nullable String plan, String algorithm, long limit, String window,
-			@Nullable Long capacity, long cost, @Nullable String key, String failurePolicy, String mode) {
+			@Nullable Long capacity, long cost, @Nullable String key, String failurePolicy, String mode,
+			@Nullable String usage) {
+	}
+
+	/**
+	 * What {@code GET /actuator/ratelimits/{name}/usage} answers: one page of the limit's usage in one period.
+	 * @param period {@code current} or {@code previous}
+	 * @param periodStart the period's first instant (ISO-8601)
+	 * @param periodEnd the period's end, exclusive (ISO-8601)
+	 * @param clients how many clients the period records (the overflow aside)
+	 * @param overflowUnits units of clients left unrecorded at {@code ratelimit.usage.max-clients}
+	 * @param entries the page's clients, by units, largest first
+	 */
+	public record UsagePage(String name, String period, String periodStart, String periodEnd, long clients,
+			long overflowUnits, int page, int size, List<ClientUnits> entries) {
+	}
+
+	/**
+	 * One client's usage in a period.
+	 * @param client the client key, in clear text ({@code key:<value>}, {@code ip:<address>})
+	 * @param units the units its requests took, beyond the limit too (settled costs)
+	 */
+	public record ClientUnits(String client, long units) {
 	}
 
 	/** What {@code GET /actuator/ratelimits/{name}?client=...} answers: one state per shape of the limit. */

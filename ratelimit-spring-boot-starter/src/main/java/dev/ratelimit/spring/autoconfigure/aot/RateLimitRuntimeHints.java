@@ -60,12 +60,13 @@ class RateLimitRuntimeHints implements RuntimeHintsRegistrar {
 
 	/**
 	 * The bodies of the {@code ratelimits} endpoint's operations that return a {@code WebEndpointResponse<Object>}
-	 * (one client's state, a reset, an error), which Boot cannot see from the operations' signatures.
+	 * (one client's state, a reset, an error, a page of usage), which Boot cannot see from the operations' signatures.
 	 */
 	static final List<String> ENDPOINT_BODIES = List.of(
 			"dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint$ClientState",
 			"dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint$Reset",
-			"dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint$Error");
+			"dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint$Error",
+			"dev.ratelimit.spring.actuate.endpoint.RateLimitsEndpoint$UsagePage");
 
 	private static final String ENDPOINT = "org.springframework.boot.actuate.endpoint.annotation.Endpoint";
 

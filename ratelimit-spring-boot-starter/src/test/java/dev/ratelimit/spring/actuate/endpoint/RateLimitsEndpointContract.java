@@ -36,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.filter.rules[1].algorithm=fixed-window", "ratelimit.filter.rules[1].limit=5",
 		"ratelimit.filter.rules[1].window=1h", "ratelimit.filter.rules[1].cost=2", "ratelimit.filter.rules[2].name=bucket",
 		"ratelimit.filter.rules[2].paths=/bucket/only", "ratelimit.filter.rules[2].algorithm=token-bucket",
-		"ratelimit.filter.rules[2].limit=10", "ratelimit.filter.rules[2].capacity=4" })
+		"ratelimit.filter.rules[2].limit=10", "ratelimit.filter.rules[2].capacity=4",
+		"ratelimit.filter.rules[2].usage=true" })
 abstract class RateLimitsEndpointContract extends ServerTestSupport {
 
 	@Autowired
@@ -76,7 +77,7 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 		assertThat(JsonPath.<List<Map<String, Object>>>read(body, "$.limits[?(@.name == 'bucket')]")).as(
 				"only a token bucket has a capacity")
 			.containsExactly(row("bucket", "ratelimit.filter.rules[2]", null, "token-bucket", 10, "PT1M", 4, 1, null,
-					"fail-open", "enforce"));
+					"fail-open", "enforce", "month"));
 		assertThat(JsonPath.<List<String>>read(body, "$.limits[*].name")).isSorted();
 	}
 
@@ -216,6 +217,49 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 				.isEqualTo(400);
 		}
 		assertThat(read("/actuator/ratelimits/trial").statusCode()).as("without a client").isEqualTo(400);
+	}
+
+	@Test
+	void listsEveryClientsUsageLargestFirstPageByPage() throws Exception {
+		// the bucket rule (4 at once per client address) records usage per month in UTC
+		Map<String, Integer> admitted = new java.util.TreeMap<>();
+		int[] requests = { 6, 2, 1 };
+		for (int client = 0; client < requests.length; client++) {
+			String address = "10.12.0." + (client + 1);
+			for (int i = 0; i < requests[client]; i++) {
+				// no handler answers the path (404): the rule decides on arrival all the same
+				if (from(address, "/bucket/only").statusCode() != 429) {
+					admitted.merge("ip:" + address, 1, Integer::sum);
+				}
+			}
+		}
+		// 4 at once: the first client's fifth and sixth are denied (unless the bucket refilled meanwhile)
+		assertThat(admitted.get("ip:10.12.0.1")).isBetween(4, 6);
+
+		HttpResponse<String> first = read("/actuator/ratelimits/bucket/usage?size=2");
+		assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+		String body = first.body();
+		assertThat(JsonPath.<String>read(body, "$.name")).isEqualTo("bucket");
+		assertThat(JsonPath.<String>read(body, "$.period")).isEqualTo("current");
+		assertThat(java.time.Instant.parse(JsonPath.read(body, "$.periodStart"))).isBefore(java.time.Instant.now());
+		assertThat(JsonPath.<Integer>read(body, "$.clients")).isEqualTo(3);
+		assertThat(JsonPath.<Integer>read(body, "$.overflowUnits")).isZero();
+		assertThat(JsonPath.<List<String>>read(body, "$.entries[*].client")).containsExactly("ip:10.12.0.1",
+				"ip:10.12.0.2");
+		assertThat(JsonPath.<List<Integer>>read(body, "$.entries[*].units"))
+			.containsExactly(admitted.get("ip:10.12.0.1"), 2);
+		String second = read("/actuator/ratelimits/bucket/usage?size=2&page=1").body();
+		assertThat(JsonPath.<List<String>>read(second, "$.entries[*].client")).containsExactly("ip:10.12.0.3");
+		assertThat(JsonPath.<List<Object>>read(read("/actuator/ratelimits/bucket/usage?period=previous").body(),
+				"$.entries")).isEmpty();
+
+		assertThat(read("/actuator/ratelimits/bucket/usage?period=next").statusCode()).isEqualTo(400);
+		assertThat(read("/actuator/ratelimits/bucket/usage?size=0").statusCode()).isEqualTo(400);
+		assertThat(read("/actuator/ratelimits/bucket/usage?page=-1").statusCode()).isEqualTo(400);
+		HttpResponse<String> none = read("/actuator/ratelimits/trial/usage");
+		assertThat(none.statusCode()).isEqualTo(404);
+		assertThat(none.body()).contains("'trial' records no usage");
+		assertThat(read("/actuator/ratelimits/nope/usage").statusCode()).isEqualTo(404);
 	}
 
 	@Test
@@ -476,6 +520,11 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 
 	private static Map<String, Object> row(String name, String source, String plan, String algorithm, long limit,
 			String window, Integer capacity, long cost, String key, String failurePolicy, String mode) {
+		return row(name, source, plan, algorithm, limit, window, capacity, cost, key, failurePolicy, mode, null);
+	}
+
+	private static Map<String, Object> row(String name, String source, String plan, String algorithm, long limit,
+			String window, Integer capacity, long cost, String key, String failurePolicy, String mode, String usage) {
 		Map<String, Object> row = new java.util.LinkedHashMap<>();
 		row.put("name", name);
 		row.put("source", source);
@@ -488,6 +537,7 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 		row.put("key", key);
 		row.put("failurePolicy", failurePolicy);
 		row.put("mode", mode);
+		row.put("usage", usage);
 		return row;
 	}
 

@@ -87,6 +87,10 @@ class RateLimitRuntimeHintsTests {
 			.accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(RateLimitsEndpoint.Reset.class, "deleted"))
 			.accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(RateLimitsEndpoint.UsagePage.class, "entries"))
+			.accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(RateLimitsEndpoint.ClientUnits.class, "units"))
+			.accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(RateLimitsEndpoint.Error.class, "error"))
 			.accepts(this.hints);
 	}
