@@ -441,10 +441,11 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 			assertThat(JsonPath.<List<Object>>read(set.body(), "$[?(@.name == 'bucket')].zone"))
 				.containsExactly("Europe/Berlin");
 			String listed = read("/actuator/ratelimits").body();
-			// a calendar day's nominal length; the capacity dropped with the token bucket
+			// a calendar day's nominal length; the capacity dropped with the token bucket; the rule's usage (true)
+			// follows the limit's own calendar period, now the day in Berlin
 			assertThat(JsonPath.<List<Map<String, Object>>>read(listed, "$.limits[?(@.name == 'bucket')]"))
 				.containsExactly(row("bucket", "ratelimit.filter.rules[2]", null, "fixed-window", 7, "PT24H", null, 1,
-						null, "fail-open", "enforce"));
+						null, "fail-open", "enforce", "day in Europe/Berlin"));
 		}
 		finally {
 			assertThat(write("/actuator/ratelimits/bucket", "{\"undo\": true}").statusCode()).isEqualTo(200);
