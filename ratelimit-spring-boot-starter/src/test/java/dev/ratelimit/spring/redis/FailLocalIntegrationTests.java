@@ -55,16 +55,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that a paused server runs late cannot disturb the counts of another step.
  *
  * <p>
- * The timeout is long against machine noise (2 s) and the bound is 1.5 × that, so that a request waiting out two
- * timeouts fails even on a loaded machine.
+ * The timeout is long against machine noise (2 s) and the bound half a second short of two timeouts (3.5 s,
+ * {@link RedisFailureContract#bound}), so that a request waiting out two timeouts fails even on a loaded machine.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FailLocalIntegrationTests {
 
 	static final Duration TIMEOUT = Duration.ofSeconds(2);
 
-	/** One timeout and a margin for a loaded machine; two timeouts exceed it. */
-	static final Duration BOUND = TIMEOUT.multipliedBy(3).dividedBy(2);
+	/** One timeout and a margin for a loaded machine (1.5 s); two timeouts exceed it. */
+	static final Duration BOUND = RedisFailureContract.bound(TIMEOUT);
 
 	/** The probing instance's {@code ratelimit.fail-local.probe-interval}. */
 	static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
