@@ -23,6 +23,7 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.test.app.XClient;
 import dev.ratelimit.test.TestRedis;
+import dev.ratelimit.test.WindowBoundaries;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -79,6 +80,9 @@ class BurstIntegrationTests {
 				List<Integer> ports = instances.stream()
 					.map((instance) -> ((WebServerApplicationContext) instance).getWebServer().getPort())
 					.toList();
+				// the rules' windows are an hour: the burst stays inside one (a sliding window counter's estimate just
+				// after a window starts admits one unit more, by its rule)
+				WindowBoundaries.awaitRoom(Duration.ofHours(1), Duration.ofSeconds(30));
 				warmUp(ports, algorithm);
 				instances.forEach((instance) -> instance.getBean(InFlightProbe.class).reset());
 				// the measured burst's decisions: Redis answered every one (a cold JVM's warm-up on a busy machine
@@ -153,6 +157,9 @@ class BurstIntegrationTests {
 				awaitStarted(port);
 			}
 			for (String algorithm : ALGORITHMS) {
+				// the rules' windows are an hour: the burst stays inside one (a sliding window counter's estimate just
+				// after a window starts admits one unit more, by its rule)
+				WindowBoundaries.awaitRoom(Duration.ofHours(1), Duration.ofSeconds(30));
 				warmUp(ports, algorithm);
 				// the measured burst's calls: none timed out or failed (a cold JVM's warm-up may have)
 				List<Double> before = unansweredCalls(ports);

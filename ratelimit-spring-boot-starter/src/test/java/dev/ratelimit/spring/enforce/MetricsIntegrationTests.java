@@ -7,6 +7,7 @@ import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.spring.web.ServerTestSupport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,6 +31,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.filter.rules[1].algorithm=fixed-window", "ratelimit.filter.rules[1].limit=4",
 		"ratelimit.metrics.near-limit-ratio=0.5" })
 class MetricsIntegrationTests extends ServerTestSupport {
+
+	/** The limits these tests count on are fixed windows of one minute: a test's requests stay in one. */
+	@BeforeEach
+	void inOneMinute() throws InterruptedException {
+		awaitRoomInTheMinute();
+	}
 
 	private static final List<String> OUTCOMES = List.of("allowed", "denied", "shadow-denied", "local-allowed",
 			"local-denied", "fail-open", "fail-closed");

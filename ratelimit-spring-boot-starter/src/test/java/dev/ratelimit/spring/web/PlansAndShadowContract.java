@@ -8,6 +8,7 @@ import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.limits.PlanSelector;
 import dev.ratelimit.spring.test.app.ApiKeyPlans;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -32,6 +33,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.filter.rules[2].algorithm=fixed-window", "ratelimit.filter.rules[2].limit=2",
 		"ratelimit.filter.rules[2].mode=shadow" })
 public abstract class PlansAndShadowContract extends ServerTestSupport {
+
+	/** The limits these tests count on are fixed windows of one minute: a test's requests stay in one. */
+	@BeforeEach
+	void inOneMinute() throws InterruptedException {
+		awaitRoomInTheMinute();
+	}
 
 	private static final LimitDefinition TRIAL = LimitDefinition.of("trial", Algorithm.FIXED_WINDOW, 2,
 			Duration.ofMinutes(1));

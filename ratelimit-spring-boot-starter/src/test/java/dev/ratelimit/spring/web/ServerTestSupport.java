@@ -7,6 +7,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import dev.ratelimit.test.WindowBoundaries;
+
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -30,6 +32,14 @@ public abstract class ServerTestSupport {
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
 		SharedRedis.register(registry);
+	}
+
+	/**
+	 * For a test that counts on the test application's fixed windows of one minute (on Redis' clock): returns when
+	 * the current minute has at least 5 s left, waiting for the next one otherwise ({@link WindowBoundaries}).
+	 */
+	protected static void awaitRoomInTheMinute() throws InterruptedException {
+		WindowBoundaries.awaitRoom(Duration.ofMinutes(1), Duration.ofSeconds(5));
 	}
 
 	/**

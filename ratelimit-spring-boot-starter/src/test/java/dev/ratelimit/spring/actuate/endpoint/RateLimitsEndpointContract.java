@@ -13,6 +13,7 @@ import com.jayway.jsonpath.JsonPath;
 import dev.ratelimit.spring.test.ClientTags;
 import dev.ratelimit.spring.test.app.ApiKeyPlans;
 import dev.ratelimit.spring.web.ServerTestSupport;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -39,6 +40,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.filter.rules[2].limit=10", "ratelimit.filter.rules[2].capacity=4",
 		"ratelimit.filter.rules[2].usage=true" })
 abstract class RateLimitsEndpointContract extends ServerTestSupport {
+
+	/** The limits these tests count on are fixed windows of one minute: a test's requests stay in one. */
+	@BeforeEach
+	void inOneMinute() throws InterruptedException {
+		awaitRoomInTheMinute();
+	}
 
 	@Autowired
 	private ApiKeyPlans plans;
