@@ -64,6 +64,14 @@ final class OverrideOperation {
 					+ " expressions come only from the application's configuration (they are expressions, and the"
 					+ " endpoint runs no code)");
 		}
+		if (body.usage() != null) {
+			// the opt-in keeps client keys in clear text, and a period changed mid-period would leave the usage
+			// recorded so far unread: a decision of the application's configuration, reviewed with it
+			return badRequest("'usage' is not changed through the ratelimits endpoint: whether a limit records its"
+					+ " clients' usage, keeping their keys in clear text, and per which period, comes only from the"
+					+ " application's configuration (the usage of a limit with usage: true follows its own period,"
+					+ " which an override may change)");
+		}
 		if (body.name() != null) {
 			return badRequest("The limit is the one the path names (/actuator/ratelimits/{name}); the body gives"
 					+ " what changes");

@@ -139,6 +139,7 @@ public class RateLimitsEndpoint {
 	 * @param key refused: keys are expressions, which the endpoint never takes
 	 * @param paths refused: rules come from the configuration
 	 * @param expression refused: expressions come from the configuration
+	 * @param usage refused: whether and per which period a limit records usage comes from the configuration
 	 * @return 200 with the overrides stored; 400 naming the field or the property (nothing changes); 404 for an
 	 * unknown limit or plan (an override left aside can still be undone); 503 when the store does not answer
 	 */
@@ -148,9 +149,10 @@ public class RateLimitsEndpoint {
 			@Nullable String window, @Nullable Long capacity, @Nullable String period, @Nullable String zone,
 			@Nullable String firstDayOfWeek, @Nullable String mode, @Nullable String failurePolicy,
 			@Nullable Boolean undo, @Nullable String name, @Nullable String key, @Nullable String paths,
-			@Nullable String expression) {
+			@Nullable String expression, @Nullable String usage) {
 		return this.overrides.override(limitPath, new OverrideRequest(plan, client, algorithm, limit, window,
-				capacity, period, zone, firstDayOfWeek, mode, failurePolicy, undo, name, key, paths, expression));
+				capacity, period, zone, firstDayOfWeek, mode, failurePolicy, undo, name, key, paths, expression,
+				usage));
 	}
 
 	/**
