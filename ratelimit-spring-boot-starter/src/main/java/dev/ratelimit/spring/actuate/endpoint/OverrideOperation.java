@@ -11,6 +11,7 @@ import dev.ratelimit.spring.limits.LimitOverride;
 import dev.ratelimit.spring.limits.LimitOverrides;
 import dev.ratelimit.spring.limits.OverrideTarget;
 import dev.ratelimit.spring.limits.OverridesSync;
+import dev.ratelimit.spring.limits.Terms;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -41,8 +42,19 @@ final class OverrideOperation {
 		List<Overridden> list = new ArrayList<>();
 		this.overrides.stored()
 			.targets()
-			.forEach((target, override) -> list.add(Overridden.of(target, override, inForce.get(target) != null)));
+			.forEach((target, override) -> list.add(overridden(target, override, inForce.get(target) != null)));
 		return list;
+	}
+
+	private static Overridden overridden(OverrideTarget target, LimitOverride override, boolean inForce) {
+		return new Overridden(target.name(), target.plan(), target.clientTag(), term(override.algorithm()),
+				override.limit(), (override.window() != null) ? override.window().toString() : null,
+				override.capacity(), term(override.period()), (override.zone() != null) ? override.zone().getId() : null,
+				term(override.firstDayOfWeek()), term(override.mode()), term(override.failurePolicy()), inForce);
+	}
+
+	private static @Nullable String term(@Nullable Enum<?> value) {
+		return (value != null) ? Terms.of(value) : null;
 	}
 
 	/**
