@@ -22,30 +22,12 @@ import static dev.ratelimit.spring.limits.AnnotationValueParser.parseMode;
  */
 final class AnnotationLimits {
 
-	private final LimitDefinitions definitions;
-
-	private final LimitOverrides overrides;
-
-	private final LimitShaping shaping;
-
-	private final LimitExpressionParser expressions;
-
-	private final FailLocalShareCalculator shares;
+	private final LimitParts parts;
 
 	private final Environment environment;
 
-	/** {@code ratelimit.usage.max-clients}. */
-	private final int usageMaxClients;
-
-	AnnotationLimits(LimitDefinitions definitions, LimitOverrides overrides, LimitShaping shaping,
-			LimitExpressionParser expressions, FailLocalShareCalculator shares, Environment environment,
-			int usageMaxClients) {
-		this.usageMaxClients = usageMaxClients;
-		this.definitions = definitions;
-		this.overrides = overrides;
-		this.shaping = shaping;
-		this.expressions = expressions;
-		this.shares = shares;
+	AnnotationLimits(LimitParts parts, Environment environment) {
+		this.parts = parts;
 		this.environment = environment;
 	}
 
@@ -53,34 +35,36 @@ final class AnnotationLimits {
 	 * @throws IllegalStateException naming {@code source} when a value is invalid
 	 */
 	ConfiguredLimit resolve(RateLimited annotation, String defaultName, String source, KeyVariables variables) {
-		LimitSettings.Defaults defaults = this.definitions.defaults();
+		LimitDefinitions definitions = this.parts.definitions();
+		LimitOverrides overrides = this.parts.overrides();
+		LimitExpressionParser expressions = this.parts.expressions();
+		LimitSettings.Defaults defaults = definitions.defaults();
 		try {
 			String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name()) : defaultName;
-			LimitShape shape = this.overrides.applyTo(name,
-					this.definitions.overDefaults(AnnotationValueParser.shape(annotation, this::resolve)));
-			long cost = this.definitions.cost(shape, (annotation.cost() != RateLimited.UNSET) ? annotation.cost() : null);
-			FailurePolicy failurePolicy = this.overrides.applyTo(name, StringUtils.hasText(annotation.failurePolicy())
+			LimitShape shape = overrides.applyTo(name,
+					definitions.overDefaults(AnnotationValueParser.shape(annotation, this::resolve)));
+			long cost = definitions.cost(shape, (annotation.cost() != RateLimited.UNSET) ? annotation.cost() : null);
+			FailurePolicy failurePolicy = overrides.applyTo(name, StringUtils.hasText(annotation.failurePolicy())
 					? parseFailurePolicy(resolve(annotation.failurePolicy())) : defaults.getFailurePolicy());
-			LimitMode mode = this.overrides.applyTo(name, StringUtils.hasText(annotation.mode())
+			LimitMode mode = overrides.applyTo(name, StringUtils.hasText(annotation.mode())
 					? parseMode(resolve(annotation.mode())) : defaults.getMode());
-			LimitRequest request = LimitUsage.apply(
-					this.definitions.definition(name, shape, cost).withShadow(mode == LimitMode.SHADOW),
-					StringUtils.hasText(annotation.usage()) ? resolve(annotation.usage()) : null, this.usageMaxClients);
-			Expression key = this.expressions.parse(annotation.key(), variables);
+			LimitRequest request = this.parts.request(name, shape, cost, mode,
+					StringUtils.hasText(annotation.usage()) ? resolve(annotation.usage()) : null);
+			Expression key = expressions.parse(annotation.key(), variables);
 			Duration maxWait = StringUtils.hasText(annotation.maxWait()) ? parseMaxWait(resolve(annotation.maxWait()))
 					: null;
-			ChargeCondition charge = this.expressions.charge(annotation, variables);
+			ChargeCondition charge = expressions.charge(annotation, variables);
 			if (annotation.reserve() && charge == null) {
 				throw new IllegalArgumentException("reserve applies to a limit charged by outcome (chargeOn,"
 						+ " chargeWhen, chargeOnStatus): it reserves the cost and gives it back when the outcome does"
 						+ " not charge");
 			}
-			return this.shaping.shape(LimitDefinitions.requireChargedBeforeTheCall(new ConfiguredLimit(
-					new ConfiguredLimit.Budget(request, this.shares.of(request, failurePolicy), null),
+			return this.parts.shaping().shape(LimitDefinitions.requireChargedBeforeTheCall(new ConfiguredLimit(
+					new ConfiguredLimit.Budget(request, this.parts.shares().of(request, failurePolicy), null),
 					new ConfiguredLimit.ClientKey(key, LimitExpressionParser.readsArguments(key)),
 					new ConfiguredLimit.Origin(source, StringUtils.hasText(annotation.name())),
 					new ConfiguredLimit.Handling(failurePolicy, maxWait, charge, annotation.reserve(),
-							this.expressions.settleCost(annotation, variables), null),
+							expressions.settleCost(annotation, variables), null),
 					ConfiguredLimit.Planning.NONE)), shape);
 		}
 		catch (IllegalArgumentException | ParseException ex) {

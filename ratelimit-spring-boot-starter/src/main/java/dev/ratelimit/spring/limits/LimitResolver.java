@@ -64,10 +64,10 @@ public final class LimitResolver {
 		this.plans = new PlanResolver(expressions, LimitShape.of(properties.getDefaults()), definitions)
 			.plans(properties.getPlan(), overrides.applyTo(properties.getPlans()));
 		LimitShaping shaping = new LimitShaping(this.plans, overrides, definitions, shares);
-		int usageMaxClients = maxClients(properties.getUsage());
-		this.annotations = new AnnotationLimits(definitions, overrides, shaping, expressions, shares, environment,
-				usageMaxClients);
-		this.rules = new RuleLimits(definitions, overrides, shaping, expressions, shares, usageMaxClients);
+		LimitParts parts = new LimitParts(definitions, overrides, shaping, expressions, shares,
+				maxClients(properties.getUsage()));
+		this.annotations = new AnnotationLimits(parts, environment);
+		this.rules = new RuleLimits(parts);
 	}
 
 	private static int maxClients(LimitSettings.Usage usage) {

@@ -21,27 +21,10 @@ import org.springframework.util.StringUtils;
  */
 final class RuleLimits {
 
-	private final LimitDefinitions definitions;
+	private final LimitParts parts;
 
-	private final LimitOverrides overrides;
-
-	private final LimitShaping shaping;
-
-	private final LimitExpressionParser expressions;
-
-	private final FailLocalShareCalculator shares;
-
-	/** {@code ratelimit.usage.max-clients}. */
-	private final int usageMaxClients;
-
-	RuleLimits(LimitDefinitions definitions, LimitOverrides overrides, LimitShaping shaping,
-			LimitExpressionParser expressions, FailLocalShareCalculator shares, int usageMaxClients) {
-		this.usageMaxClients = usageMaxClients;
-		this.definitions = definitions;
-		this.overrides = overrides;
-		this.shaping = shaping;
-		this.expressions = expressions;
-		this.shares = shares;
+	RuleLimits(LimitParts parts) {
+		this.parts = parts;
 	}
 
 	/**
@@ -55,7 +38,7 @@ final class RuleLimits {
 		// The default name is the first path, with its variables as '*': braces would break the key's hash tag.
 		String name = StringUtils.hasText(rule.getName()) ? rule.getName()
 				: rule.getPaths().get(0).replaceAll("\\{[^}]*}", "*");
-		Expression key = RuleValues.key(this.expressions, rule, property);
+		Expression key = RuleValues.key(this.parts.expressions(), rule, property);
 		ChargeCondition charge = RuleValues.charge(rule, property);
 		String settleCostHeader = RuleValues.settleCostHeader(rule, property);
 		Duration maxWait = RuleValues.maxWait(rule, property);
@@ -99,23 +82,22 @@ final class RuleLimits {
 	 */
 	private ConfiguredLimit limit(LimitSettings.Limit limit, String name, @Nullable Expression key,
 			ConfiguredLimit.Origin origin, Function<FailurePolicy, ConfiguredLimit.Handling> handling) {
-		LimitSettings.Defaults defaults = this.definitions.defaults();
-		LimitMode mode = this.overrides.applyTo(name, (limit.getMode() != null) ? limit.getMode() : defaults.getMode());
-		LimitShape shape = this.overrides.applyTo(name, this.definitions.overDefaults(limit));
-		LimitRequest request = LimitUsage.apply(
-				this.definitions.definition(name, shape, this.definitions.cost(shape, limit.getCost()))
-					.withShadow(mode == LimitMode.SHADOW),
-				limit.getUsage(), this.usageMaxClients);
-		FailurePolicy failurePolicy = this.overrides.applyTo(name,
+		LimitSettings.Defaults defaults = this.parts.definitions().defaults();
+		LimitOverrides overrides = this.parts.overrides();
+		LimitMode mode = overrides.applyTo(name, (limit.getMode() != null) ? limit.getMode() : defaults.getMode());
+		LimitShape shape = overrides.applyTo(name, this.parts.definitions().overDefaults(limit));
+		LimitRequest request = this.parts.request(name, shape, this.parts.definitions().cost(shape, limit.getCost()),
+				mode, limit.getUsage());
+		FailurePolicy failurePolicy = overrides.applyTo(name,
 				(limit.getFailurePolicy() != null) ? limit.getFailurePolicy() : defaults.getFailurePolicy());
 		LimitRequest localShare;
 		try {
-			localShare = this.shares.of(request, failurePolicy);
+			localShare = this.parts.shares().of(request, failurePolicy);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new LocalShareException(failurePolicy, ex);
 		}
-		return this.shaping.shape(LimitDefinitions.requireChargedBeforeTheCall(new ConfiguredLimit(
+		return this.parts.shaping().shape(LimitDefinitions.requireChargedBeforeTheCall(new ConfiguredLimit(
 				new ConfiguredLimit.Budget(request, localShare, null), new ConfiguredLimit.ClientKey(key, false),
 				origin, handling.apply(failurePolicy), ConfiguredLimit.Planning.NONE)), shape);
 	}

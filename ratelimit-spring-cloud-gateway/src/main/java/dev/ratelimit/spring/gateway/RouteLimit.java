@@ -36,7 +36,7 @@ public class RouteLimit implements LimitSettings.Limit {
 
 	/** The arguments of the {@code RateLimited} filter, as routes write them. */
 	protected static final List<String> ARGUMENTS = List.of("name", "algorithm", "limit", "window", "period", "zone",
-			"first-day-of-week", "capacity", "cost", "mode", "failure-policy", "key");
+			"first-day-of-week", "capacity", "cost", "mode", "failure-policy", "usage", "key");
 
 	/** The arguments as the gateway bound them, until {@link #readArguments read}; {@code null} once read or set in code. */
 	private @Nullable Map<String, @Nullable Object> arguments;
@@ -62,6 +62,8 @@ public class RouteLimit implements LimitSettings.Limit {
 	private @Nullable LimitMode mode;
 
 	private @Nullable FailurePolicy failurePolicy;
+
+	private @Nullable String usage;
 
 	private @Nullable String key;
 
@@ -205,6 +207,21 @@ public class RouteLimit implements LimitSettings.Limit {
 	}
 
 	/**
+	 * Whether and per which period the limit records the units each client used, as a filter rule's {@code usage}:
+	 * {@code true} per the limit's calendar {@code period}, else per calendar month in UTC; or a calendar period such
+	 * as {@code month in Europe/Berlin}; {@code false} or unset: none. The client keys are then kept in clear text.
+	 */
+	@Override
+	public @Nullable String getUsage() {
+		return this.usage;
+	}
+
+	public RouteLimit setUsage(@Nullable String usage) {
+		this.usage = usage;
+		return this;
+	}
+
+	/**
 	 * Client key: an expression that reads the request only ({@link RouteKeys}), such as
 	 * {@code #request.getHeader('X-Api-Key')}; the client's address when unset, or when the key is missing and
 	 * {@code ratelimit.missing-key} is {@code client-ip}.
@@ -281,7 +298,7 @@ public class RouteLimit implements LimitSettings.Limit {
 	/** What tells two limits of one route apart: equal values resolve to the same limit. */
 	List<@Nullable Object> values() {
 		return Arrays.asList(this.name, this.algorithm, this.limit, this.window, this.period, this.zone,
-				this.firstDayOfWeek, this.capacity, this.cost, this.mode, this.failurePolicy, this.key);
+				this.firstDayOfWeek, this.capacity, this.cost, this.mode, this.failurePolicy, this.usage, this.key);
 	}
 
 }

@@ -68,6 +68,18 @@ class MvcGatewayIntegrationTests {
 	}
 
 	@Test
+	void aRouteWhoseUsageIsNoPeriodStopsStartupNamingTheRouteAndTheArgument() {
+		assertThatException()
+			.isThrownBy(() -> Gateway.run(WebApplicationType.SERVLET, new Class<?>[] { GatewayTestApplication.class },
+					ROUTES + "[0].id=billed", ROUTES + "[0].uri=" + backend.uri(),
+					ROUTES + "[0].predicates[0]=Path=/billed/**", ROUTES + "[0].filters[0].name=RateLimited",
+					ROUTES + "[0].filters[0].args.limit=5", ROUTES + "[0].filters[0].args.usage=fortnight"))
+			.satisfies((ex) -> assertThat(ex).hasStackTraceContaining("Invalid rate limit of route 'billed'"
+					+ " (RateLimited) (usage): usage of rate limit 'billed' must be true, false or a calendar period"
+					+ " ('month', 'day in Europe/Berlin', 'week from sunday'), but was 'fortnight'"));
+	}
+
+	@Test
 	void aRouteArgumentValueOfTheWrongTypeStopsStartupNamingTheRouteTheArgumentAndTheValues() {
 		// Gateway Server MVC's own binding would stop startup without naming the route, listing FIXED_WINDOW, ...
 		assertThatException()
@@ -90,7 +102,7 @@ class MvcGatewayIntegrationTests {
 					ROUTES + "[0].filters[0].args.limt=5", ROUTES + "[0].filters[0].args.window=1h"))
 			.satisfies((ex) -> assertThat(ex).hasStackTraceContaining("Invalid rate limit of route 'typo'"
 					+ " (RateLimited): it has no argument 'limt' (the filter takes name, algorithm, limit, window,"
-					+ " period, zone, first-day-of-week, capacity, cost, mode, failure-policy, key)"));
+					+ " period, zone, first-day-of-week, capacity, cost, mode, failure-policy, usage, key)"));
 	}
 
 	@Test

@@ -62,7 +62,7 @@ class RouteArgumentsTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> read("limt", "5"))
 			.withMessage("Invalid rate limit of route 'api' (RateLimited): it has no argument 'limt' (the filter"
 					+ " takes name, algorithm, limit, window, period, zone, first-day-of-week, capacity, cost, mode,"
-					+ " failure-policy, key, key-resolver)");
+					+ " failure-policy, usage, key, key-resolver)");
 		// a property of the configuration that is no argument: the gateway sets it
 		assertThatIllegalArgumentException().isThrownBy(() -> read("route-id", "other"))
 			.withMessageContaining("it has no argument 'route-id'");
@@ -82,7 +82,7 @@ class RouteArgumentsTests {
 	void argumentsAreReadInEveryFormOfTheirNamesThatBootsBinderTakes() {
 		RateLimitedGatewayFilterFactory.Config config = bound(Map.of("algorithm", "FIXED_WINDOW", "limit", "100",
 				"failurePolicy", "fail-closed", "first_day_of_week", "sunday", "period", "week", "Zone",
-				"Europe/Berlin", "mode", "shadow", "key", "#header('X-Api-Key')"));
+				"Europe/Berlin", "mode", "shadow", "usage", "month in Europe/Berlin", "key", "#header('X-Api-Key')"));
 		config.readArguments("api");
 		assertThat(config.getAlgorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
 		assertThat(config.getLimit()).isEqualTo(100L);
@@ -91,6 +91,7 @@ class RouteArgumentsTests {
 		assertThat(config.getPeriod()).isEqualTo(CalendarPeriod.Unit.WEEK);
 		assertThat(config.getZone()).isEqualTo(ZoneId.of("Europe/Berlin"));
 		assertThat(config.getMode()).isEqualTo(LimitMode.SHADOW);
+		assertThat(config.getUsage()).isEqualTo("month in Europe/Berlin");
 		assertThat(config.getKey()).isEqualTo("#header('X-Api-Key')");
 		assertThat(bound(Map.of("window", "1h"))).satisfies((read) -> {
 			read.readArguments("api");

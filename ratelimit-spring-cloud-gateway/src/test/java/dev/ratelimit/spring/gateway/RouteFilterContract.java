@@ -16,6 +16,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -83,6 +84,9 @@ abstract class RouteFilterContract {
 		// a daily quota in a time zone: a fixed window whose windows are the days there
 		properties.addAll(route(i++, "daily", "Path=/daily/**", "name=RateLimited", "args.limit=1",
 				"args.period=day", "args.zone=Pacific/Auckland", "args.key=#request.getHeader('X-Client')"));
+		// a route that records its clients' usage (per month in UTC: its window is no calendar period)
+		properties.addAll(route(i++, "metered", "Path=/metered/**", "name=RateLimited", "args.limit=2",
+				"args.window=1h", "args.usage=true", "args.key=#request.getHeader('X-Client')"));
 		// a request without the key of a route's expression is refused rather than keyed by its address
 		properties.add("ratelimit.missing-key=reject");
 		first = gateway(properties.toArray(String[]::new));
@@ -328,6 +332,35 @@ abstract class RouteFilterContract {
 		assertThat(retryAfter).isBetween(Math.min(before, after) - 5, Math.max(before, after) + 5);
 		assertThat(denied.headers().allValues("RateLimit")).containsExactly("\"daily\";r=0;t=" + retryAfter);
 		assertThat(backend.hits("daily")).isEqualTo(1);
+	}
+
+	/**
+	 * A route with {@code usage} records the units each of its clients used, over both gateways, denials adding
+	 * nothing, as a rule's does; the endpoint lists them, and the route's usage period.
+	 */
+	@Test
+	void aRouteWithUsageRecordsEachClientsUnitsReadableAtTheEndpoint() throws Exception {
+		// clients of this class alone: the two servers' contracts may share a Redis
+		String ann = "ann-" + getClass().getSimpleName();
+		String bob = "bob-" + getClass().getSimpleName();
+		assertThat(first.get("/metered/x", "X-Client", ann).statusCode()).isEqualTo(200);
+		assertThat(second.get("/metered/x", "X-Client", ann).statusCode()).isEqualTo(200);
+		assertThat(first.get("/metered/x", "X-Client", ann).statusCode()).isEqualTo(429);
+		assertThat(second.get("/metered/x", "X-Client", bob).statusCode()).isEqualTo(200);
+
+		HttpResponse<String> usage = first.get("/actuator/ratelimits/metered/usage");
+		assertThat(usage.statusCode()).as(usage.body()).isEqualTo(200);
+		String body = usage.body();
+		assertThat(JsonPath.<String>read(body, "$.name")).isEqualTo("metered");
+		// a month in UTC
+		assertThat(JsonPath.<String>read(body, "$.periodStart")).endsWith("-01T00:00:00Z");
+		assertThat(JsonPath.<List<Integer>>read(body, "$.entries[?(@.client == 'key:" + ann + "')].units"))
+			.containsExactly(2);
+		assertThat(JsonPath.<List<Integer>>read(body, "$.entries[?(@.client == 'key:" + bob + "')].units"))
+			.containsExactly(1);
+		assertThat(JsonPath.<List<String>>read(second.get("/actuator/ratelimits").body(),
+				"$.limits[?(@.name == 'metered')].usage"))
+			.containsExactly("month");
 	}
 
 	/** Seconds from now to the next midnight in {@code zone}, as the JVM's clock and the zone's rules place it. */

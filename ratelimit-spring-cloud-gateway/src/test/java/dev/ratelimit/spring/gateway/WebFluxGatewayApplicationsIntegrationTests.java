@@ -132,6 +132,18 @@ class WebFluxGatewayApplicationsIntegrationTests {
 	}
 
 	@Test
+	void aRouteWhoseUsageIsNoPeriodStopsStartupNamingTheRouteAndTheArgument() {
+		List<String> properties = new ArrayList<>();
+		route(properties, 0, "billed", "/billed/**", "name=RateLimited", "args.limit=5", "args.usage=fortnight");
+		assertThatException()
+			.isThrownBy(() -> Gateway.run(WebApplicationType.REACTIVE, new Class<?>[] { GatewayTestApplication.class },
+					properties.toArray(String[]::new)))
+			.satisfies((ex) -> assertThat(ex).hasStackTraceContaining("Invalid rate limit of route 'billed'"
+					+ " (RateLimited) (usage): usage of rate limit 'billed' must be true, false or a calendar period"
+					+ " ('month', 'day in Europe/Berlin', 'week from sunday'), but was 'fortnight'"));
+	}
+
+	@Test
 	void aMisspeltRouteArgumentStopsStartupNamingTheRouteAndTheArgumentsTheFilterTakes() {
 		// the gateway's own binding ignores it: the route would run at the default limit
 		List<String> properties = new ArrayList<>();
@@ -141,7 +153,7 @@ class WebFluxGatewayApplicationsIntegrationTests {
 					properties.toArray(String[]::new)))
 			.satisfies((ex) -> assertThat(ex).hasStackTraceContaining("Invalid rate limit of route 'typo'"
 					+ " (RateLimited): it has no argument 'limt' (the filter takes name, algorithm, limit, window,"
-					+ " period, zone, first-day-of-week, capacity, cost, mode, failure-policy, key, key-resolver)"));
+					+ " period, zone, first-day-of-week, capacity, cost, mode, failure-policy, usage, key, key-resolver)"));
 	}
 
 	@Test

@@ -11,6 +11,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import com.jayway.jsonpath.JsonPath;
 import dev.ratelimit.spring.gateway.webflux.RateLimitedGatewayFilterFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -77,6 +78,10 @@ class WebFluxGatewayIntegrationTests {
 		route(properties, 7, "rrl-daily", "/rrl-daily/**", "name=RequestRateLimiter",
 				"args.rate-limiter=#{@rateLimitGatewayRateLimiter}", "args.key-resolver=#{@userKeyResolver}",
 				"args.ratelimit.limit=1", "args.ratelimit.period=day", "args.ratelimit.zone=Europe/Berlin");
+		// usage per month in Berlin, as RequestRateLimiter's argument of the starter's limiter
+		route(properties, 8, "rrl-metered", "/rrl-metered/**", "name=RequestRateLimiter",
+				"args.rate-limiter=#{@rateLimitGatewayRateLimiter}", "args.key-resolver=#{@userKeyResolver}",
+				"args.ratelimit.limit=1", "args.ratelimit.window=1h", "args.ratelimit.usage=month in Europe/Berlin");
 		properties.add("server.forward-headers-strategy=native");
 		gateway = Gateway.webflux(new Class<?>[] { GatewayTestApplication.class, KeyResolvers.class,
 				RefreshErrors.class }, properties.toArray(String[]::new));
@@ -164,6 +169,18 @@ class WebFluxGatewayIntegrationTests {
 	}
 
 	@Test
+	void requestRateLimiterWithTheStartersLimiterRecordsUsage() throws Exception {
+		assertThat(gateway.get("/rrl-metered/a", "X-User", "ann").statusCode()).isEqualTo(200);
+		assertThat(gateway.get("/rrl-metered/a", "X-User", "ann").statusCode()).isEqualTo(429);
+		HttpResponse<String> usage = gateway.get("/actuator/ratelimits/rrl-metered/usage");
+		assertThat(usage.statusCode()).as(usage.body()).isEqualTo(200);
+		// the month's first midnight in Berlin, in UTC: 23:00 or 22:00 the day before
+		assertThat(JsonPath.<String>read(usage.body(), "$.periodStart")).matches(".*T2[23]:00:00Z");
+		assertThat(JsonPath.<List<Object>>read(usage.body(), "$.entries[*].client")).containsExactly("key:ann");
+		assertThat(JsonPath.<List<Object>>read(usage.body(), "$.entries[*].units")).containsExactly(1);
+	}
+
+	@Test
 	void theGatewaysOwnRedisRateLimiterStaysTheDefault() throws Exception {
 		assertThat(gateway.context().getBeansOfType(RateLimiter.class)).containsKey("redisRateLimiter");
 		HttpResponse<String> denied = firstDenied("/gateways-own/a", "ann");
@@ -226,7 +243,7 @@ class WebFluxGatewayIntegrationTests {
 		assertThat(refused("typo", "{\"name\":\"RateLimited\",\"args\":{\"limt\":\"1\",\"window\":\"1h\"}}"))
 			.isEqualTo("Invalid rate limit of route 'typo' (RateLimited): it has no argument 'limt' (the filter takes"
 					+ " name, algorithm, limit, window, period, zone, first-day-of-week, capacity, cost, mode,"
-					+ " failure-policy, key, key-resolver)");
+					+ " failure-policy, usage, key, key-resolver)");
 	}
 
 	@Test
@@ -242,9 +259,20 @@ class WebFluxGatewayIntegrationTests {
 			.isEqualTo("Invalid rate limit of route 'rrl-typo' (RequestRateLimiter): it has no argument"
 					+ " 'ratelimit.limt' (the filter takes ratelimit.name, ratelimit.algorithm, ratelimit.limit,"
 					+ " ratelimit.window, ratelimit.period, ratelimit.zone, ratelimit.first-day-of-week,"
-					+ " ratelimit.capacity, ratelimit.cost, ratelimit.mode, ratelimit.failure-policy,"
+					+ " ratelimit.capacity, ratelimit.cost, ratelimit.mode, ratelimit.failure-policy, ratelimit.usage,"
 					+ " ratelimit.gateway-headers, redis-rate-limiter.replenishRate, redis-rate-limiter.burstCapacity,"
 					+ " redis-rate-limiter.requestedTokens)");
+	}
+
+	@Test
+	void aRoutePostedWithAUsageThatIsNoPeriodIsRefusedNamingTheArgument() throws Exception {
+		assertThat(refused("billed", "{\"name\":\"RateLimited\",\"args\":{\"usage\":\"fortnight\"}}"))
+			.startsWith("Invalid rate limit of route 'billed' (RateLimited) (usage): usage of rate limit 'billed' must"
+					+ " be true, false or a calendar period");
+		// a concurrency limit records none
+		assertThat(refused("billed-leases", "{\"name\":\"RateLimited\",\"args\":{\"algorithm\":\"concurrency\","
+				+ "\"usage\":\"true\"}}"))
+			.startsWith("Invalid rate limit of route 'billed-leases' (RateLimited) (usage): ");
 	}
 
 	@Test

@@ -95,7 +95,7 @@ final class ClientStates {
 					shape.shadow() ? null : RateLimitHeaderWriter.stateItem(peeked)));
 		}
 		return new State(plan, Terms.of(definition.algorithm()), definition.limit(), definition.window().toString(),
-				RateLimitsEndpoint.capacity(definition), peeked.remaining(), this.nearLimit.test(peeked),
+				LimitLookup.capacity(definition), peeked.remaining(), this.nearLimit.test(peeked),
 				peeked.resetAfterMs(), peeked.moreAfterMs(), requests,
 				definition.algorithm().rate() ? null
 						: this.limiter.leases(key, definition).stream().map(LeaseHolder::of).toList());

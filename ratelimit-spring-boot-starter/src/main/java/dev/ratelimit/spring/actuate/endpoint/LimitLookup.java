@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
+import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitConfiguration;
@@ -98,6 +99,11 @@ final class LimitLookup {
 	/** Whether the limit {@code name} is in shadow mode (limits of one name agree: {@code LimitRegistry}). */
 	boolean shadow(String name) {
 		return this.names.all().stream().anyMatch((limit) -> limit.name().equals(name) && limit.shadow());
+	}
+
+	/** A token bucket's capacity; {@code null} for the other algorithms, which have none. */
+	static @Nullable Long capacity(LimitDefinition definition) {
+		return (definition.algorithm() == Algorithm.TOKEN_BUCKET) ? definition.capacity() : null;
 	}
 
 	/** The limit as each plan shapes it, in the plans' order; the limit itself when it is not planned. */

@@ -11,6 +11,7 @@ import dev.ratelimit.spring.limits.LimitOverride;
 import dev.ratelimit.spring.limits.LimitOverrides;
 import dev.ratelimit.spring.limits.OverrideTarget;
 import dev.ratelimit.spring.limits.OverridesSync;
+import dev.ratelimit.spring.limits.Terms;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -41,8 +42,19 @@ final class OverrideOperation {
 		List<Overridden> list = new ArrayList<>();
 		this.overrides.stored()
 			.targets()
-			.forEach((target, override) -> list.add(Overridden.of(target, override, inForce.get(target) != null)));
+			.forEach((target, override) -> list.add(overridden(target, override, inForce.get(target) != null)));
 		return list;
+	}
+
+	private static Overridden overridden(OverrideTarget target, LimitOverride override, boolean inForce) {
+		return new Overridden(target.name(), target.plan(), target.clientTag(), term(override.algorithm()),
+				override.limit(), (override.window() != null) ? override.window().toString() : null,
+				override.capacity(), term(override.period()), (override.zone() != null) ? override.zone().getId() : null,
+				term(override.firstDayOfWeek()), term(override.mode()), term(override.failurePolicy()), inForce);
+	}
+
+	private static @Nullable String term(@Nullable Enum<?> value) {
+		return (value != null) ? Terms.of(value) : null;
 	}
 
 	/**
@@ -63,6 +75,14 @@ final class OverrideOperation {
 					+ " mode and failure policy, and a plan's or a client's shape of it; keys, rules and plan"
 					+ " expressions come only from the application's configuration (they are expressions, and the"
 					+ " endpoint runs no code)");
+		}
+		if (body.usage() != null) {
+			// the opt-in keeps client keys in clear text, and a period changed mid-period would leave the usage
+			// recorded so far unread: a decision of the application's configuration, reviewed with it
+			return badRequest("'usage' is not changed through the ratelimits endpoint: whether a limit records its"
+					+ " clients' usage, keeping their keys in clear text, and per which period, comes only from the"
+					+ " application's configuration (the usage of a limit with usage: true follows its own period,"
+					+ " which an override may change)");
 		}
 		if (body.name() != null) {
 			return badRequest("The limit is the one the path names (/actuator/ratelimits/{name}); the body gives"

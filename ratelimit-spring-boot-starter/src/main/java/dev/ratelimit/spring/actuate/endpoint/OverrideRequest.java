@@ -15,12 +15,13 @@ import org.jspecify.annotations.Nullable;
  * @param key refused: keys are expressions, which the endpoint never takes
  * @param paths refused: rules come from the configuration
  * @param expression refused: expressions come from the configuration
+ * @param usage refused: whether and per which period a limit records usage comes from the configuration
  */
 record OverrideRequest(@Nullable String plan, @Nullable String client, @Nullable String algorithm,
 		@Nullable Long limit, @Nullable String window, @Nullable Long capacity, @Nullable String period,
 		@Nullable String zone, @Nullable String firstDayOfWeek, @Nullable String mode, @Nullable String failurePolicy,
 		@Nullable Boolean undo, @Nullable String name, @Nullable String key, @Nullable String paths,
-		@Nullable String expression) {
+		@Nullable String expression, @Nullable String usage) {
 
 	/**
 	 * What the body sets.

@@ -1,23 +1,15 @@
 package dev.ratelimit.spring.actuate.endpoint;
 
-import java.util.ArrayList;
 import java.util.List;
 
-import dev.ratelimit.core.Algorithm;
 import dev.ratelimit.core.HeldLease;
-import dev.ratelimit.core.LimitDefinition;
 import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.spring.enforce.ClientKeyResolver;
 import dev.ratelimit.spring.enforce.DenialCache;
 import dev.ratelimit.spring.enforce.NearLimit;
 import dev.ratelimit.spring.RateLimitReset;
-import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitConfigurations;
-import dev.ratelimit.spring.limits.LimitOverride;
-import dev.ratelimit.spring.limits.OverrideTarget;
 import dev.ratelimit.spring.limits.OverridesSync;
-import dev.ratelimit.spring.limits.PlanSelector;
-import dev.ratelimit.spring.limits.Terms;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -69,9 +61,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 @WebEndpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
 
-	private final LimitConfigurations configurations;
-
-	private final String store;
+	private final LimitListing listing;
 
 	private final OverrideOperation overrides;
 
@@ -89,33 +79,16 @@ public class RateLimitsEndpoint {
 	 */
 	public RateLimitsEndpoint(RateLimiter limiter, LimitConfigurations configurations, OverridesSync overrides,
 			String store, DenialCache denials, NearLimit nearLimit, RateLimitReset reset) {
-		this.configurations = configurations;
-		this.store = store;
 		this.overrides = new OverrideOperation(configurations, overrides);
+		this.listing = new LimitListing(configurations, store, this.overrides);
 		this.clients = new ClientStates(limiter, configurations, denials, nearLimit, reset);
 		this.usage = new UsageReads(limiter, configurations);
 	}
 
+	/** Every limit, in each plan's shape, as overridden; the plans; the overrides stored. */
 	@ReadOperation
 	public Limits limits() {
-		LimitLookup lookup = new LimitLookup(this.configurations.current());
-		List<Limit> limits = new ArrayList<>();
-		for (ConfiguredLimit limit : lookup.all()) {
-			for (ConfiguredLimit shaped : lookup.shapes(limit)) {
-				LimitDefinition definition = shaped.request().definition();
-				limits.add(new Limit(definition.name(), limit.source(), shaped.plan(),
-						Terms.of(definition.algorithm()), definition.limit(), definition.window().toString(),
-						capacity(definition), shaped.request().cost(),
-						(limit.key() != null) ? limit.key().getExpressionString() : null,
-						Terms.of(limit.failurePolicy()),
-						limit.shadow() ? "shadow" : "enforce",
-						(definition.usage() != null) ? definition.usage().period().toString() : null));
-			}
-		}
-		PlanSelector plans = lookup.plans();
-		return new Limits(this.store, plans.names().isEmpty() ? null
-				: new PlanSelection(plans.expression(), plans.defaultPlan(), List.copyOf(plans.names())),
-				limits, this.overrides.overrides());
+		return this.listing.limits();
 	}
 
 	/**
@@ -139,6 +112,7 @@ public class RateLimitsEndpoint {
 	 * @param key refused: keys are expressions, which the endpoint never takes
 	 * @param paths refused: rules come from the configuration
 	 * @param expression refused: expressions come from the configuration
+	 * @param usage refused: whether and per which period a limit records usage comes from the configuration
 	 * @return 200 with the overrides stored; 400 naming the field or the property (nothing changes); 404 for an
 	 * unknown limit or plan (an override left aside can still be undone); 503 when the store does not answer
 	 */
@@ -148,9 +122,10 @@ public class RateLimitsEndpoint {
 			@Nullable String window, @Nullable Long capacity, @Nullable String period, @Nullable String zone,
 			@Nullable String firstDayOfWeek, @Nullable String mode, @Nullable String failurePolicy,
 			@Nullable Boolean undo, @Nullable String name, @Nullable String key, @Nullable String paths,
-			@Nullable String expression) {
+			@Nullable String expression, @Nullable String usage) {
 		return this.overrides.override(limitPath, new OverrideRequest(plan, client, algorithm, limit, window,
-				capacity, period, zone, firstDayOfWeek, mode, failurePolicy, undo, name, key, paths, expression));
+				capacity, period, zone, firstDayOfWeek, mode, failurePolicy, undo, name, key, paths, expression,
+				usage));
 	}
 
 	/**
@@ -203,11 +178,6 @@ public class RateLimitsEndpoint {
 		return this.clients.resetAll();
 	}
 
-	/** A token bucket's capacity; {@code null} for the other algorithms, which have none. */
-	static @Nullable Long capacity(LimitDefinition definition) {
-		return (definition.algorithm() == Algorithm.TOKEN_BUCKET) ? definition.capacity() : null;
-	}
-
 	/**
 	 * What {@code GET /actuator/ratelimits} answers.
 	 * @param store {@code redis} or {@code in-memory} ({@code ratelimit.store})
@@ -232,19 +202,6 @@ public class RateLimitsEndpoint {
 			@Nullable Long limit, @Nullable String window, @Nullable Long capacity, @Nullable String period,
 			@Nullable String zone, @Nullable String firstDayOfWeek, @Nullable String mode,
 			@Nullable String failurePolicy, boolean inForce) {
-
-		static Overridden of(OverrideTarget target, LimitOverride override, boolean inForce) {
-			return new Overridden(target.name(), target.plan(), target.clientTag(), term(override.algorithm()),
-					override.limit(), (override.window() != null) ? override.window().toString() : null,
-					override.capacity(), term(override.period()),
-					(override.zone() != null) ? override.zone().getId() : null, term(override.firstDayOfWeek()),
-					term(override.mode()), term(override.failurePolicy()), inForce);
-		}
-
-		private static @Nullable String term(@Nullable Enum<?> value) {
-			return (value != null) ? Terms.of(value) : null;
-		}
-
 	}
 
 	/**

@@ -63,7 +63,7 @@ final class UsageReads {
 			.orElse(null);
 		if (recording == null) {
 			return new WebEndpointResponse<>(new Error("Rate limit '" + limit + "' records no usage: set usage on its"
-					+ " rule or annotation (usage: true, or a period such as 'month')"), WebEndpointResponse.STATUS_NOT_FOUND);
+					+ " rule, annotation or gateway route (usage: true, or a period such as 'month')"), WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		Usage.Period which;
 		try {

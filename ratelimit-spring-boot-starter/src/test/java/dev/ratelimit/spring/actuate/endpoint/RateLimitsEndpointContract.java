@@ -496,6 +496,29 @@ abstract class RateLimitsEndpointContract extends ServerTestSupport {
 		assertThat(read("/actuator/ratelimits").body()).isEqualTo(before);
 	}
 
+	@Test
+	void anOverrideDoesNotSetUsageWhichComesFromTheConfigurationAlone() throws Exception {
+		// bucket: rule 2, usage true (per month in UTC)
+		String before = read("/actuator/ratelimits").body();
+		for (String body : List.of("{\"usage\": \"day\"}", "{\"usage\": false}", "{\"limit\": 5, \"usage\": \"true\"}",
+				"{\"client\": \"tenant-usage\", \"usage\": \"month in Europe/Berlin\"}")) {
+			HttpResponse<String> refused = write("/actuator/ratelimits/bucket", body);
+			assertThat(refused.statusCode()).as(body).isEqualTo(400);
+			assertThat(refused.body()).as(body)
+				.contains("'usage' is not changed through the ratelimits endpoint")
+				.contains("comes only from the application's configuration");
+		}
+		// a concurrency limit records no usage: what startup would say
+		HttpResponse<String> leases = write("/actuator/ratelimits/bucket", "{\"algorithm\": \"concurrency\"}");
+		assertThat(leases.statusCode()).isEqualTo(400);
+		assertThat(leases.body()).contains("records no usage");
+		// nor turned on for a limit that records none
+		HttpResponse<String> search = write("/actuator/ratelimits/search", "{\"usage\": \"true\"}");
+		assertThat(search.statusCode()).isEqualTo(400);
+		assertThat(search.body()).contains("'usage'");
+		assertThat(read("/actuator/ratelimits").body()).isEqualTo(before);
+	}
+
 	/**
 	 * A GET of the endpoint on a connection of its own. On WebFlux, Actuator answers from another thread than the
 	 * connection's event loop, and Reactor Netty 1.3.6 can then leave a keep-alive connection's next request

@@ -158,8 +158,9 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 		private static final List<String> ARGUMENTS = List.of("ratelimit.name", "ratelimit.algorithm",
 				"ratelimit.limit", "ratelimit.window", "ratelimit.period", "ratelimit.zone",
 				"ratelimit.first-day-of-week", "ratelimit.capacity", "ratelimit.cost", "ratelimit.mode",
-				"ratelimit.failure-policy", "ratelimit.gateway-headers", "redis-rate-limiter.replenishRate",
-				"redis-rate-limiter.burstCapacity", "redis-rate-limiter.requestedTokens");
+				"ratelimit.failure-policy", "ratelimit.usage", "ratelimit.gateway-headers",
+				"redis-rate-limiter.replenishRate", "redis-rate-limiter.burstCapacity",
+				"redis-rate-limiter.requestedTokens");
 
 		private @Nullable Long replenishRate;
 
@@ -263,7 +264,8 @@ public class RateLimitGatewayRateLimiter extends AbstractRateLimiter<RateLimitGa
 				.setCapacity(either(routeId, "capacity", getCapacity(), "burstCapacity", this.burstCapacity))
 				.setCost(either(routeId, "cost", getCost(), "requestedTokens", this.requestedTokens))
 				.setMode(getMode())
-				.setFailurePolicy(getFailurePolicy());
+				.setFailurePolicy(getFailurePolicy())
+				.setUsage(getUsage());
 			if (this.replenishRate != null || this.burstCapacity != null) {
 				if (getAlgorithm() != null && getAlgorithm() != Algorithm.TOKEN_BUCKET) {
 					throw new IllegalArgumentException("The rate limit of route '" + routeId + "' has replenishRate or"
