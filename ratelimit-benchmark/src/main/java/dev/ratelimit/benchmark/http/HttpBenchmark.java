@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import dev.ratelimit.benchmark.JavaApiBenchmark;
 import dev.ratelimit.benchmark.Options;
+import dev.ratelimit.benchmark.RedisCounters;
 import dev.ratelimit.benchmark.Table;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -223,8 +223,8 @@ public final class HttpBenchmark {
 
 	private static Measurement wrk(String url, int threads, int connections, int seconds, JedisPooled jedis)
 			throws IOException, InterruptedException {
-		long callsBefore = clientCalls(jedis);
-		double redisCpuBefore = JavaApiBenchmark.redisCpuSeconds(jedis);
+		long callsBefore = RedisCounters.clientCalls(jedis);
+		double redisCpuBefore = RedisCounters.redisCpuSeconds(jedis);
 		long appCpuBefore = PROCESS.getProcessCpuTime();
 		// every request carries the API key that the typical instance's limit is keyed by
 		Process process = new ProcessBuilder("wrk", "-t" + threads, "-c" + connections, "-d" + seconds + "s",
@@ -234,8 +234,8 @@ public final class HttpBenchmark {
 			throw new IllegalStateException("wrk failed on " + url + ":\n" + output);
 		}
 		long appCpuNanos = PROCESS.getProcessCpuTime() - appCpuBefore;
-		double redisCpu = JavaApiBenchmark.redisCpuSeconds(jedis) - redisCpuBefore;
-		long calls = clientCalls(jedis) - callsBefore;
+		double redisCpu = RedisCounters.redisCpuSeconds(jedis) - redisCpuBefore;
+		long calls = RedisCounters.clientCalls(jedis) - callsBefore;
 		long requests = Long.parseLong(find(REQUESTS, output, url));
 		Matcher non2xx = NON_2XX.matcher(output);
 		long failed = non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0;
@@ -262,22 +262,6 @@ public final class HttpBenchmark {
 			throw new IllegalStateException("no " + pattern + " in wrk's output for " + url + ":\n" + output);
 		}
 		return matcher.group(1);
-	}
-
-	/**
-	 * The calls clients made to Redis ({@code INFO commandstats}): scripts and {@code PING}, not the commands a
-	 * script runs inside, and not this benchmark's {@code INFO}.
-	 */
-	static long clientCalls(JedisPooled jedis) {
-		long calls = 0;
-		for (String line : jedis.info("commandstats").split("\\r?\\n")) {
-			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")
-					|| line.startsWith("cmdstat_ping:")) {
-				String value = line.substring(line.indexOf("calls=") + 6);
-				calls += Long.parseLong(value.substring(0, value.indexOf(',')));
-			}
-		}
-		return calls;
 	}
 
 	private static void print(Map<String, Measurement> medians) {
