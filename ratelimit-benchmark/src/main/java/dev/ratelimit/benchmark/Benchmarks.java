@@ -116,7 +116,7 @@ public final class Benchmarks {
 				Map<String, JavaApiBenchmark.Measurement> apiResults = null;
 				Map<String, HttpBenchmark.Measurement> httpResults = null;
 				if (this.api != null) {
-					apiResults = JavaApiBenchmark.run(this.api, jedis);
+					apiResults = JavaApiBenchmark.run(this.api, redis, jedis);
 				}
 				if (this.http != null) {
 					jedis.flushAll();

@@ -60,14 +60,14 @@ final class OfferedLoad {
 		System.out.printf(Locale.ROOT, "| %-24s | %11s | %9s | %20s | %12s | %6s | %12s | %8s | %8s |%n", "---", "---:",
 				"---:", "---:", "---:", "---:", "---:", "---:", "---:");
 		RateLimiter limiter = new RedisRateLimiter(new JedisScriptExecutor(jedis));
-		String[] clients = JavaApiBenchmark.clients(CLIENTS);
+		String[] clients = ApiScenarios.clients(CLIENTS);
 		for (Algorithm algorithm : Algorithm.rates()) {
 			LimitDefinition limit = LimitDefinition.of("api", algorithm, 10, Duration.ofSeconds(1));
 			jedis.flushAll();
 			// one decision first, so that the script is cached and the memory baseline holds no key
 			limiter.tryAcquire("warm-up", limit);
 			jedis.flushAll();
-			double cpuBefore = JavaApiBenchmark.redisCpuSeconds(jedis);
+			double cpuBefore = RedisCounters.redisCpuSeconds(jedis);
 			long[] latencies = new long[RATE * seconds];
 			boolean[] admitted = new boolean[latencies.length];
 			long start = System.nanoTime() + 50_000_000;
@@ -93,7 +93,7 @@ final class OfferedLoad {
 				sender.join();
 			}
 			double elapsed = (System.nanoTime() - start) / 1e9;
-			double cpu = JavaApiBenchmark.redisCpuSeconds(jedis) - cpuBefore;
+			double cpu = RedisCounters.redisCpuSeconds(jedis) - cpuBefore;
 			long keys = 0;
 			long memory = 0;
 			ScanParams all = new ScanParams().match("*").count(1000);

@@ -15,9 +15,14 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The application {@link HttpBenchmark} loads: one trivial endpoint, served unlimited, after one Redis round trip
  * (the floor of any limit on Redis), limited by annotation and by filter rule, and denied. Its properties are
- * {@code application.properties} in this package's resources, plus what {@link HttpBenchmark} passes.
+ * {@code benchmark.properties} in this package's resources, plus what {@link HttpBenchmark} passes.
+ *
+ * <p>
+ * Spring Cloud Gateway is on the class path for the benchmark's gateway: here it is off
+ * ({@code spring.cloud.gateway.server.webflux.enabled=false}, since it refuses to start beside Spring MVC), and so is
+ * its Redis configuration, which that switch leaves on and which needs the gateway's beans.
  */
-@SpringBootApplication
+@SpringBootApplication(excludeName = "org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration")
 public class BenchmarkApplication {
 
 	/** One command in a script: the limiter's own round trip with almost no work in it. */

@@ -1,20 +1,16 @@
 package dev.ratelimit.benchmark.http;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-import dev.ratelimit.benchmark.JavaApiBenchmark;
 import dev.ratelimit.benchmark.Options;
 import dev.ratelimit.benchmark.Table;
+import dev.ratelimit.benchmark.gateway.BenchmarkGateway;
 import dev.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -29,8 +25,11 @@ import org.springframework.context.ConfigurableApplicationContext;
  * unlimited, after one Redis round trip, limited by annotation and by filter rule, and one client flooding a denied
  * limit with remembered denials on and off, and the unlimited and limited endpoints again on an instance whose
  * decisions are observed, and on a typical application's instance (Actuator, Prometheus, observations, a limit keyed
- * by a request header). Four instances of {@link BenchmarkApplication} run in this JVM, on the Redis the benchmark
- * started ({@link Instance}); every round runs every scenario once (interleaved), and the table shows medians.
+ * by a request header); and a Spring Cloud Gateway proxying to the unlimited endpoint, on a route without a limit and
+ * with {@code RequestRateLimiter} on the gateway's own {@code RedisRateLimiter} and on the starter's replacement
+ * ({@link BenchmarkGateway}). Four instances of {@link BenchmarkApplication} and, when a gateway scenario runs, the
+ * gateway run in this JVM, on the Redis the benchmark started ({@link Instance}); every round runs every scenario once
+ * (interleaved, so the gateway's two limiters alternate), and the table shows medians.
  *
  * <p>
  * Options: {@code --http-seconds} per scenario and round (default 5), {@code --rounds} (3), {@code --connections} (16),
@@ -65,7 +64,13 @@ public final class HttpBenchmark {
 		 * A typical application: Actuator, a Prometheus registry (exposed at {@code /actuator/prometheus}) and the
 		 * {@code ObservationRegistry}; its limit is keyed by a request header.
 		 */
-		TYPICAL("ratelimit.denials.remember=true", "management.endpoints.web.exposure.include=health,prometheus");
+		TYPICAL("ratelimit.denials.remember=true", "management.endpoints.web.exposure.include=health,prometheus"),
+
+		/**
+		 * The gateway ({@link BenchmarkGateway}), no registries: neither the gateway's metrics nor the starter's are
+		 * recorded, on either route.
+		 */
+		GATEWAY("spring.autoconfigure.exclude=" + String.join(",", NO_REGISTRIES));
 
 		private final String[] properties;
 
@@ -85,28 +90,22 @@ public final class HttpBenchmark {
 			"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration");
 
 	/**
-	 * {@code appCpuMicros}: CPU time of this JVM (the three application instances) per request, in µs;
-	 * {@code redisCpuMicros}: the Redis server's ({@code INFO cpu}) per request, in µs.
+	 * Per request: {@code redisCallsPerRequest}, the script calls and {@code PING}s Redis answered;
+	 * {@code scriptCallsPerRequest}, the script calls alone ({@code EVALSHA} and {@code EVAL}: 1 where each decision is
+	 * a call of its own, less where decisions share one); {@code appCpuMicros}, the CPU time of this JVM (the
+	 * applications and the gateway), in µs; {@code redisCpuMicros}, the Redis server's ({@code INFO cpu}), in µs.
 	 */
 	public record Measurement(double requestsPerSecond, double p50Ms, double p99Ms, double non2xxShare,
-			double redisCallsPerRequest, double appCpuMicros, double redisCpuMicros) {
+			double redisCallsPerRequest, double scriptCallsPerRequest, double appCpuMicros, double redisCpuMicros) {
 	}
 
-	/** The request header the typical instance's limit is keyed by. */
-	static final String API_KEY_HEADER = "X-Api-Key";
+	/** The request header the typical instance's limit and the gateway's routes are keyed by; wrk always sends it. */
+	static final String API_KEY_HEADER = BenchmarkGateway.KEY_HEADER;
 
-	private static final Pattern REQUESTS_PER_SECOND = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
+	/** The gateway's route with the starter's limiter; compared with {@link #GATEWAYS_OWN} after the table. */
+	private static final String STARTERS = "gateway: RequestRateLimiter with the starter's limiter, admitting";
 
-	private static final Pattern REQUESTS = Pattern.compile("([0-9]+) requests in");
-
-	private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+([0-9]+)");
-
-	private static final Pattern PERCENTILE = Pattern.compile("^\\s+(50|99)%\\s+([0-9.]+)(us|ms|s)\\s*$",
-			Pattern.MULTILINE);
-
-	/** This JVM, where the application instances run: its CPU time is theirs while wrk runs. */
-	private static final com.sun.management.OperatingSystemMXBean PROCESS = (com.sun.management.OperatingSystemMXBean) ManagementFactory
-		.getOperatingSystemMXBean();
+	private static final String GATEWAYS_OWN = "gateway: RequestRateLimiter with its own RedisRateLimiter, admitting";
 
 	private HttpBenchmark() {
 	}
@@ -125,7 +124,11 @@ public final class HttpBenchmark {
 				new Scenario("observed: limited by @RateLimited (token bucket)", Instance.OBSERVED, "/annotated"),
 				new Scenario("observed: limited by a filter rule (token bucket)", Instance.OBSERVED, "/rule"),
 				new Scenario("typical: one Redis PING", Instance.TYPICAL, "/ping"),
-				new Scenario("typical: limited by @RateLimited on a header key", Instance.TYPICAL, "/typical"));
+				new Scenario("typical: limited by @RateLimited on a header key", Instance.TYPICAL, "/typical"),
+				new Scenario("gateway: a route without a limit", Instance.GATEWAY,
+						BenchmarkGateway.PROXY_ONLY + "/unlimited"),
+				new Scenario(GATEWAYS_OWN, Instance.GATEWAY, BenchmarkGateway.GATEWAYS_OWN + "/unlimited"),
+				new Scenario(STARTERS, Instance.GATEWAY, BenchmarkGateway.STARTERS + "/unlimited"));
 	}
 
 	/** This part's options, read before anything runs. */
@@ -150,29 +153,37 @@ public final class HttpBenchmark {
 		int rounds = settings.rounds();
 		int connections = settings.connections();
 		int wrkThreads = settings.wrkThreads();
+		List<Scenario> all = scenarios();
+		// the first two are the units of the ratios
+		List<Scenario> scenarios = all.stream()
+			.filter((scenario) -> all.indexOf(scenario) < 2 || scenario.name().contains(settings.only()))
+			.toList();
+		boolean gatewayRuns = scenarios.stream().anyMatch((scenario) -> scenario.instance() == Instance.GATEWAY);
 		try (ConfigurableApplicationContext plain = start(redis, Instance.PLAIN);
 				ConfigurableApplicationContext forgetting = start(redis, Instance.FORGETTING);
 				ConfigurableApplicationContext observed = start(redis, Instance.OBSERVED);
-				ConfigurableApplicationContext typical = start(redis, Instance.TYPICAL)) {
-			Map<Instance, String> base = Map.of(Instance.PLAIN, baseUrl(plain), Instance.FORGETTING,
-					baseUrl(forgetting), Instance.OBSERVED, baseUrl(observed), Instance.TYPICAL, baseUrl(typical));
+				ConfigurableApplicationContext typical = start(redis, Instance.TYPICAL);
+				// proxying to the plain instance's endpoints; only when a scenario of it runs
+				ConfigurableApplicationContext gateway = gatewayRuns ? startGateway(redis, baseUrl(plain)) : null) {
+			Map<Instance, String> base = new EnumMap<>(Instance.class);
+			base.putAll(Map.of(Instance.PLAIN, baseUrl(plain), Instance.FORGETTING, baseUrl(forgetting),
+					Instance.OBSERVED, baseUrl(observed), Instance.TYPICAL, baseUrl(typical)));
+			if (gateway != null) {
+				base.put(Instance.GATEWAY, baseUrl(gateway));
+			}
 			System.out.printf(Locale.ROOT, "%nHTTP: wrk %d threads, %d connections, %d rounds of %d s per scenario%n",
 					wrkThreads, connections, rounds, seconds);
-			List<Scenario> all = scenarios();
-			// the first two are the units of the ratios
-			List<Scenario> scenarios = all.stream()
-				.filter((scenario) -> all.indexOf(scenario) < 2 || scenario.name().contains(settings.only()))
-				.toList();
 			// a warm-up run of 2 s before each scenario's first (JIT, connections, the denied client's first and only
 			// admitted request)
 			Map<String, List<Measurement>> results = Table.interleaved(scenarios, Scenario::name, rounds, true, "http ",
-					(scenario, warmUp) -> wrk(base.get(scenario.instance()) + scenario.path(), wrkThreads,
+					(scenario, warmUp) -> Wrk.run(base.get(scenario.instance()) + scenario.path(), wrkThreads,
 							connections, warmUp ? 2 : seconds, jedis));
 			Map<String, Measurement> medians = new LinkedHashMap<>();
 			results.forEach((name, measured) -> medians.put(name, new Measurement(
 					Table.median(measured, Measurement::requestsPerSecond), Table.median(measured, Measurement::p50Ms),
 					Table.median(measured, Measurement::p99Ms), Table.median(measured, Measurement::non2xxShare),
 					Table.median(measured, Measurement::redisCallsPerRequest),
+					Table.median(measured, Measurement::scriptCallsPerRequest),
 					Table.median(measured, Measurement::appCpuMicros),
 					Table.median(measured, Measurement::redisCpuMicros))));
 			print(medians);
@@ -182,12 +193,22 @@ public final class HttpBenchmark {
 
 	/** @throws IllegalStateException when the instance has a registry it should not, or lacks one it should */
 	static ConfigurableApplicationContext start(TestRedis redis, Instance instance) {
-		ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchmarkApplication.class)
+		return checked(new SpringApplicationBuilder(BenchmarkApplication.class)
 			.properties("spring.config.location=classpath:/dev/ratelimit/benchmark/http/benchmark.properties",
 					"spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
 					"server.port=0")
 			.properties(instance.properties)
-			.run();
+			.run(), instance);
+	}
+
+	/** The gateway, its routes proxying to {@code backend}; without registries, as checked. */
+	private static ConfigurableApplicationContext startGateway(TestRedis redis, String backend) {
+		List<String> properties = new ArrayList<>(List.of(Instance.GATEWAY.properties));
+		properties.addAll(List.of("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port()));
+		return checked(BenchmarkGateway.start(backend, properties.toArray(String[]::new)), Instance.GATEWAY);
+	}
+
+	private static ConfigurableApplicationContext checked(ConfigurableApplicationContext context, Instance instance) {
 		boolean observed = context.getBeanProvider(ObservationRegistry.class).getIfAvailable() != null
 				&& context.getBeanProvider(MeterRegistry.class).getIfAvailable() != null;
 		boolean prometheus = context.getBeanNamesForType(PrometheusMeterRegistry.class).length > 0;
@@ -221,79 +242,29 @@ public final class HttpBenchmark {
 		}
 	}
 
-	private static Measurement wrk(String url, int threads, int connections, int seconds, JedisPooled jedis)
-			throws IOException, InterruptedException {
-		long callsBefore = clientCalls(jedis);
-		double redisCpuBefore = JavaApiBenchmark.redisCpuSeconds(jedis);
-		long appCpuBefore = PROCESS.getProcessCpuTime();
-		// every request carries the API key that the typical instance's limit is keyed by
-		Process process = new ProcessBuilder("wrk", "-t" + threads, "-c" + connections, "-d" + seconds + "s",
-				"--latency", "-H", API_KEY_HEADER + ": bench-client", url).redirectErrorStream(true).start();
-		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-		if (!process.waitFor(seconds + 60L, TimeUnit.SECONDS) || process.exitValue() != 0) {
-			throw new IllegalStateException("wrk failed on " + url + ":\n" + output);
-		}
-		long appCpuNanos = PROCESS.getProcessCpuTime() - appCpuBefore;
-		double redisCpu = JavaApiBenchmark.redisCpuSeconds(jedis) - redisCpuBefore;
-		long calls = clientCalls(jedis) - callsBefore;
-		long requests = Long.parseLong(find(REQUESTS, output, url));
-		Matcher non2xx = NON_2XX.matcher(output);
-		long failed = non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0;
-		Map<String, Double> percentiles = new HashMap<>();
-		Matcher percentile = PERCENTILE.matcher(output);
-		while (percentile.find()) {
-			double value = Double.parseDouble(percentile.group(2));
-			double ms = switch (percentile.group(3)) {
-				case "us" -> value / 1000;
-				case "s" -> value * 1000;
-				default -> value;
-			};
-			percentiles.put(percentile.group(1), ms);
-		}
-		return new Measurement(Double.parseDouble(find(REQUESTS_PER_SECOND, output, url)),
-				percentiles.getOrDefault("50", Double.NaN), percentiles.getOrDefault("99", Double.NaN),
-				(double) failed / requests, (double) calls / requests, appCpuNanos / 1e3 / requests,
-				redisCpu * 1e6 / requests);
-	}
-
-	private static String find(Pattern pattern, String output, String url) {
-		Matcher matcher = pattern.matcher(output);
-		if (!matcher.find()) {
-			throw new IllegalStateException("no " + pattern + " in wrk's output for " + url + ":\n" + output);
-		}
-		return matcher.group(1);
-	}
-
-	/**
-	 * The calls clients made to Redis ({@code INFO commandstats}): scripts and {@code PING}, not the commands a
-	 * script runs inside, and not this benchmark's {@code INFO}.
-	 */
-	static long clientCalls(JedisPooled jedis) {
-		long calls = 0;
-		for (String line : jedis.info("commandstats").split("\\r?\\n")) {
-			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")
-					|| line.startsWith("cmdstat_ping:")) {
-				String value = line.substring(line.indexOf("calls=") + 6);
-				calls += Long.parseLong(value.substring(0, value.indexOf(',')));
-			}
-		}
-		return calls;
-	}
-
 	private static void print(Map<String, Measurement> medians) {
 		List<Measurement> all = List.copyOf(medians.values());
 		double unlimited = all.get(0).requestsPerSecond();
 		double ping = all.get(1).requestsPerSecond();
 		System.out.println();
-		String header = "| %-70s | %9s | %11s | %8s | %8s | %8s | %8s | %14s | %11s | %13s |%n";
+		String header = "| %-70s | %9s | %11s | %8s | %8s | %8s | %8s | %15s | %16s | %11s | %13s |%n";
 		System.out.printf(Locale.ROOT, header, "endpoint", "req/s", "x unlimited", "x PING", "p50 ms", "p99 ms",
-				"non-2xx", "Redis calls/req", "app CPU µs", "Redis CPU µs");
+				"non-2xx", "Redis calls/req", "script calls/req", "app CPU µs", "Redis CPU µs");
 		System.out.printf(Locale.ROOT, header, "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:",
-				"---:");
+				"---:", "---:");
 		medians.forEach((name, m) -> System.out.printf(Locale.ROOT,
-				"| %-70s | %9.0f | %11.2f | %8.2f | %8.2f | %8.2f | %7.1f%% | %14.3f | %11.1f | %13.1f |%n", name,
-				m.requestsPerSecond(), m.requestsPerSecond() / unlimited, m.requestsPerSecond() / ping, m.p50Ms(),
-				m.p99Ms(), 100 * m.non2xxShare(), m.redisCallsPerRequest(), m.appCpuMicros(), m.redisCpuMicros()));
+				"| %-70s | %9.0f | %11.2f | %8.2f | %8.2f | %8.2f | %7.1f%% | %15.3f | %16.3f | %11.1f | %13.1f |%n",
+				name, m.requestsPerSecond(), m.requestsPerSecond() / unlimited, m.requestsPerSecond() / ping, m.p50Ms(),
+				m.p99Ms(), 100 * m.non2xxShare(), m.redisCallsPerRequest(), m.scriptCallsPerRequest(),
+				m.appCpuMicros(), m.redisCpuMicros()));
+		Measurement starters = medians.get(STARTERS);
+		Measurement gatewaysOwn = medians.get(GATEWAYS_OWN);
+		if (starters != null && gatewaysOwn != null) {
+			System.out.printf(Locale.ROOT,
+					"%ngateway, RequestRateLimiter: the starter's limiter serves %.2f x the requests per second of the"
+							+ " gateway's own RedisRateLimiter (medians)%n",
+					starters.requestsPerSecond() / gatewaysOwn.requestsPerSecond());
+		}
 	}
 
 }

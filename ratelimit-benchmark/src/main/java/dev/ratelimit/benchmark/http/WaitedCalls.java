@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.ratelimit.benchmark.Options;
+import dev.ratelimit.benchmark.RedisCounters;
 import dev.ratelimit.spring.RateLimitExceededException;
 import dev.ratelimit.test.TestRedis;
 import redis.clients.jedis.JedisPooled;
@@ -113,7 +114,7 @@ public final class WaitedCalls {
 		String run = UUID.randomUUID().toString();
 		List<Long> arrivals = Collections.synchronizedList(new ArrayList<>());
 		AtomicInteger gaveUp = new AtomicInteger();
-		long callsBefore = HttpBenchmark.clientCalls(jedis);
+		long callsBefore = RedisCounters.clientCalls(jedis);
 		long start = System.nanoTime();
 		long end = start + TimeUnit.SECONDS.toNanos(settings.seconds());
 		List<Thread> threads = new ArrayList<>();
@@ -138,7 +139,7 @@ public final class WaitedCalls {
 			// a caller that was waiting at the end finishes its wait (at most maxWait)
 			thread.join(TimeUnit.SECONDS.toMillis(30));
 		}
-		long scriptCalls = HttpBenchmark.clientCalls(jedis) - callsBefore;
+		long scriptCalls = RedisCounters.clientCalls(jedis) - callsBefore;
 		List<Long> within = new ArrayList<>();
 		synchronized (arrivals) {
 			for (long at : arrivals) {
