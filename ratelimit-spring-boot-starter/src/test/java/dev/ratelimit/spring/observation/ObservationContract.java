@@ -43,7 +43,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"ratelimit.filter.rules[3].algorithm=fixed-window", "ratelimit.filter.rules[3].limit=5",
 		"ratelimit.filter.rules[3].key=#header('X-Api-Key')", "ratelimit.filter.rules[4].name=charged-ok",
 		"ratelimit.filter.rules[4].paths=/plain-cors", "ratelimit.filter.rules[4].algorithm=fixed-window",
-		"ratelimit.filter.rules[4].limit=5", "ratelimit.filter.rules[4].charge-on-status=200" })
+		"ratelimit.filter.rules[4].limit=5", "ratelimit.filter.rules[4].charge-on-status=200",
+		// a denial stands for the rest of the minute: remembered until then, however slowly the test's requests
+		// follow each other on a loaded machine (the default 1 s was passed there once)
+		"ratelimit.denials.max-age=1m" })
 @Import(ObservationContract.Tracing.class)
 abstract class ObservationContract extends ServerTestSupport {
 
