@@ -54,15 +54,14 @@ record DecisionSequence(LimitedRequest request, long deadline, List<LimitDecisio
 		}
 	}
 
-	/** The request does not go ahead: the leases it took are given back now. */
+	/** The request does not go ahead, or its caller went away: the leases it took are given back now. */
 	void giveBack(RedisCaller redis) {
 		List<Reservation.Lease> taken;
 		synchronized (this.leases) {
 			taken = List.copyOf(this.leases);
 			this.leases.clear();
 		}
-		this.reservation.forget(taken);
-		taken.forEach(redis::release);
+		this.reservation.forget(taken).forEach(redis::release);
 	}
 
 }

@@ -103,6 +103,8 @@ public final class RateLimitEnforcer {
 	 * Decides the request and, when it goes ahead, adds the rate-limit fields to its response. Never blocks. The
 	 * leases its concurrency limits take are kept in {@code held}, which the caller gives back when the call ends
 	 * ({@link #release}); a request that does not go ahead has given back what it took by the time the stage fails.
+	 * A caller that goes away cancels the stage: the decision goes on in Redis (counted and remembered as any), and
+	 * the leases it takes are given back once it has been made, since the caller is no longer there to.
 	 * @return a stage that completes when the request may go ahead, or completes exceptionally with a
 	 * {@link RateLimitException} when it is denied (429), Redis fails a fail-closed limit (503), or a key is missing
 	 * and rejected (400)
@@ -165,12 +167,19 @@ public final class RateLimitEnforcer {
 		if (decided.lease() == null) {
 			return answered;
 		}
-		// A request that does not go ahead gives back the leases it took at earlier client keys, at once.
-		return answered.whenComplete((admitted, failure) -> {
+		CompletableFuture<Void> stage = new CompletableFuture<>();
+		answered.whenComplete((admitted, failure) -> {
 			if (failure != null) {
+				// a request that does not go ahead gives back the leases it took at earlier client keys, at once
+				decided.giveBack(this.redis);
+				stage.completeExceptionally(failure);
+			}
+			else if (!stage.complete(null)) {
+				// cancelled by its caller, gone before Redis answered: no one is left to give back what it took
 				decided.giveBack(this.redis);
 			}
 		});
+		return stage;
 	}
 
 	/**
