@@ -46,6 +46,9 @@ public final class RateLimitEnforcer {
 
 	private final RedisCaller redis;
 
+	/** The leases the decisions take, renewed and given back. */
+	private final LeaseCalls leases;
+
 	private final DecisionApplier answers;
 
 	private final ClientKeyResolver clientKeys;
@@ -69,6 +72,7 @@ public final class RateLimitEnforcer {
 	public RateLimitEnforcer(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys,
 			DenialCache denials, DecisionObservations observations) {
 		this.redis = redis;
+		this.leases = redis.leases();
 		this.answers = answers;
 		this.clientKeys = clientKeys;
 		this.denials = denials;
@@ -120,7 +124,7 @@ public final class RateLimitEnforcer {
 	 * Redis does not take back expires after its lease time.
 	 */
 	public void release(Reservation held) {
-		this.redis.release(held);
+		this.leases.release(held);
 	}
 
 	/**
@@ -171,12 +175,12 @@ public final class RateLimitEnforcer {
 		answered.whenComplete((admitted, failure) -> {
 			if (failure != null) {
 				// a request that does not go ahead gives back the leases it took at earlier client keys, at once
-				decided.giveBack(this.redis);
+				decided.giveBack(this.leases);
 				stage.completeExceptionally(failure);
 			}
 			else if (!stage.complete(null)) {
 				// cancelled by its caller, gone before Redis answered: no one is left to give back what it took
-				decided.giveBack(this.redis);
+				decided.giveBack(this.leases);
 			}
 		});
 		return stage;
@@ -229,7 +233,7 @@ public final class RateLimitEnforcer {
 		}
 		if (this.redis.spared(limits)) {
 			return runNow(() -> sequence.holdLocal(clientKey, limits, decideLocally(sequence, clientKey, limits, observed),
-					this.redis));
+					this.leases));
 		}
 		long sentAt = this.denials.now();
 		CompletableFuture<RateLimitDecision> call;
@@ -243,7 +247,8 @@ public final class RateLimitEnforcer {
 				// the acquire may have run in Redis all the same: its lease is given back with the others (and not
 				// renewed: the call may not hold it)
 				sequence.holdLease(Leases.of(clientKey, requests, false), null);
-				sequence.holdLocal(clientKey, limits, decideLocally(sequence, clientKey, limits, observed), this.redis);
+				sequence.holdLocal(clientKey, limits, decideLocally(sequence, clientKey, limits, observed),
+						this.leases);
 				return null;
 			}
 			this.redis.answered();
@@ -253,7 +258,7 @@ public final class RateLimitEnforcer {
 				if (sequence.reserveUnits()) {
 					sequence.reservation().hold(clientKey, limits, decision, false);
 				}
-				sequence.holdLease(Leases.taken(clientKey, decision, false), this.redis);
+				sequence.holdLease(Leases.taken(clientKey, decision, false), this.leases);
 				sequence.reservation().waits().admitted(clientKey, decision);
 			}
 			else {
