@@ -1,19 +1,14 @@
 package dev.ratelimit.security;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
+import dev.ratelimit.test.DocumentedSnippets;
 import org.junit.jupiter.api.Test;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
- * The snippets docs/OPERATIONS.md shows are the classes the tests run: each {@code <!-- snippet: tag -->} block
- * there, whitespace aside, is the code between {@code // snippet:start tag} and {@code // snippet:end tag} here.
+ * The snippets docs/OPERATIONS.md shows are the classes the tests run ({@link DocumentedSnippets}).
  */
 class DocumentedSnippetsTests {
 
@@ -23,26 +18,8 @@ class DocumentedSnippetsTests {
 
 	@Test
 	void operationsShowsTheTestedSnippets() throws IOException {
-		String docs = Files.readString(Path.of("../docs/OPERATIONS.md"));
-		Matcher blocks = Pattern.compile("<!-- snippet: ([\\w-]+) -->\\n```java\\n(.*?)\\n```", Pattern.DOTALL)
-			.matcher(docs);
-		int found = 0;
-		while (blocks.find()) {
-			String tag = blocks.group(1);
-			assertThat(SOURCES).as("a source for the snippet '" + tag + "'").containsKey(tag);
-			String source = Files.readString(Path.of("src/test/java/dev/ratelimit/security", SOURCES.get(tag)));
-			Matcher code = Pattern.compile("// snippet:start " + tag + "\\n(.*?)// snippet:end " + tag, Pattern.DOTALL)
-				.matcher(source);
-			assertThat(code.find()).as(tag + " marked in " + SOURCES.get(tag)).isTrue();
-			assertThat(normalized(blocks.group(2))).as("docs/OPERATIONS.md's snippet '" + tag + "'")
-				.isEqualTo(normalized(code.group(1)));
-			found++;
-		}
-		assertThat(found).as("snippets in docs/OPERATIONS.md").isEqualTo(SOURCES.size());
-	}
-
-	private static String normalized(String code) {
-		return code.strip().replaceAll("\\s+", " ");
+		DocumentedSnippets.assertShown(Path.of("../docs/OPERATIONS.md"), Path.of("src/test/java/dev/ratelimit/security"),
+				SOURCES);
 	}
 
 }

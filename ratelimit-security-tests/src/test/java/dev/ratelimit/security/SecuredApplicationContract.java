@@ -16,6 +16,8 @@ import java.util.Base64;
 import java.util.List;
 
 import dev.ratelimit.test.TestRedis;
+import io.micrometer.tracing.test.simple.SimpleSpan;
+import io.micrometer.tracing.test.simple.SimpleTracer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,6 +47,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * keys): the key expression throws as it reads it, the request is keyed by its address (ratelimit.missing-key's
  * default), one WARN names the expression, and nothing becomes a 500. The value is {@code ключ} sent as UTF-8, which
  * the server reads as ISO-8859-1, two of whose characters are then control characters.
+ *
+ * <p>
+ * The span of a secured request's decision (docs/OPERATIONS.md, Observations): under Spring Security's
+ * {@code secured request} span, where the starter's filter runs, in the server span's trace.
  */
 @ExtendWith(OutputCaptureExtension.class)
 abstract class SecuredApplicationContract {
@@ -143,12 +149,12 @@ abstract class SecuredApplicationContract {
 		assertThat(send("POST", "/api/hello", "ops", "{}").statusCode()).isEqualTo(csrfRefusal());
 	}
 
-	private void start(String role, Class<?>... sources) {
-		start(role, new String[] { "--ratelimit.filter.rules[0].name=api", "--ratelimit.filter.rules[0].limit=100" },
+	private ConfigurableApplicationContext start(String role, Class<?>... sources) {
+		return start(role, new String[] { "--ratelimit.filter.rules[0].name=api", "--ratelimit.filter.rules[0].limit=100" },
 				sources);
 	}
 
-	private void start(String role, String[] rule, Class<?>... sources) {
+	private ConfigurableApplicationContext start(String role, String[] rule, Class<?>... sources) {
 		List<String> arguments = new ArrayList<>(List.of("--server.port=0",
 				"--spring.data.redis.url=" + TestRedis.shared().url(), "--spring.security.user.name=ops",
 				"--spring.security.user.password=pw", "--spring.security.user.roles=" + role,
@@ -159,6 +165,7 @@ abstract class SecuredApplicationContract {
 			.run(arguments.toArray(String[]::new));
 		this.started.add(context);
 		this.port = Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
+		return context;
 	}
 
 	/** A request as curl sends it: with {@code -u <user>:pw} when {@code user} is given, JSON when a body is. */
@@ -193,6 +200,53 @@ abstract class SecuredApplicationContract {
 		assertThat(output.getOut().split("treating the key as missing \\(ratelimit.missing-key\\): ", -1))
 			.as("one WARN, later failures at DEBUG")
 			.hasSize(2);
+	}
+
+	/**
+	 * docs/OPERATIONS.md: the decision's span goes under the observation current where the starter's filter decides,
+	 * which behind Spring Security's filter chain is Security's {@code secured request} span, in the server span's
+	 * trace.
+	 */
+	@Test
+	void aSecuredRequestsDecisionIsUnderSecuritysSecuredRequestSpanInTheServersTrace() throws Exception {
+		SimpleTracer tracer = start("OPS", application(), Tracing.class).getBean(SimpleTracer.class);
+		assertThat(send("GET", "/api/hello", "ops", null).statusCode()).isEqualTo(200);
+
+		// the server span is named and ended once its observation stops, which may come after the client's answer
+		SimpleSpan server = ended(tracer, "http get /api/hello");
+		SimpleSpan decision = ended(tracer, "ratelimit decision");
+		SimpleSpan parent = parentOf(tracer, decision);
+		assertThat(parent.getName()).as("the decision's parent").isEqualTo("secured request");
+		assertThat(decision.getTraceId()).isEqualTo(server.getTraceId());
+		SimpleSpan ancestor = parent;
+		while (!ancestor.getSpanId().equals(server.getSpanId())) {
+			ancestor = parentOf(tracer, ancestor);
+		}
+	}
+
+	/** The only span of {@code name}, once it has ended (waiting at most 20 s). */
+	private static SimpleSpan ended(SimpleTracer tracer, String name) throws InterruptedException {
+		long giveUp = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+		while (System.nanoTime() < giveUp) {
+			List<SimpleSpan> spans = tracer.getSpans()
+				.stream()
+				.filter((span) -> name.equals(span.getName()) && span.getEndTimestamp().toEpochMilli() != 0)
+				.toList();
+			if (!spans.isEmpty()) {
+				assertThat(spans).as("spans named %s", name).hasSize(1);
+				return spans.get(0);
+			}
+			Thread.sleep(5);
+		}
+		throw new AssertionError("no span named " + name + " ended among " + tracer.getSpans());
+	}
+
+	private static SimpleSpan parentOf(SimpleTracer tracer, SimpleSpan span) {
+		return tracer.getSpans()
+			.stream()
+			.filter((candidate) -> candidate.getSpanId().equals(span.getParentId()))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("no parent of " + span.getName() + " among " + tracer.getSpans()));
 	}
 
 	/** {@code GET /api/hello} with Basic credentials and the key's UTF-8 bytes, written on the socket as they are. */

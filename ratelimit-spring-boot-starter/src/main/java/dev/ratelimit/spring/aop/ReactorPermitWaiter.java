@@ -101,13 +101,8 @@ public final class ReactorPermitWaiter {
 		if (limits.isEmpty()) {
 			return Mono.empty();
 		}
-		return Mono.defer(() -> {
-			CompletableFuture<Void> decision = this.waits.enforcer()
-				.reserve(attempt, limits, context, reservation)
-				.toCompletableFuture();
-			Mono<Void> decided = Mono.fromFuture(decision, true);
-			return decision.isDone() ? decided : decided.publishOn(this.continuation.get());
-		});
+		return Mono.defer(() -> subscribed(
+				this.waits.enforcer().reserve(attempt, limits, context, reservation).toCompletableFuture()));
 	}
 
 	/**
@@ -142,13 +137,20 @@ public final class ReactorPermitWaiter {
 
 	private Mono<Void> decided(LimitedRequest attempt, List<ConfiguredLimit> limits, EvaluationContext context,
 			Reservation held) {
-		return Mono.defer(() -> {
-			CompletableFuture<Void> decision = this.waits.enforcer()
-				.enforce(attempt, limits, context, held)
-				.toCompletableFuture();
-			Mono<Void> decided = Mono.fromFuture(decision, true);
-			return decision.isDone() ? decided : decided.publishOn(this.continuation.get());
-		});
+		return Mono
+			.defer(() -> subscribed(this.waits.enforcer().enforce(attempt, limits, context, held).toCompletableFuture()));
+	}
+
+	/**
+	 * The enforcer's stage as a {@code Mono}, going on where {@link #continuation} says once Redis has answered. A
+	 * subscriber that cancels (a client gone) cancels the stage: the decision goes on in Redis, is counted as any
+	 * and gives back the leases it takes once made ({@code RateLimitEnforcer.enforce}), and its outcome reaches no one.
+	 * Left uncancelled, a stage that fails after its subscriber went away (a denial, a 503) would be an error Reactor
+	 * drops, logged at ERROR ("Operator called default onErrorDropped").
+	 */
+	private Mono<Void> subscribed(CompletableFuture<Void> decision) {
+		Mono<Void> decided = Mono.fromFuture(decision);
+		return decision.isDone() ? decided : decided.publishOn(this.continuation.get());
 	}
 
 }

@@ -26,14 +26,14 @@ record DecisionSequence(LimitedRequest request, long deadline, List<LimitDecisio
 
 	/** A local decision (fail-local), held when the sequence reserves; its leases always, renewed. */
 	void holdLocal(String clientKey, List<ConfiguredLimit> limits, @Nullable RateLimitDecision local,
-			RedisCaller redis) {
+			LeaseCalls leases) {
 		if (local == null) {
 			return;
 		}
 		if (this.reserveUnits) {
 			this.reservation.hold(clientKey, limits, local, true);
 		}
-		holdLease(Leases.taken(clientKey, local, true), redis);
+		holdLease(Leases.taken(clientKey, local, true), leases);
 	}
 
 	/**
@@ -41,7 +41,7 @@ record DecisionSequence(LimitedRequest request, long deadline, List<LimitDecisio
 	 * @param renewals where a lease the call holds is renewed while it runs; {@code null} for one it may hold
 	 * (an acquire not answered), which is only given back
 	 */
-	void holdLease(Reservation.@Nullable Lease lease, @Nullable RedisCaller renewals) {
+	void holdLease(Reservation.@Nullable Lease lease, @Nullable LeaseCalls renewals) {
 		if (lease == null) {
 			return;
 		}
@@ -54,15 +54,14 @@ record DecisionSequence(LimitedRequest request, long deadline, List<LimitDecisio
 		}
 	}
 
-	/** The request does not go ahead: the leases it took are given back now. */
-	void giveBack(RedisCaller redis) {
+	/** The request does not go ahead, or its caller went away: the leases it took are given back now. */
+	void giveBack(LeaseCalls leases) {
 		List<Reservation.Lease> taken;
 		synchronized (this.leases) {
 			taken = List.copyOf(this.leases);
 			this.leases.clear();
 		}
-		this.reservation.forget(taken);
-		taken.forEach(redis::release);
+		this.reservation.forget(taken).forEach(leases::release);
 	}
 
 }

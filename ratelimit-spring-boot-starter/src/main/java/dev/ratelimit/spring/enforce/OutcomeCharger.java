@@ -103,7 +103,7 @@ public final class OutcomeCharger {
 	 * calling thread for the settlements.
 	 */
 	public void settle(LimitedRequest request, Reservation reservation, ToLongFunction<ConfiguredLimit> actual) {
-		this.redis.release(reservation);
+		this.redis.leases().release(reservation);
 		long deadline = this.redis.chargeDeadline(request);
 		for (Reservation.Held held : reservation.held()) {
 			List<Settlement> settlements = settlements(held, actual);

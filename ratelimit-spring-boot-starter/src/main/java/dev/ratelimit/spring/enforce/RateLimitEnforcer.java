@@ -46,6 +46,9 @@ public final class RateLimitEnforcer {
 
 	private final RedisCaller redis;
 
+	/** The leases the decisions take, renewed and given back. */
+	private final LeaseCalls leases;
+
 	private final DecisionApplier answers;
 
 	private final ClientKeyResolver clientKeys;
@@ -69,6 +72,7 @@ public final class RateLimitEnforcer {
 	public RateLimitEnforcer(RedisCaller redis, DecisionApplier answers, ClientKeyResolver clientKeys,
 			DenialCache denials, DecisionObservations observations) {
 		this.redis = redis;
+		this.leases = redis.leases();
 		this.answers = answers;
 		this.clientKeys = clientKeys;
 		this.denials = denials;
@@ -103,6 +107,8 @@ public final class RateLimitEnforcer {
 	 * Decides the request and, when it goes ahead, adds the rate-limit fields to its response. Never blocks. The
 	 * leases its concurrency limits take are kept in {@code held}, which the caller gives back when the call ends
 	 * ({@link #release}); a request that does not go ahead has given back what it took by the time the stage fails.
+	 * A caller that goes away cancels the stage: the decision goes on in Redis (counted and remembered as any), and
+	 * the leases it takes are given back once it has been made, since the caller is no longer there to.
 	 * @return a stage that completes when the request may go ahead, or completes exceptionally with a
 	 * {@link RateLimitException} when it is denied (429), Redis fails a fail-closed limit (503), or a key is missing
 	 * and rejected (400)
@@ -118,7 +124,7 @@ public final class RateLimitEnforcer {
 	 * Redis does not take back expires after its lease time.
 	 */
 	public void release(Reservation held) {
-		this.redis.release(held);
+		this.leases.release(held);
 	}
 
 	/**
@@ -165,12 +171,19 @@ public final class RateLimitEnforcer {
 		if (decided.lease() == null) {
 			return answered;
 		}
-		// A request that does not go ahead gives back the leases it took at earlier client keys, at once.
-		return answered.whenComplete((admitted, failure) -> {
+		CompletableFuture<Void> stage = new CompletableFuture<>();
+		answered.whenComplete((admitted, failure) -> {
 			if (failure != null) {
-				decided.giveBack(this.redis);
+				// a request that does not go ahead gives back the leases it took at earlier client keys, at once
+				decided.giveBack(this.leases);
+				stage.completeExceptionally(failure);
+			}
+			else if (!stage.complete(null)) {
+				// cancelled by its caller, gone before Redis answered: no one is left to give back what it took
+				decided.giveBack(this.leases);
 			}
 		});
+		return stage;
 	}
 
 	/**
@@ -220,7 +233,7 @@ public final class RateLimitEnforcer {
 		}
 		if (this.redis.spared(limits)) {
 			return runNow(() -> sequence.holdLocal(clientKey, limits, decideLocally(sequence, clientKey, limits, observed),
-					this.redis));
+					this.leases));
 		}
 		long sentAt = this.denials.now();
 		CompletableFuture<RateLimitDecision> call;
@@ -234,7 +247,8 @@ public final class RateLimitEnforcer {
 				// the acquire may have run in Redis all the same: its lease is given back with the others (and not
 				// renewed: the call may not hold it)
 				sequence.holdLease(Leases.of(clientKey, requests, false), null);
-				sequence.holdLocal(clientKey, limits, decideLocally(sequence, clientKey, limits, observed), this.redis);
+				sequence.holdLocal(clientKey, limits, decideLocally(sequence, clientKey, limits, observed),
+						this.leases);
 				return null;
 			}
 			this.redis.answered();
@@ -244,7 +258,7 @@ public final class RateLimitEnforcer {
 				if (sequence.reserveUnits()) {
 					sequence.reservation().hold(clientKey, limits, decision, false);
 				}
-				sequence.holdLease(Leases.taken(clientKey, decision, false), this.redis);
+				sequence.holdLease(Leases.taken(clientKey, decision, false), this.leases);
 				sequence.reservation().waits().admitted(clientKey, decision);
 			}
 			else {

@@ -17,15 +17,14 @@ import dev.ratelimit.core.RateLimiter;
 import dev.ratelimit.core.Settlement;
 import dev.ratelimit.core.redis.Timeouts;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
-import dev.ratelimit.spring.observation.RateLimitOperation;
-import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The one timed call to Redis: each call of the enforcer bounded by its request's deadline
  * ({@code ratelimit.redis.timeout} from the request's first decision, {@link RequestDeadline}), timed and counted in
  * the metrics, and moving the fail-local breaker ({@link LocalFallback}) either way. The asynchronous call is the only
- * one; a caller that may block waits for it ({@link #await}).
+ * one; a caller that may block waits for it ({@link #await}). The leases of concurrency limits are renewed and given
+ * back through {@link LeaseCalls}, with timeouts of their own.
  *
  * <p>
  * When a call is due, the Redis client judges whether Redis or the busy application made it late ({@link Timeouts}:
@@ -43,10 +42,8 @@ public final class RedisCaller {
 
 	private final LocalFallback fallback;
 
-	private final LeaseRenewals renewals = new LeaseRenewals(this::renew, this::giveBack);
-
-	/** The leases' renewals and releases ({@link RateLimitEnforcer} observes the rest). */
-	private final DecisionObservations observations;
+	/** The leases' renewals and releases. */
+	private final LeaseCalls leases;
 
 	/**
 	 * @param limiter the limiter, Redis or in memory
@@ -54,7 +51,7 @@ public final class RedisCaller {
 	 * @param timeouts the Redis client's deadlines
 	 * @param events metrics and log lines
 	 * @param fallback the fail-local breaker and this instance's local state
-	 * @param observations of the leases' renewals and releases
+	 * @param observations of the leases' renewals and releases ({@link RateLimitEnforcer} observes the rest)
 	 */
 	public RedisCaller(RateLimiter limiter, Duration timeout, Timeouts timeouts, RateLimitEventRecorder events,
 			LocalFallback fallback, DecisionObservations observations) {
@@ -63,8 +60,12 @@ public final class RedisCaller {
 		this.timeouts = timeouts;
 		this.events = events;
 		this.fallback = fallback;
-		this.observations = observations;
-		events.leases(this.renewals::held);
+		this.leases = new LeaseCalls(this, limiter, this.timeoutNanos, events, fallback, observations);
+	}
+
+	/** The leases' side: renewed while their calls run, given back when they end. */
+	LeaseCalls leases() {
+		return this.leases;
 	}
 
 	/** The request's deadline ({@link System#nanoTime()}), set by its first decision. */
@@ -110,94 +111,6 @@ public final class RedisCaller {
 		return await(bounded(() -> this.limiter.settleAsync(clientKey, settlements), deadline));
 	}
 
-	/** Gives back every lease {@code held} holds, without waiting ({@link #release(Reservation.Lease)}). */
-	void release(Reservation held) {
-		for (Reservation.Lease lease : held.takeLeases()) {
-			release(lease);
-		}
-	}
-
-	/** A lease taken for a call that runs on: renewed until the call gives it back ({@link LeaseRenewals}). */
-	void renewing(Reservation.Lease lease) {
-		this.renewals.hold(lease);
-	}
-
-	/**
-	 * Gives back {@code lease} without waiting, and no longer renews it: in this instance's memory, or sent to Redis
-	 * with a timeout of its own ({@code ratelimit.redis.timeout}, not a request's deadline). A failure is counted and
-	 * logged as any; the lease then expires after its lease time.
-	 */
-	void release(Reservation.Lease lease) {
-		this.renewals.release(lease);
-	}
-
-	/** {@link #release(Reservation.Lease)}, sent. */
-	private void giveBack(Reservation.Lease lease) {
-		List<Settlement> settlements = Leases.giveBack(lease);
-		if (lease.local()) {
-			this.fallback.settle(lease.clientKey(), settlements);
-			return;
-		}
-		DecisionObservations.Observed observed = this.observations.lease(RateLimitOperation.LEASE_RELEASE,
-				lease.leases());
-		CompletableFuture<?> release;
-		try (Observation.Scope scope = observed.openScope()) {
-			release = bounded(() -> this.limiter.settleAsync(lease.clientKey(), settlements),
-					System.nanoTime() + this.timeoutNanos);
-		}
-		release.whenComplete((released, failure) -> {
-			if (failure != null) {
-				failed(failure);
-				observed.error(failure);
-				observed.stop(Outcome.FAILED);
-			}
-			else {
-				answered();
-				observed.stop(Outcome.RELEASED);
-			}
-		});
-	}
-
-	/**
-	 * Renews {@code lease}: the same acquire again, with its own timeout. Completes with whether the call still holds
-	 * it; a lease lost (expired before it was renewed, or released by an operator) is taken again when the limit has
-	 * room, else the call runs on without one, which is logged. A failure of Redis completes with true: the next
-	 * renewal tries again.
-	 */
-	private CompletionStage<Boolean> renew(Reservation.Lease lease) {
-		if (lease.local()) {
-			return CompletableFuture.completedFuture(held(this.fallback.renew(lease.clientKey(), lease.leases())));
-		}
-		DecisionObservations.Observed observed = this.observations.lease(RateLimitOperation.LEASE_RENEWAL,
-				lease.leases());
-		CompletableFuture<RateLimitDecision> renewal;
-		try (Observation.Scope scope = observed.openScope()) {
-			renewal = bounded(() -> this.limiter.tryAcquireAsync(lease.clientKey(), lease.leases()),
-					System.nanoTime() + this.timeoutNanos);
-		}
-		return renewal.handle((decision, failure) -> {
-			if (failure != null) {
-				failed(failure);
-				observed.error(failure);
-				observed.stop(Outcome.FAILED);
-				return true;
-			}
-			answered();
-			boolean held = held(decision);
-			observed.stop(held ? Outcome.RENEWED : Outcome.LOST);
-			return held;
-		});
-	}
-
-	private boolean held(RateLimitDecision renewal) {
-		if (renewal.allowed() && renewal.shadowDenied().isEmpty()) {
-			return true;
-		}
-		this.events.leaseLost(
-				renewal.decisions().stream().filter((limit) -> !limit.allowed()).map((limit) -> limit.request().name()).toList());
-		return false;
-	}
-
 	/** Settles what this instance's memory reserved while Redis failed. */
 	void settleLocally(String clientKey, List<Settlement> settlements) {
 		this.fallback.settle(clientKey, settlements);
@@ -239,7 +152,7 @@ public final class RedisCaller {
 	 * {@code deadline}. The limiter's own stage is cancelled on timeout, so a client that has not sent it yet can drop
 	 * it.
 	 */
-	private <T> CompletableFuture<T> bounded(Supplier<CompletionStage<T>> call, long deadline) {
+	<T> CompletableFuture<T> bounded(Supplier<CompletionStage<T>> call, long deadline) {
 		long remaining = deadline - System.nanoTime();
 		if (remaining <= 0) {
 			return CompletableFuture

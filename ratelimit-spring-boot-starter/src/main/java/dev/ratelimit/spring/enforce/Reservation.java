@@ -83,9 +83,18 @@ public final class Reservation {
 		return taken;
 	}
 
-	/** Removes {@code leases} from those held (given back by whoever took them). */
-	void forget(List<Lease> leases) {
-		this.leases.removeAll(leases);
+	/**
+	 * Removes {@code leases} from those held, to be given back by whoever took them.
+	 * @return those that were still held: a lease that the call's end took meanwhile is given back there, once
+	 */
+	List<Lease> forget(List<Lease> leases) {
+		List<Lease> forgotten = new ArrayList<>();
+		for (Lease lease : leases) {
+			if (this.leases.remove(lease)) {
+				forgotten.add(lease);
+			}
+		}
+		return forgotten;
 	}
 
 }
