@@ -15,9 +15,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Group commit of {@link RedisRateLimiter}'s decisions: while a decision script call is in flight in a lane, the
  * decisions that arrive for that lane queue here; when the call returns, one call of {@code batch.lua} carries what
- * queued (at most {@link #MAX_MEMBERS} decisions and {@link #MAX_CHARS} characters of KEYS and ARGV) and answers
+ * queued (at most {@link BatchLane#MAX_MEMBERS} decisions and {@link BatchLane#MAX_CHARS} characters of KEYS and ARGV) and answers
  * each exactly as its own call would have, in the order they arrived. A decision that finds its lane idle is sent at
- * once, alone, with today's script ({@code rate_limit.lua}): nothing ever waits for a batch to fill.
+ * once, alone, with today's script ({@code rate_limit.lua}): nothing ever waits for a batch to fill; nor does a full
+ * batch wait for the call in flight (a burst leaves in several calls side by side, {@link BatchLane}).
  *
  * <p>
  * One lane per limiter, or, on a Redis Cluster ({@link RedisRateLimiter#onCluster()}), one per hash slot: a script's
@@ -32,21 +33,10 @@ import org.jspecify.annotations.Nullable;
  * asynchronous callers only ({@link #decideAsync}) are sent from the completion of the call before, which an
  * asynchronous executor (Lettuce, the starter's Jedis) does without blocking; on an executor that runs
  * {@link ScriptExecutor#executeAsync} on the caller's thread (the interface's default), asynchronous callers wait as
- * the blocking ones do.
+ * the blocking ones do. A waiting caller queued behind an asynchronous call waits for that call's end, which the
+ * client's own command timeout bounds (the starter's callers are asynchronous, bounded by their deadlines).
  */
 final class DecisionBatches {
-
-	/**
-	 * The most decisions one call carries: a script run holds up every other command of Redis for its time (about 5
-	 * to 10 µs a decision inside Redis, docs/BENCHMARKS.md), and 32 keep it well under a millisecond.
-	 */
-	static final int MAX_MEMBERS = 32;
-
-	/** The most characters of KEYS and ARGV one batch carries, unless a single decision is larger. */
-	static final int MAX_CHARS = 32 * 1024;
-
-	/** The reply's integers per limit, as {@link RedisRateLimiter#decisions} reads them. */
-	private static final int REPLY_PER_LIMIT = 6;
 
 	private final ScriptExecutor executor;
 
@@ -56,15 +46,15 @@ final class DecisionBatches {
 	private final IntConsumer sizes;
 
 	/** The one lane, unless on a Cluster. */
-	private final Lane lane = new Lane();
+	private final BatchLane lane = new BatchLane();
 
 	/** A lane per hash slot on a Cluster, made when first used. */
-	private final @Nullable AtomicReferenceArray<Lane> slots;
+	private final @Nullable AtomicReferenceArray<BatchLane> slots;
 
 	/**
 	 * @param executor the limiter's
 	 * @param perSlot a lane per hash slot (a Redis Cluster)
-	 * @param sizes told the number of decisions of every decision script call, once its reply is in
+	 * @param sizes told the number of decisions of every decision script call, once its reply is in; it throws nothing
 	 */
 	DecisionBatches(ScriptExecutor executor, boolean perSlot, IntConsumer sizes) {
 		this.executor = executor;
@@ -79,16 +69,16 @@ final class DecisionBatches {
 		if (LuaScript.recordsUsage(algorithms)) {
 			return alone(limits, call);
 		}
-		Member member = new Member(limits, call, algorithms, true);
-		Lane lane = lane(call);
-		if (lane.join(member)) {
-			send(lane, List.of(member));
+		BatchMember member = new BatchMember(limits, call, algorithms, true);
+		BatchLane lane = lane(call);
+		List<BatchMember> now = lane.join(member);
+		if (now != null) {
+			send(lane, now);
 		}
-		else {
-			List<Member> lead = member.woken.join();
-			if (!lead.isEmpty()) {
-				send(lane, lead);
-			}
+		// answered by now when it was in what this thread sent; else woken to send its batch, or answered
+		List<BatchMember> lead = member.woken.join();
+		if (!lead.isEmpty()) {
+			send(lane, lead);
 		}
 		try {
 			return member.answer.join();
@@ -120,10 +110,11 @@ final class DecisionBatches {
 					return RedisRateLimiter.decisions(limits, reply);
 				});
 		}
-		Member member = new Member(limits, call, algorithms, false);
-		Lane lane = lane(call);
-		if (lane.join(member)) {
-			sendAsync(lane, List.of(member));
+		BatchMember member = new BatchMember(limits, call, algorithms, false);
+		BatchLane lane = lane(call);
+		List<BatchMember> now = lane.join(member);
+		if (now != null) {
+			dispatch(lane, now);
 		}
 		return member.answer;
 	}
@@ -135,15 +126,15 @@ final class DecisionBatches {
 		return decision;
 	}
 
-	private Lane lane(Call call) {
-		AtomicReferenceArray<Lane> slots = this.slots;
+	private BatchLane lane(Call call) {
+		AtomicReferenceArray<BatchLane> slots = this.slots;
 		if (slots == null) {
 			return this.lane;
 		}
 		int slot = slot(call.keys().get(0));
-		Lane lane = slots.get(slot);
+		BatchLane lane = slots.get(slot);
 		if (lane == null) {
-			slots.compareAndSet(slot, null, new Lane());
+			slots.compareAndSet(slot, null, new BatchLane());
 			lane = slots.get(slot);
 		}
 		return lane;
@@ -156,8 +147,8 @@ final class DecisionBatches {
 	}
 
 	/** Sends {@code batch} on this thread and waits for its reply. */
-	private void send(Lane lane, List<Member> batch) {
-		Batch call = Batch.of(batch);
+	private void send(BatchLane lane, List<BatchMember> batch) {
+		BatchCall call = BatchCall.of(batch);
 		List<Long> reply = null;
 		Throwable failure = null;
 		try {
@@ -173,8 +164,8 @@ final class DecisionBatches {
 	}
 
 	/** Sends {@code batch} without waiting; its completion sends the next. */
-	private void sendAsync(Lane lane, List<Member> batch) {
-		Batch call = Batch.of(batch);
+	private void sendAsync(BatchLane lane, List<BatchMember> batch) {
+		BatchCall call = BatchCall.of(batch);
 		CompletionStage<List<Long>> reply;
 		try {
 			reply = this.executor.executeAsync(call.script(), call.keys(), call.args());
@@ -186,49 +177,43 @@ final class DecisionBatches {
 	}
 
 	/** A call of the lane returned: the next batch leaves, then the members of this one are answered. */
-	private void finished(Lane lane, List<Member> batch, @Nullable List<Long> reply, @Nullable Throwable failure) {
-		List<Member> next = lane.next();
+	private void finished(BatchLane lane, List<BatchMember> batch, @Nullable List<Long> reply, @Nullable Throwable failure) {
+		List<BatchMember> next = lane.next();
 		if (next != null) {
-			Member leader = null;
-			for (Member member : next) {
-				if (member.waiting) {
-					leader = member;
-					break;
-				}
-			}
-			if (leader != null) {
-				leader.woken.complete(next);
-			}
-			else {
-				sendAsync(lane, next);
-			}
+			dispatch(lane, next);
 		}
 		answer(batch, reply, failure);
 	}
 
-	private void answer(List<Member> batch, @Nullable List<Long> reply, @Nullable Throwable failure) {
-		try {
-			this.sizes.accept(batch.size());
+	/** Has {@code batch} sent: by its first waiting member, on its thread, or from here without waiting. */
+	private void dispatch(BatchLane lane, List<BatchMember> batch) {
+		for (BatchMember member : batch) {
+			if (member.waiting) {
+				member.woken.complete(batch);
+				return;
+			}
 		}
-		catch (RuntimeException ex) {
-			// a listener's failure is not the decisions'
-		}
+		sendAsync(lane, batch);
+	}
+
+	private void answer(List<BatchMember> batch, @Nullable List<Long> reply, @Nullable Throwable failure) {
+		this.sizes.accept(batch.size());
 		if (failure != null || reply == null) {
 			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
 					? failure.getCause() : failure;
 			if (batch.size() > 1 && crossSlot(cause)) {
-				for (Member member : batch) {
+				for (BatchMember member : batch) {
 					sendAlone(member);
 				}
 				return;
 			}
-			for (Member member : batch) {
+			for (BatchMember member : batch) {
 				member.fail((cause != null) ? cause : new IllegalStateException("no reply"));
 			}
 			return;
 		}
 		if (batch.size() == 1) {
-			Member member = batch.get(0);
+			BatchMember member = batch.get(0);
 			try {
 				member.decided(RedisRateLimiter.decisions(member.limits, reply));
 			}
@@ -237,38 +222,14 @@ final class DecisionBatches {
 			}
 			return;
 		}
-		int at = 0;
-		for (int i = 0; i < batch.size(); i++) {
-			Member member = batch.get(i);
-			try {
-				if (reply.get(at) == 0) {
-					int values = REPLY_PER_LIMIT * member.limits.size();
-					member.decided(RedisRateLimiter.decisions(member.limits, reply.subList(at + 1, at + 1 + values)));
-					at += 1 + values;
-				}
-				else {
-					int length = reply.get(at + 1).intValue();
-					member.fail(new IllegalStateException(
-							"Redis answered this decision of a batch with an error: " + RedisRateLimiter.text(reply, at + 2, length)));
-					at += 2 + length;
-				}
-			}
-			catch (RuntimeException ex) {
-				IllegalStateException malformed = new IllegalStateException(
-						"batch script replied " + reply + " for " + batch.size() + " decisions", ex);
-				for (Member rest : batch.subList(i, batch.size())) {
-					rest.fail(malformed);
-				}
-				return;
-			}
-		}
+		BatchCall.answer(batch, reply);
 	}
 
 	/**
 	 * A member of a batch that Redis refused for its keys' slots (a Redis Cluster that this limiter was not told of,
 	 * {@link RedisRateLimiter#onCluster()}): sent again alone, as without batches.
 	 */
-	private void sendAlone(Member member) {
+	private void sendAlone(BatchMember member) {
 		CompletionStage<List<Long>> reply;
 		try {
 			reply = this.executor.executeAsync(LuaScript.forLimits(member.limits), member.call.keys(),
@@ -302,128 +263,6 @@ final class DecisionBatches {
 		catch (NoSuchMethodException ex) {
 			return true;
 		}
-	}
-
-	/** One decision: its limits, its call as it would go alone, and its answer. */
-	private static final class Member {
-
-		final List<LimitRequest> limits;
-
-		final Call call;
-
-		/** {@link LuaScript#algorithms} of its limits. */
-		final int algorithms;
-
-		/** The characters of its KEYS and ARGV. */
-		final int chars;
-
-		/** Whether a thread waits for it ({@link #decide}), which may send its batch. */
-		final boolean waiting;
-
-		final CompletableFuture<RateLimitDecision> answer = new CompletableFuture<>();
-
-		/** For a waiting member: the batch it sends, or empty once it is answered. */
-		final CompletableFuture<List<Member>> woken = new CompletableFuture<>();
-
-		Member(List<LimitRequest> limits, Call call, int algorithms, boolean waiting) {
-			this.limits = limits;
-			this.call = call;
-			this.algorithms = algorithms;
-			this.chars = call.chars();
-			this.waiting = waiting;
-		}
-
-		void decided(RateLimitDecision decision) {
-			this.answer.complete(decision);
-			this.woken.complete(List.of());
-		}
-
-		void fail(Throwable failure) {
-			this.answer.completeExceptionally(failure);
-			this.woken.complete(List.of());
-		}
-
-	}
-
-	/** A call of the decision script: one member's own, or {@code batch.lua}'s for several (see its ARGV). */
-	private record Batch(LuaScript script, List<String> keys, List<String> args) {
-
-		static Batch of(List<Member> members) {
-			if (members.size() == 1) {
-				Member member = members.get(0);
-				return new Batch(LuaScript.forLimits(member.limits), member.call.keys(), member.call.args());
-			}
-			int algorithms = 0;
-			int keyCount = 0;
-			int argCount = 2;
-			boolean serverTime = false;
-			for (Member member : members) {
-				algorithms |= member.algorithms;
-				keyCount += member.call.keys().size();
-				argCount += 1 + member.call.args().size();
-				serverTime |= member.call.args().get(0).equals(ScriptCalls.SERVER_TIME_ARG);
-			}
-			List<String> keys = new ArrayList<>(keyCount);
-			List<String> args = new ArrayList<>(argCount);
-			args.add(serverTime ? ScriptCalls.SERVER_TIME_ARG : "0");
-			args.add(Integer.toString(members.size()));
-			for (Member member : members) {
-				keys.addAll(member.call.keys());
-				args.add(Integer.toString(member.limits.size()));
-				args.addAll(member.call.args());
-			}
-			return new Batch(LuaScript.forBatch(algorithms), keys, args);
-		}
-
-	}
-
-	/** The decisions of one lane: whether a call is in flight, and those that wait for it to return. */
-	private static final class Lane {
-
-		private final ArrayDeque<Member> queue = new ArrayDeque<>();
-
-		private boolean busy;
-
-		/** Queues {@code member} behind the call in flight, or returns true: none is, and it leaves at once. */
-		synchronized boolean join(Member member) {
-			if (this.busy) {
-				this.queue.add(member);
-				return false;
-			}
-			this.busy = true;
-			return true;
-		}
-
-		/**
-		 * The next batch, in arrival order, or {@code null} (the lane is then idle). A member whose caller gave up
-		 * already (completed, the starter cancels at the deadline) is dropped, unsent.
-		 */
-		synchronized @Nullable List<Member> next() {
-			List<Member> batch = null;
-			int chars = 0;
-			Member member;
-			while ((member = this.queue.peek()) != null) {
-				if (member.answer.isDone()) {
-					this.queue.poll();
-					member.woken.complete(List.of());
-					continue;
-				}
-				if (batch != null && (batch.size() == MAX_MEMBERS || chars + member.chars > MAX_CHARS)) {
-					break;
-				}
-				this.queue.poll();
-				if (batch == null) {
-					batch = new ArrayList<>();
-				}
-				batch.add(member);
-				chars += member.chars;
-			}
-			if (batch == null) {
-				this.busy = false;
-			}
-			return batch;
-		}
-
 	}
 
 }

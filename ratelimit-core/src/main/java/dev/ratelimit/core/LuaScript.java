@@ -154,6 +154,20 @@ public record LuaScript(String source, String sha1) {
 		return rateLimit(set);
 	}
 
+	/**
+	 * The script that decides several requests in one call ({@code batch.lua}, which documents its KEYS, ARGV and
+	 * reply), holding {@code algorithms}: what {@link RedisRateLimiter} sends for decisions that arrived while a call
+	 * was in flight.
+	 * @throws IllegalArgumentException when {@code algorithms} is empty
+	 */
+	public static LuaScript batch(Collection<Algorithm> algorithms) {
+		int set = 0;
+		for (Algorithm algorithm : algorithms) {
+			set |= 1 << algorithm.ordinal();
+		}
+		return forBatch(set);
+	}
+
 	/** The decision script of {@code limits}' algorithms, calendar periods included, and of usage if one records it. */
 	static LuaScript forLimits(List<LimitRequest> limits) {
 		return rateLimit(algorithms(limits));

@@ -105,8 +105,17 @@ public final class RedisRateLimiter implements RateLimiter {
 	 * and must not block; what it throws is ignored.
 	 */
 	public RedisRateLimiter withBatchSizes(IntConsumer sizes) {
-		return new RedisRateLimiter(this.executor, this.keys, this.clock, this.usage.perSlot(),
-				Objects.requireNonNull(sizes, "sizes must not be null"), this.batches != null);
+		Objects.requireNonNull(sizes, "sizes must not be null");
+		IntConsumer ignoringFailures = (size) -> {
+			try {
+				sizes.accept(size);
+			}
+			catch (RuntimeException ex) {
+				// an observer's failure is not the decisions'
+			}
+		};
+		return new RedisRateLimiter(this.executor, this.keys, this.clock, this.usage.perSlot(), ignoringFailures,
+				this.batches != null);
 	}
 
 	/**

@@ -77,7 +77,8 @@ class DecisionBatchesTest {
 	}
 
 	/**
-	 * 16 threads of 4 clients, each request one or two limits of any algorithm and a cost of 1 to 3, every decision at
+	 * 16 threads of 4 clients, each request one or two limits of any algorithm (concurrency limits and calendar periods
+	 * included) and a cost of 1 to 3, every decision at
 	 * its own time (a clock that moves 1 ms each read): each is then replayed alone, in the order the scripts saw
 	 * them (the calls of one lane leave one after the other; a batch lists its members in order), and must be answered
 	 * the same, every field. A batch that reordered its members, let a member miss an earlier one's write, or gave a
@@ -96,7 +97,9 @@ class DecisionBatchesTest {
 		List<LimitDefinition> shapes = List.of(LimitDefinition.of("tb", Algorithm.TOKEN_BUCKET, 6, Duration.ofMillis(50)),
 				LimitDefinition.of("fw", Algorithm.FIXED_WINDOW, 5, Duration.ofMillis(40)),
 				LimitDefinition.of("sl", Algorithm.SLIDING_LOG, 4, Duration.ofMillis(30)),
-				LimitDefinition.of("swc", Algorithm.SLIDING_WINDOW_COUNTER, 6, Duration.ofMillis(60)));
+				LimitDefinition.of("swc", Algorithm.SLIDING_WINDOW_COUNTER, 6, Duration.ofMillis(60)),
+				LimitDefinition.of("cc", Algorithm.CONCURRENCY, 3, Duration.ofMillis(40)),
+				LimitDefinition.calendar("day", 150, CalendarPeriod.of(CalendarPeriod.Unit.DAY)));
 		Map<Long, Decided> decided = new java.util.concurrent.ConcurrentHashMap<>();
 		ExecutorService threads = Executors.newFixedThreadPool(THREADS);
 		try {
@@ -109,10 +112,10 @@ class DecisionBatchesTest {
 						String id = "c" + random.nextInt(4);
 						List<LimitRequest> limits = new ArrayList<>();
 						int first = random.nextInt(shapes.size());
-						limits.add(shapes.get(first).request(1 + random.nextInt(3)));
+						limits.add(request(shapes.get(first), 1 + random.nextInt(3)));
 						if (random.nextBoolean()) {
-							limits.add(shapes.get((first + 1 + random.nextInt(shapes.size() - 1)) % shapes.size())
-								.request(1 + random.nextInt(2)));
+							limits.add(request(shapes.get((first + 1 + random.nextInt(shapes.size() - 1)) % shapes.size()),
+									1 + random.nextInt(2)));
 						}
 						RateLimitDecision decision = (client == Client.LETTUCE && thread % 2 == 1)
 								? limiter.tryAcquireAsync(id, limits).toCompletableFuture().join()
@@ -211,6 +214,36 @@ class DecisionBatchesTest {
 		assertThat(sizes).containsExactlyInAnyOrder(1, 3);
 	}
 
+	/**
+	 * A burst does not queue behind one call: the decisions that make a full batch leave at once, in a second call
+	 * beside the one in flight, and are answered while it still is (without, they would wait for it: held here).
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Client.class, names = "LETTUCE")
+	void aFullBatchLeavesBesideTheCallInFlight(Client client) throws Exception {
+		Recorder recorder = recorder(client);
+		List<Integer> sizes = new CopyOnWriteArrayList<>();
+		RateLimiter limiter = new RedisRateLimiter(recorder, prefix()).withBatchSizes(sizes::add);
+		LimitDefinition api = LimitDefinition.of("api", Algorithm.TOKEN_BUCKET, 100, Duration.ofHours(1));
+		Batch batch = new Batch(limiter, recorder, client);
+		batch.holdFirst("first", List.of(api.request()));
+		List<CompletableFuture<RateLimitDecision>> burst = new ArrayList<>();
+		for (int i = 0; i < BatchLane.MAX_MEMBERS + 1; i++) {
+			burst.add(batch.queue("burst", List.of(api.request())));
+		}
+		// the full batch decided while the first is held; the one after it leaves when either call returns
+		for (CompletableFuture<RateLimitDecision> decided : burst.subList(0, BatchLane.MAX_MEMBERS)) {
+			assertThat(decided.get(10, TimeUnit.SECONDS).allowed()).isTrue();
+		}
+		assertThat(recorder.calls()).isBetween(2, 3);
+		batch.release();
+
+		assertThat(burst.get(BatchLane.MAX_MEMBERS).get(10, TimeUnit.SECONDS).allowed()).isTrue();
+		assertThat(recorder.calls()).isEqualTo(3);
+		Batch.waitFor(() -> sizes.size() == 3);
+		assertThat(sizes).containsExactlyInAnyOrder(BatchLane.MAX_MEMBERS, 1, 1);
+	}
+
 	/** A member whose caller gave up (the starter cancels at the deadline) while it queued is not sent: no cost. */
 	@ParameterizedTest
 	@EnumSource(value = Client.class, names = "LETTUCE")
@@ -227,6 +260,14 @@ class DecisionBatchesTest {
 		assertThat(limiter.tryAcquire("late", List.of(api.request())).decisions().get(0).allowance().remaining())
 			.isEqualTo(9);
 		assertThat(recorder.calls()).isEqualTo(2);
+	}
+
+	/** A request of {@code cost}, or a concurrency limit's lease of a call of its own (its cost is 1). */
+	private static LimitRequest request(LimitDefinition limit, int cost) {
+		if (limit.algorithm() == Algorithm.CONCURRENCY) {
+			return limit.request().withLease(LimitRequest.newLeaseId());
+		}
+		return limit.request(cost);
 	}
 
 	private static String prefix() {
@@ -404,7 +445,7 @@ class DecisionBatchesTest {
 			this.recorder.held.complete(null);
 		}
 
-		private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+		static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 			while (!condition.getAsBoolean()) {
 				assertThat(System.nanoTime()).as("waited 10 s").isLessThan(deadline);
