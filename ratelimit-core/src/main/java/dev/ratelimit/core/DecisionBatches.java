@@ -15,10 +15,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Group commit of {@link RedisRateLimiter}'s decisions: while a decision script call is in flight in a lane, the
  * decisions that arrive for that lane queue here; when the call returns, one call of {@code batch.lua} carries what
- * queued (at most {@link BatchLane#MAX_MEMBERS} decisions and {@link BatchLane#MAX_CHARS} characters of KEYS and ARGV) and answers
- * each exactly as its own call would have, in the order they arrived. A decision that finds its lane idle is sent at
- * once, alone, with today's script ({@code rate_limit.lua}): nothing ever waits for a batch to fill; nor does a full
- * batch wait for the call in flight (a burst leaves in several calls side by side, {@link BatchLane}).
+ * queued (at most {@link BatchLane#MAX_MEMBERS} decisions and {@link BatchLane#MAX_CHARS} characters of KEYS and
+ * ARGV) and answers each exactly as its own call would have, in the order they arrived. A decision that finds its
+ * lane idle is sent at once, alone, with today's script ({@code rate_limit.lua}): nothing ever waits for a batch to
+ * fill; nor does a full batch wait for the call in flight (a burst leaves in several calls side by side,
+ * {@link BatchLane}).
  *
  * <p>
  * One lane per limiter, or, on a Redis Cluster ({@link RedisRateLimiter#onCluster()}), one per hash slot: a script's
@@ -28,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * Who sends a batch: a caller that waits on its thread ({@link #decide}) sends its batch itself when it is the first
- * waiting caller of it (a leader, the others follow), so that no thread carries more than one call of others'
- * decisions and a blocking client (Jedis) keeps a thread per call in flight, as without batches. Batches of
+ * waiting caller of it (a leader, the others follow), or the full batch its arrival made, so that no thread carries
+ * more than a call or two of others' decisions and a blocking client (Jedis) keeps a thread per call in flight, as
+ * without batches. Batches of
  * asynchronous callers only ({@link #decideAsync}) are sent from the completion of the call before, which an
  * asynchronous executor (Lettuce, the starter's Jedis) does without blocking; on an executor that runs
  * {@link ScriptExecutor#executeAsync} on the caller's thread (the interface's default), asynchronous callers wait as
@@ -177,7 +179,8 @@ final class DecisionBatches {
 	}
 
 	/** A call of the lane returned: the next batch leaves, then the members of this one are answered. */
-	private void finished(BatchLane lane, List<BatchMember> batch, @Nullable List<Long> reply, @Nullable Throwable failure) {
+	private void finished(BatchLane lane, List<BatchMember> batch, @Nullable List<Long> reply,
+			@Nullable Throwable failure) {
 		List<BatchMember> next = lane.next();
 		if (next != null) {
 			dispatch(lane, next);
@@ -241,7 +244,10 @@ final class DecisionBatches {
 		reply.whenComplete((answer, failure) -> answer(List.of(member), answer, failure));
 	}
 
-	/** Redis' {@code CROSSSLOT} (Lettuce), Jedis' own refusal to send keys of several slots ("Keys must belong to same hashslot"). */
+	/**
+	 * Redis' {@code CROSSSLOT} (Lettuce), Jedis' own refusal to send keys of several slots ("Keys must belong to same
+	 * hashslot").
+	 */
 	private static boolean crossSlot(@Nullable Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			String message = cause.getMessage();
