@@ -40,6 +40,9 @@ final class ApiScenarios {
 	/** The unit of the scenarios on one thread, measured whenever one of them is. */
 	static final String PING_ALONE = "PING, " + ALONE;
 
+	/** The rows of decisions each sent alone, whatever else is in flight. */
+	static final String WITHOUT_BATCHES = "without batches";
+
 	/** One command in a script, as the http part's {@code /script} endpoint runs it on the limiter's client. */
 	private static final LuaScript ONE_COMMAND = LuaScript.of("return { redis.call('EXISTS', KEYS[1]) }");
 
@@ -141,6 +144,18 @@ final class ApiScenarios {
 				decideAsync(onLettuce, twoLimits(), 1000)));
 		scenarios.add(new Scenario("lettuce   token-bucket, " + ALONE + ", " + shape(1000, true), 1,
 				decideAsync(onLettuce, admitting, 1000)));
+		// every decision in a call of its own, as before decisions shared calls (RedisRateLimiter.withoutBatches):
+		// the before and after of issue 51 in one run, on the same keys
+		RateLimiter jedisAlone = new RedisRateLimiter(new JedisScriptExecutor(jedis), "bench:").withoutBatches();
+		RateLimiter lettuceAlone = lettuce.limiter("bench:lettuce:").withoutBatches();
+		for (int keys : new int[] { 1, 1000 }) {
+			scenarios.add(new Scenario("redis     token-bucket, " + shape(keys, true) + ", " + WITHOUT_BATCHES,
+					decide(jedisAlone, admitting, keys)));
+			scenarios.add(new Scenario("lettuce   token-bucket, " + shape(keys, true) + ", " + WITHOUT_BATCHES,
+					decideAsync(lettuceAlone, admitting, keys)));
+		}
+		scenarios.add(new Scenario("lettuce   token-bucket + sliding-window-counter, " + shape(1000, true) + ", "
+				+ WITHOUT_BATCHES, decideAsync(lettuceAlone, twoLimits(), 1000)));
 		return scenarios;
 	}
 

@@ -133,10 +133,13 @@ final class ScriptCpu {
 				"---:", "---:");
 		for (ScriptVariants.Variant variant : variants.subList(1, variants.size())) {
 			List<Measurement> measured = results.get(variant.name());
-			double above = min(measured) - unitMin;
-			double aboveMedian = Table.median(measured, Measurement::micros) - unitMedian;
+			// a batch's iteration is several decisions: its figures are per decision, each above the unit as a body
+			// of one decision is
+			int decisions = variant.decisions();
+			double above = min(measured) / decisions - unitMin;
+			double aboveMedian = Table.median(measured, Measurement::micros) / decisions - unitMedian;
 			System.out.printf(Locale.ROOT, "| %-68s | %8.2f | %10.2f | %12.2f | %9.2f | %12.2f |%n", variant.name(),
-					Table.median(measured, Measurement::commands), above, aboveMedian, above / lessonMin,
+					Table.median(measured, Measurement::commands) / decisions, above, aboveMedian, above / lessonMin,
 					aboveMedian / lessonMedian);
 		}
 		System.out.printf(Locale.ROOT,

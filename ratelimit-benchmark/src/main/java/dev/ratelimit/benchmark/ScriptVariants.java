@@ -34,7 +34,13 @@ final class ScriptVariants {
 	 * the same for all its iterations).
 	 */
 	record Variant(String name, String body, List<String> keys, Supplier<List<String>> args, boolean heavy,
-			Expect expect) {
+			Expect expect, int decisions) {
+
+		/** A variant of one decision per iteration. */
+		Variant(String name, String body, List<String> keys, Supplier<List<String>> args, boolean heavy,
+				Expect expect) {
+			this(name, body, keys, args, heavy, expect, 1);
+		}
 
 		/** @throws IllegalStateException if the last iteration's reply is not what the variant's name says */
 		void check(Object reply) {
@@ -45,6 +51,13 @@ final class ScriptVariants {
 			boolean right;
 			if (reply instanceof Long verdict) {
 				right = verdict == wanted;
+			}
+			else if (this.decisions > 1 && reply instanceof List<?> fields) {
+				// batch.lua: per member 0 then its six values (one limit each here), the second its verdict
+				right = fields.size() == 7 * this.decisions;
+				for (int i = 0; right && i < fields.size(); i += 7) {
+					right = Long.valueOf(0).equals(fields.get(i)) && Long.valueOf(wanted).equals(fields.get(i + 1));
+				}
 			}
 			else if (reply instanceof List<?> fields && !fields.isEmpty() && fields.size() % 6 == 0) {
 				// rate_limit.lua: six values per limit, the first its verdict
@@ -108,6 +121,17 @@ final class ScriptVariants {
 						limits(serverClock, limit("tb", admitting)), false,
 						admitting ? Expect.ADMITTED : Expect.DENIED));
 			}
+		}
+		// batch.lua (issue 51): 16 decisions of one limit each in one call, per decision (the row's µs over 16), of
+		// 16 clients and of one hot key
+		String batch = LuaScript.batch(EnumSet.of(Algorithm.TOKEN_BUCKET)).source();
+		for (boolean hot : new boolean[] { false, true }) {
+			List<String> keys = new ArrayList<>();
+			for (int m = 0; m < BATCH; m++) {
+				keys.add(key(hot ? "tbbh" : "tbb" + m, "tb", true));
+			}
+			variants.add(new Variant("token bucket, admitting, server's clock, batch of " + BATCH + (hot ? ", one key" : "")
+					+ ", per decision", batch, keys, batch(limit("tb", true)), true, Expect.ADMITTED, BATCH));
 		}
 		variants.add(new Variant("token bucket, admitting, server's clock, all algorithms' script",
 				LuaScript.rateLimit().source(), List.of(key("tball", "tb", true)), limits(true, limit("tb", true)),
@@ -187,6 +211,22 @@ final class ScriptVariants {
 			return List.of(code, "10000", "1", "10000", "1", "0");
 		}
 		return List.of(code, "1000000000", "1000", "1000000000", "1", "0");
+	}
+
+	/** The decisions of the batch variants. */
+	private static final int BATCH = 16;
+
+	/** batch.lua's ARGV for {@link #BATCH} members of one limit each, all at the server's {@code TIME}. */
+	private static Supplier<List<String>> batch(List<String> limit) {
+		return () -> {
+			List<String> args = new ArrayList<>(List.of("-1", Integer.toString(BATCH)));
+			for (int m = 0; m < BATCH; m++) {
+				args.add("1");
+				args.add("-1");
+				args.addAll(limit);
+			}
+			return args;
+		};
 	}
 
 	/** rate_limit.lua's ARGV: the time ({@code -1}: the server's {@code TIME}), then each limit's six values. */

@@ -50,7 +50,12 @@ public record LuaScript(String source, String sha1) {
 
 	private static final String ALGORITHMS = read("algorithms.lua");
 
+	/** One request's decision as a function (decide_request), which the decision and the batch scripts call. */
+	private static final String DECISION = read("decision.lua");
+
 	private static final String DECIDE = read("rate_limit.lua");
+
+	private static final String BATCH = read("batch.lua");
 
 	private static final String USAGE_SOURCE = read("usage.lua");
 
@@ -59,6 +64,9 @@ public record LuaScript(String source, String sha1) {
 	 * used: identical if two threads make one at once.
 	 */
 	private static final LuaScript[] RATE_LIMITS = new LuaScript[1 << (USAGE + 1)];
+
+	/** The batch scripts by the set of algorithms they hold, as {@link #RATE_LIMITS} (never with usage). */
+	private static final LuaScript[] BATCHES = new LuaScript[1 << USAGE];
 
 	private static final LuaScript RATE_LIMIT = rateLimit((1 << ALGORITHM_FILES.length) - 1);
 
@@ -146,8 +154,27 @@ public record LuaScript(String source, String sha1) {
 		return rateLimit(set);
 	}
 
+	/**
+	 * The script that decides several requests in one call ({@code batch.lua}, which documents its KEYS, ARGV and
+	 * reply), holding {@code algorithms}: what {@link RedisRateLimiter} sends for decisions that arrived while a call
+	 * was in flight.
+	 * @throws IllegalArgumentException when {@code algorithms} is empty
+	 */
+	public static LuaScript batch(Collection<Algorithm> algorithms) {
+		int set = 0;
+		for (Algorithm algorithm : algorithms) {
+			set |= 1 << algorithm.ordinal();
+		}
+		return forBatch(set);
+	}
+
 	/** The decision script of {@code limits}' algorithms, calendar periods included, and of usage if one records it. */
 	static LuaScript forLimits(List<LimitRequest> limits) {
+		return rateLimit(algorithms(limits));
+	}
+
+	/** The set of {@code limits}' algorithms, calendar periods included, and of usage if one records it. */
+	static int algorithms(List<LimitRequest> limits) {
 		int set = 0;
 		for (int i = 0; i < limits.size(); i++) {
 			LimitDefinition limit = limits.get(i).definition();
@@ -156,7 +183,30 @@ public record LuaScript(String source, String sha1) {
 				set |= 1 << USAGE;
 			}
 		}
-		return rateLimit(set);
+		return set;
+	}
+
+	/** Whether a set of {@link #algorithms} holds usage: such a decision is never part of a batch. */
+	static boolean recordsUsage(int set) {
+		return (set & (1 << USAGE)) != 0;
+	}
+
+	/**
+	 * The script that decides several requests in one call, in order, each as {@link #rateLimit()} decides it alone:
+	 * the algorithm files of {@code set} (the union of the members' {@link #algorithms}, without usage) joined with
+	 * {@code decision.lua} and {@code batch.lua}, which documents its KEYS, ARGV and reply.
+	 * @throws IllegalArgumentException when {@code set} is empty or holds usage
+	 */
+	static LuaScript forBatch(int set) {
+		if (set == 0 || recordsUsage(set)) {
+			throw new IllegalArgumentException("a batch needs algorithms, and none that records usage: " + set);
+		}
+		LuaScript script = BATCHES[set];
+		if (script == null) {
+			script = of(algorithmsPart(set) + NO_USAGE + DECISION + BATCH);
+			BATCHES[set] = script;
+		}
+		return script;
 	}
 
 	/** The settlement script, with usage.lua when a limit of {@code settlements} records usage. */
@@ -172,28 +222,32 @@ public record LuaScript(String source, String sha1) {
 	private static LuaScript rateLimit(int set) {
 		LuaScript script = RATE_LIMITS[set];
 		if (script == null) {
-			StringBuilder source = new StringBuilder(COMMON);
-			StringBuilder absent = new StringBuilder();
-			for (int i = 0; i < ALGORITHM_FILES.length; i++) {
-				if ((set & (1 << i)) != 0) {
-					source.append(ALGORITHM_SOURCES[i]);
-				}
-				else {
-					absent.append((absent.length() > 0) ? ", " : "")
-						.append(ALGORITHM_FILES[i], 0, ALGORITHM_FILES[i].length() - ".lua".length());
-				}
-			}
-			if (absent.length() > 0) {
-				// declared, and nil: algorithms.lua answers their codes as unknown
-				source.append("-- algorithms not in this script (LuaScript.rateLimit(algorithms))\nlocal ")
-					.append(absent)
-					.append('\n');
-			}
-			source.append(ALGORITHMS).append(((set & (1 << USAGE)) != 0) ? USAGE_SOURCE : NO_USAGE);
-			script = of(source.append(DECIDE).toString());
+			script = of(algorithmsPart(set) + (recordsUsage(set) ? USAGE_SOURCE : NO_USAGE) + DECISION + DECIDE);
 			RATE_LIMITS[set] = script;
 		}
 		return script;
+	}
+
+	/** common.lua, the algorithm files of {@code set} (the others declared nil) and algorithms.lua. */
+	private static String algorithmsPart(int set) {
+		StringBuilder source = new StringBuilder(COMMON);
+		StringBuilder absent = new StringBuilder();
+		for (int i = 0; i < ALGORITHM_FILES.length; i++) {
+			if ((set & (1 << i)) != 0) {
+				source.append(ALGORITHM_SOURCES[i]);
+			}
+			else {
+				absent.append((absent.length() > 0) ? ", " : "")
+					.append(ALGORITHM_FILES[i], 0, ALGORITHM_FILES[i].length() - ".lua".length());
+			}
+		}
+		if (absent.length() > 0) {
+			// declared, and nil: algorithms.lua answers their codes as unknown
+			source.append("-- algorithms not in this script (LuaScript.rateLimit(algorithms))\nlocal ")
+				.append(absent)
+				.append('\n');
+		}
+		return source.append(ALGORITHMS).toString();
 	}
 
 	/**

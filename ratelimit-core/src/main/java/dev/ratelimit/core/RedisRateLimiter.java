@@ -7,12 +7,17 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
+import java.util.function.IntConsumer;
+
+import dev.ratelimit.core.ScriptCalls.Call;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link RateLimiter} on Redis: one call of {@link LuaScript#rateLimit(java.util.Collection)} (the script of the
- * limits' algorithms) per decision, whatever the number of limits, through a {@link ScriptExecutor}. Keys follow
+ * limits' algorithms) per decision, whatever the number of limits, through a {@link ScriptExecutor}; decisions that
+ * arrive while one is in flight leave together in one call when it returns, each decided as alone, in arrival order
+ * ({@link #withoutBatches()}). Keys follow
  * {@code <prefix>{<client>}:<name>:<algorithm>:<window>} (see {@code RedisKeys}), so they are Redis Cluster safe. Decisions are taken at the Redis server's time
  * ({@code TIME}, read by the script), or at the time of the clock given to {@link #withClock}.
  */
@@ -20,9 +25,6 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	/** Key prefix used when none is given. */
 	public static final String DEFAULT_KEY_PREFIX = "rl:";
-
-	/** The scripts' {@code ARGV[1]} that makes them read the server's {@code TIME} (rate_limit.lua, peek.lua). */
-	private static final String SERVER_TIME_ARG = "-1";
 
 	/** The scripts' retry-after of a cost that can never fit (rate_limit.lua, peek.lua). */
 	private static final long SCRIPT_NEVER = -1;
@@ -32,6 +34,10 @@ public final class RedisRateLimiter implements RateLimiter {
 	 * rate_limit.lua; peek.lua and settle.lua reply alike).
 	 */
 	private static final int REPLY_PER_LIMIT = 6;
+
+	/** Told nothing: a limiter without {@link #withBatchSizes}. */
+	private static final IntConsumer NO_SIZES = (size) -> {
+	};
 
 	/** The {@code COUNT} hint of each {@code SCAN} of {@link #resetAll}. */
 	private static final int RESET_BATCH = 1000;
@@ -45,6 +51,15 @@ public final class RedisRateLimiter implements RateLimiter {
 
 	private final RedisUsage usage;
 
+	/** What the scripts are called with. */
+	private final ScriptCalls calls;
+
+	/** Told the number of decisions each decision script call carries. */
+	private final IntConsumer batchSizes;
+
+	/** The decisions' lanes, or {@code null} when each decision is sent alone ({@link #withoutBatches()}). */
+	private final @Nullable DecisionBatches batches;
+
 	/** A limiter on {@code executor} with keys under {@value #DEFAULT_KEY_PREFIX}, at the server's time. */
 	public RedisRateLimiter(ScriptExecutor executor) {
 		this(executor, DEFAULT_KEY_PREFIX);
@@ -56,24 +71,63 @@ public final class RedisRateLimiter implements RateLimiter {
 	 */
 	public RedisRateLimiter(ScriptExecutor executor, String keyPrefix) {
 		this(Objects.requireNonNull(executor, "executor must not be null"),
-				new RedisKeys(Objects.requireNonNull(keyPrefix, "keyPrefix must not be null")), null, false);
+				new RedisKeys(Objects.requireNonNull(keyPrefix, "keyPrefix must not be null")), null, false, NO_SIZES,
+				true);
 	}
 
-	private RedisRateLimiter(ScriptExecutor executor, RedisKeys keys, @Nullable InstantSource clock, boolean cluster) {
+	private RedisRateLimiter(ScriptExecutor executor, RedisKeys keys, @Nullable InstantSource clock, boolean cluster,
+			IntConsumer batchSizes, boolean batching) {
 		this.executor = executor;
 		this.keys = keys;
 		this.clock = clock;
 		this.usage = new RedisUsage(keys, cluster);
+		this.calls = new ScriptCalls(keys, clock, this.usage);
+		this.batchSizes = batchSizes;
+		this.batches = batching ? new DecisionBatches(executor, cluster, batchSizes) : null;
 	}
 
 	/**
 	 * This limiter (same executor, keys and clock) for a Redis Cluster: limits that record usage keep it per hash
 	 * slot, beside their clients' keys, since a script touches the keys of one slot only; a read of usage visits
 	 * every slot (docs/ALGORITHMS.md, "Usage"). Without it, a decision of a limit that records usage fails on a
-	 * Cluster ({@code CROSSSLOT}). Decisions of limits without usage are the same either way.
+	 * Cluster ({@code CROSSSLOT}). Decisions are batched per hash slot rather than together (the keys of one script
+	 * call must share a slot); without it, a batch that a Cluster refuses for its slots is sent again decision by
+	 * decision, which costs a refused call per batch.
 	 */
 	public RedisRateLimiter onCluster() {
-		return new RedisRateLimiter(this.executor, this.keys, this.clock, true);
+		return new RedisRateLimiter(this.executor, this.keys, this.clock, true, this.batchSizes, this.batches != null);
+	}
+
+	/**
+	 * This limiter (same executor, keys, clock and topology) telling {@code sizes} the number of decisions each call
+	 * of a decision script carried once its reply is in (1 for a decision sent alone; see {@link #withoutBatches()}),
+	 * on the thread that reads the reply: the distribution an operator watches to see the batching. It must be quick
+	 * and must not block; what it throws is ignored.
+	 */
+	public RedisRateLimiter withBatchSizes(IntConsumer sizes) {
+		Objects.requireNonNull(sizes, "sizes must not be null");
+		IntConsumer ignoringFailures = (size) -> {
+			try {
+				sizes.accept(size);
+			}
+			catch (RuntimeException ex) {
+				// an observer's failure is not the decisions'
+			}
+		};
+		return new RedisRateLimiter(this.executor, this.keys, this.clock, this.usage.perSlot(), ignoringFailures,
+				this.batches != null);
+	}
+
+	/**
+	 * This limiter sending every decision in a script call of its own, as before decisions were batched: for
+	 * comparisons (the benchmark). By default, decisions that arrive while a decision script call is in flight to the
+	 * same Redis (on a Cluster, the same hash slot) wait for it, then leave together in one call that decides them one
+	 * after the other in arrival order, each exactly as alone; a decision that finds nothing in flight leaves at once.
+	 * Decisions of limits that record usage, peeks, settlements and the other scripts always go alone.
+	 */
+	public RedisRateLimiter withoutBatches() {
+		return new RedisRateLimiter(this.executor, this.keys, this.clock, this.usage.perSlot(), this.batchSizes,
+				false);
 	}
 
 	/**
@@ -83,7 +137,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public RedisRateLimiter withClock(InstantSource clock) {
 		return new RedisRateLimiter(this.executor, this.keys, Objects.requireNonNull(clock, "clock must not be null"),
-				this.usage.perSlot());
+				this.usage.perSlot(), this.batchSizes, this.batches != null);
 	}
 
 	/**
@@ -99,45 +153,58 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public RateLimitDecision tryAcquire(String clientId, List<LimitRequest> limits) {
 		Requests.check(clientId, limits);
-		Call call = withUsage(clientId, limits, call(clientId, limits));
-		return decisions(limits, this.executor.execute(LuaScript.forLimits(limits), call.keys(), call.args()));
+		Call call = this.calls.decision(clientId, limits);
+		if (this.batches != null) {
+			return this.batches.decide(limits, call);
+		}
+		RateLimitDecision decision = decisions(limits,
+				this.executor.execute(LuaScript.forLimits(limits), call.keys(), call.args()));
+		this.batchSizes.accept(1);
+		return decision;
 	}
 
 	@Override
 	public CompletionStage<RateLimitDecision> tryAcquireAsync(String clientId, List<LimitRequest> limits) {
 		Requests.check(clientId, limits);
-		Call call = withUsage(clientId, limits, call(clientId, limits));
-		return this.executor.executeAsync(LuaScript.forLimits(limits), call.keys(), call.args())
-			.thenApply((reply) -> decisions(limits, reply));
+		Call call = this.calls.decision(clientId, limits);
+		if (this.batches != null) {
+			return this.batches.decideAsync(limits, call);
+		}
+		return this.executor.executeAsync(LuaScript.forLimits(limits), call.keys(), call.args()).thenApply((reply) -> {
+			this.batchSizes.accept(1);
+			return decisions(limits, reply);
+		});
 	}
 
-	/** One call of {@link LuaScript#peek()}: the limit's six values of {@link #call} without the shadow flag. */
+	/** One call of {@link LuaScript#peek()}: the time and the limit's values of a decision but the shadow flag. */
 	@Override
 	public LimitDecision peek(String clientId, LimitRequest limit) {
 		Requests.checkPeek(clientId);
-		Call call = call(clientId, List.of(limit));
-		List<Long> reply = this.executor.execute(LuaScript.peek(), call.keys(), call.args().subList(0, 6));
+		Call call = this.calls.peek(clientId, limit);
+		List<Long> reply = this.executor.execute(LuaScript.peek(), call.keys(), call.args());
 		return decisions(List.of(limit), reply).decisions().get(0);
 	}
 
 	@Override
 	public CompletionStage<LimitDecision> peekAsync(String clientId, LimitRequest limit) {
 		Requests.checkPeek(clientId);
-		Call call = call(clientId, List.of(limit));
-		return this.executor.executeAsync(LuaScript.peek(), call.keys(), call.args().subList(0, 6))
+		Call call = this.calls.peek(clientId, limit);
+		return this.executor.executeAsync(LuaScript.peek(), call.keys(), call.args())
 			.thenApply((reply) -> decisions(List.of(limit), reply).decisions().get(0));
 	}
 
 	@Override
 	public RateLimitDecision settle(String clientId, List<Settlement> settlements) {
-		Call call = settleCall(clientId, settlements);
+		Requests.checkSettle(clientId, settlements);
+		Call call = this.calls.settlement(clientId, settlements);
 		return decisions(requests(settlements),
 				this.executor.execute(LuaScript.forSettlements(settlements), call.keys(), call.args()));
 	}
 
 	@Override
 	public CompletionStage<RateLimitDecision> settleAsync(String clientId, List<Settlement> settlements) {
-		Call call = settleCall(clientId, settlements);
+		Requests.checkSettle(clientId, settlements);
+		Call call = this.calls.settlement(clientId, settlements);
 		List<LimitRequest> requests = requests(settlements);
 		return this.executor.executeAsync(LuaScript.forSettlements(settlements), call.keys(), call.args())
 			.thenApply((reply) -> decisions(requests, reply));
@@ -194,7 +261,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public List<HeldLease> leases(String clientId, LimitDefinition limit) {
 		Requests.checkLeases(clientId, limit);
-		String time = (this.clock != null) ? Long.toString(Requests.timeOf(this.clock)) : SERVER_TIME_ARG;
+		String time = (this.clock != null) ? Long.toString(Requests.timeOf(this.clock)) : ScriptCalls.SERVER_TIME_ARG;
 		List<Long> reply = this.executor.execute(LuaScript.leases(), List.of(this.keys.key(clientId, limit)),
 				List.of(time));
 		List<HeldLease> leases = new ArrayList<>();
@@ -214,7 +281,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	@Override
 	public Usage usage(LimitDefinition limit, Usage.Period period, int page, int size) {
 		Requests.checkUsage(limit, period, page, size);
-		long clockMs = clockMs();
+		long clockMs = this.calls.clockMs();
 		return this.usage.read(this.executor, limit, period, page, size,
 				(clockMs >= 0) ? clockMs : System.currentTimeMillis());
 	}
@@ -231,85 +298,12 @@ public final class RedisRateLimiter implements RateLimiter {
 		return new String(text, StandardCharsets.UTF_8);
 	}
 
-	/** The script's KEYS and ARGV (see rate_limit.lua). */
-	private record Call(List<String> keys, List<String> args) {
-	}
-
-	/** {@code call} with the KEYS and ARGV of the limits that record usage (usage.lua), if any. */
-	private Call withUsage(String clientId, List<LimitRequest> limits, Call call) {
-		this.usage.append(clientId, limits, call.keys(), call.args());
-		return call;
-	}
-
-	/** Checked by the caller. */
-	private Call call(String clientId, List<LimitRequest> limits) {
-		List<String> keys = new ArrayList<>(limits.size());
-		List<String> args = new ArrayList<>(1 + 6 * limits.size());
-		long clockMs = clockMs();
-		args.add((clockMs >= 0) ? Long.toString(clockMs) : SERVER_TIME_ARG);
-		for (LimitRequest request : limits) {
-			LimitDefinition limit = request.definition();
-			keys.add(this.keys.key(clientId, limit));
-			args.add(limit.scriptCode());
-			args.add(Long.toString(limit.limit()));
-			args.add(Long.toString(limit.windowMs()));
-			args.add(capacityOrLease(request, clockMs));
-			args.add(Long.toString(request.cost()));
-			args.add(request.shadow() ? "1" : "0");
-		}
-		return new Call(keys, args);
-	}
-
-	/** The script's KEYS and ARGV (see settle.lua). */
-	private Call settleCall(String clientId, List<Settlement> settlements) {
-		Requests.checkSettle(clientId, settlements);
-		List<String> keys = new ArrayList<>(settlements.size());
-		List<String> args = new ArrayList<>(1 + 7 * settlements.size());
-		long clockMs = clockMs();
-		args.add((clockMs >= 0) ? Long.toString(clockMs) : SERVER_TIME_ARG);
-		for (Settlement settlement : settlements) {
-			LimitDefinition limit = settlement.reservation().definition();
-			keys.add(this.keys.key(clientId, limit));
-			args.add(limit.scriptCode());
-			args.add(Long.toString(limit.limit()));
-			args.add(Long.toString(limit.windowMs()));
-			args.add(capacityOrLease(settlement.reservation(), clockMs));
-			args.add(Long.toString(settlement.reservation().cost()));
-			args.add(Long.toString(settlement.actualCost()));
-			args.add(Long.toString(settlement.reservedAtMs()));
-		}
-		return withUsage(clientId, requests(settlements), new Call(keys, args));
-	}
-
-	/** This limiter's clock in ms, or -1 when it decides at the server's {@code TIME}. */
-	private long clockMs() {
-		return (this.clock != null) ? Requests.timeOf(this.clock) : -1;
-	}
-
-	/**
-	 * A limit's fourth value in the scripts: the capacity of a rate limit, the lease id of a concurrency limit (empty
-	 * when a peek asks about no lease in particular), and for a calendar period the starts of four periods around
-	 * the time {@code clockMs} (this JVM's clock when it is -1), "b0 b1 b2 b3" in ms: Lua knows no time zones, so the
-	 * bounds come from here and the script picks the period that holds the time it decides at (calendar_window.lua).
-	 */
-	private static String capacityOrLease(LimitRequest request, long clockMs) {
-		LimitDefinition limit = request.definition();
-		CalendarPeriod calendar = limit.calendar();
-		if (calendar != null) {
-			long[] b = calendar.bounds((clockMs >= 0) ? clockMs : System.currentTimeMillis());
-			return b[0] + " " + b[1] + " " + b[2] + " " + b[3];
-		}
-		if (limit.algorithm().rate()) {
-			return Long.toString(limit.capacity());
-		}
-		return (request.lease() != null) ? request.lease() : "";
-	}
-
-	private static List<LimitRequest> requests(List<Settlement> settlements) {
+	static List<LimitRequest> requests(List<Settlement> settlements) {
 		return settlements.stream().map(Settlement::reservation).toList();
 	}
 
-	private static RateLimitDecision decisions(List<LimitRequest> limits, List<Long> reply) {
+	/** The decisions of a decision script's reply, 6 integers per limit (rate_limit.lua). */
+	static RateLimitDecision decisions(List<LimitRequest> limits, List<Long> reply) {
 		if (reply.size() != REPLY_PER_LIMIT * limits.size()) {
 			throw new IllegalStateException("rate-limit script replied " + reply + " for " + limits.size() + " limits");
 		}

@@ -133,6 +133,64 @@ class ClusterTest {
 		}
 	}
 
+	/**
+	 * 16 threads, 8 clients on every node: onCluster(), a batch's decisions share a hash slot (a lane per slot), and
+	 * batches form; each client admitted exactly its limit.
+	 */
+	@Test
+	void batchesOnAClusterNeverMixSlots() throws Exception {
+		DecisionBatchesTest.Recorder recorder = new DecisionBatchesTest.Recorder(new JedisScriptExecutor(cluster));
+		RateLimiter onCluster = at(new RedisRateLimiter(recorder, "slots:").onCluster(), T0);
+		int[] admitted = concurrently(onCluster, "slots");
+		assertThat(admitted).containsOnly(5);
+		assertThat(recorder.calls).allSatisfy((call) -> assertThat(call.keys().stream()
+			.map((key) -> ClusterSlots.slot(key.substring(key.indexOf('{') + 1, key.indexOf('}'))))
+			.distinct()).hasSize(1));
+		assertThat(recorder.calls).as("batches formed").anyMatch(DecisionBatchesTest.Sent::batch);
+	}
+
+	/**
+	 * A limiter not told of the Cluster has one lane: a batch of several slots is refused by the client (Jedis sends
+	 * no keys of several slots) and sent again decision by decision, each still decided exactly.
+	 */
+	@Test
+	void aBatchOfSeveralSlotsIsSentAgainDecisionByDecision() throws Exception {
+		DecisionBatchesTest.Recorder recorder = new DecisionBatchesTest.Recorder(new JedisScriptExecutor(cluster));
+		RateLimiter oneLane = at(new RedisRateLimiter(recorder, "lane:"), T0);
+		assertThat(concurrently(oneLane, "lane")).containsOnly(5);
+		assertThat(recorder.calls).as("batches tried").anyMatch(DecisionBatchesTest.Sent::batch);
+	}
+
+	/** 16 threads, each 20 decisions of the 8 clients in turn, a fixed window of 5: the admissions per client. */
+	private static int[] concurrently(RateLimiter limiter, String name) throws Exception {
+		LimitDefinition limit = LimitDefinition.of(name, Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(10));
+		List<String> clients = IntStream.range(0, 8).mapToObj((i) -> name + "-client-" + i).toList();
+		java.util.concurrent.atomic.AtomicIntegerArray admitted = new java.util.concurrent.atomic.AtomicIntegerArray(
+				clients.size());
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(16);
+		try {
+			List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+			for (int t = 0; t < 16; t++) {
+				int thread = t;
+				done.add(threads.submit(() -> {
+					for (int i = 0; i < 20; i++) {
+						int client = (thread + i) % clients.size();
+						if (limiter.tryAcquire(clients.get(client), limit).allowed()) {
+							admitted.incrementAndGet(client);
+						}
+					}
+				}));
+			}
+			for (java.util.concurrent.Future<?> future : done) {
+				future.get(60, java.util.concurrent.TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		return IntStream.range(0, clients.size()).map(admitted::get).toArray();
+	}
+
 	@Test
 	void flushedScriptCacheOnEveryNodeIsRecovered() {
 		LimitDefinition limit = LimitDefinition.of("flush", Algorithm.SLIDING_LOG, 2, Duration.ofSeconds(10));

@@ -15,6 +15,7 @@ import dev.ratelimit.core.ScriptExecutor;
 import dev.ratelimit.core.redis.LettuceScriptExecutor;
 import dev.ratelimit.core.redis.PooledJedisScriptExecutor;
 import dev.ratelimit.spring.enforce.LeaseWaits;
+import dev.ratelimit.spring.enforce.RateLimitEventRecorder;
 import dev.ratelimit.spring.autoconfigure.RateLimitRedisProperties.ClientType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -137,7 +138,7 @@ class RateLimitRedisConfiguration {
 	RateLimiter rateLimitRateLimiter(ScriptExecutor rateLimitScriptExecutor, RateLimitProperties properties,
 			@Qualifier(StarterBeans.CLOCK) ObjectProvider<InstantSource> clock, Environment environment,
 			ObjectProvider<DataRedisConnectionDetails> connectionDetails, ObjectProvider<SslBundles> sslBundles,
-			ConfigurableListableBeanFactory beanFactory) {
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<RateLimitEventRecorder> events) {
 		RedisRateLimiter limiter;
 		try {
 			limiter = new RedisRateLimiter(rateLimitScriptExecutor, properties.getKeyPrefix());
@@ -152,6 +153,11 @@ class RateLimitRedisConfiguration {
 		if (ours && target(properties.getRedis(), environment, connectionDetails, sslBundles.getIfAvailable(),
 				beanFactory).details().getCluster() != null) {
 			limiter = limiter.onCluster();
+		}
+		// decisions per script call (ratelimit.redis.batch.size), when the meters are on
+		RateLimitEventRecorder recorder = events.getIfUnique();
+		if (recorder != null) {
+			limiter = limiter.withBatchSizes(recorder::decisionsPerCall);
 		}
 		// the application's clock in place of the server's TIME; keys still expire on the server's clock
 		InstantSource limitsClock = clock.getIfAvailable();

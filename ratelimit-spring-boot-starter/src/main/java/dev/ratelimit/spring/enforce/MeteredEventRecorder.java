@@ -15,9 +15,11 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.spring.limits.ConfiguredLimit;
 import dev.ratelimit.spring.limits.LimitConfiguration;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link RateLimitEventRecorder}'s logs, and the Micrometer meters:
@@ -33,6 +35,9 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code ratelimit.redis.calls}, a timer of the decision calls to Redis (tag {@code outcome}: {@code success},
  * {@code failure}, {@code timeout}); not with the in-memory store;</li>
  * <li>{@code ratelimit.redis.failures}, a counter of Redis calls that failed or timed out;</li>
+ * <li>{@code ratelimit.redis.batch.size}, a distribution summary of the decisions each decision script call to Redis
+ * carried (1: sent alone; more: decisions that arrived while a call was in flight, sent together when it returned);
+ * not with the in-memory store;</li>
  * <li>{@code ratelimit.denials.remembered}, a counter of requests denied from a denial this instance remembers,
  * without a Redis call ({@link DenialCache}); their limits are counted in {@code ratelimit.decisions} as
  * well.</li>
@@ -68,6 +73,9 @@ public final class MeteredEventRecorder extends RateLimitEventRecorder {
 
 	private final Map<String, Timer> redisCallTimers = new ConcurrentHashMap<>();
 
+	/** {@code ratelimit.redis.batch.size}, or {@code null} with the in-memory store. */
+	private final @Nullable DistributionSummary batchSizes;
+
 	/**
 	 * @param logInterval at most one WARN of Redis failures per interval
 	 * @param redis whether the limiter calls Redis: not with the in-memory store, which has no calls to time
@@ -78,6 +86,17 @@ public final class MeteredEventRecorder extends RateLimitEventRecorder {
 		this.registry = registry;
 		this.redis = redis;
 		this.nearLimit = nearLimit;
+		this.batchSizes = redis ? DistributionSummary.builder("ratelimit.redis.batch.size")
+			.description("Decisions per decision script call to Redis (1: sent alone)")
+			.baseUnit("decisions")
+			.register(registry) : null;
+	}
+
+	@Override
+	public void decisionsPerCall(int decisions) {
+		if (this.batchSizes != null) {
+			this.batchSizes.record(decisions);
+		}
 	}
 
 	@Override

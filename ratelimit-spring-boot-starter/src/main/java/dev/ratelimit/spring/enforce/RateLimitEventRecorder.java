@@ -69,6 +69,14 @@ public class RateLimitEventRecorder implements LimitConfigurations.Listener {
 	void deniedFromMemory() {
 	}
 
+	/**
+	 * A call of a decision script to Redis carried {@code decisions} decisions: 1 for a decision sent alone, more for
+	 * a batch of those that arrived while a call was in flight ({@code RedisRateLimiter.withBatchSizes}). Called on the
+	 * thread that reads Redis' reply: quick, never blocking.
+	 */
+	public void decisionsPerCall(int decisions) {
+	}
+
 	/** A decision call to Redis that took {@code nanos}: {@code success}, {@code failure} or {@code timeout}. */
 	void redisCall(long nanos, String outcome) {
 	}

@@ -25,6 +25,7 @@ import dev.ratelimit.spring.test.app.XClient;
 import dev.ratelimit.test.TestRedis;
 import dev.ratelimit.test.WindowBoundaries;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.search.Search;
@@ -54,7 +55,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and failure policy, on Spring MVC (where 100 request threads compete for 2 cores) and WebFlux. Every answer of the
  * measured burst is Redis's: no call timed out, no limit failed open, closed or local, every 429 carries Redis's
  * fields (the warm-up burst before it, which starts a cold JVM's threads, may pass the timeout on a busy machine). A
- * probe around the limiter proves that the decisions overlapped. Also on two separate JVMs.
+ * probe around the limiter proves that the decisions overlapped, and the decisions per script call that they shared
+ * calls. Also on two separate JVMs.
  */
 class BurstIntegrationTests {
 
@@ -99,6 +101,14 @@ class BurstIntegrationTests {
 					assertThat(instance.getBean(InFlightProbe.class).peak()).as(what + ": peak decisions in flight")
 						.isGreaterThanOrEqualTo(2);
 				}
+			}
+			for (ConfigurableApplicationContext instance : instances) {
+				// decisions that overlapped shared script calls (ratelimit.redis.batch.size): more decisions than calls
+				DistributionSummary batches = instance.getBean(MeterRegistry.class)
+					.get("ratelimit.redis.batch.size")
+					.summary();
+				assertThat(batches.totalAmount()).as(webApplicationType + " " + client + ": decisions per script call")
+					.isGreaterThan(batches.count());
 			}
 		}
 	}

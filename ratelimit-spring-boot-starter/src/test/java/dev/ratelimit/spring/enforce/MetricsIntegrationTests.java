@@ -6,6 +6,7 @@ import dev.ratelimit.spring.test.app.PlansConfiguration;
 import dev.ratelimit.spring.test.app.RateLimitTestApplication;
 import dev.ratelimit.spring.web.ServerTestSupport;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,8 +19,8 @@ import org.springframework.test.context.TestPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code ratelimit.decisions} per limit and outcome, {@code ratelimit.near.limit} at a ratio of 0.5, and the timer of
- * Redis calls, after known traffic on the shared test Redis. One test, so that the counts are exactly those of its
+ * {@code ratelimit.decisions} per limit and outcome, {@code ratelimit.near.limit} at a ratio of 0.5, the timer of
+ * Redis calls and the decisions per script call, after known traffic on the shared test Redis. One test, so that the counts are exactly those of its
  * requests.
  */
 @SpringBootTest(classes = { RateLimitTestApplication.class, PlansConfiguration.class },
@@ -84,6 +85,10 @@ class MetricsIntegrationTests extends ServerTestSupport {
 		// One script call per request: its limits share one client key.
 		assertThat(this.registry.get("ratelimit.redis.calls").tag("outcome", "success").timer().count()).isEqualTo(8);
 		assertThat(this.registry.get("ratelimit.redis.failures").counter().count()).isZero();
+		// Requests one after the other: each decision alone in its script call.
+		DistributionSummary batches = this.registry.get("ratelimit.redis.batch.size").summary();
+		assertThat(batches.count()).isEqualTo(8);
+		assertThat(batches.totalAmount()).isEqualTo(8);
 	}
 
 	private double nearLimit(String limit) {
