@@ -6,14 +6,11 @@ import java.util.List;
 /** A call of the decision script: one member's own, or {@code batch.lua}'s for several (see its ARGV). */
 record BatchCall(LuaScript script, List<String> keys, List<String> args) {
 
-	/** The reply's integers per limit, as {@link RedisRateLimiter#decisions} reads them. */
-	private static final int REPLY_PER_LIMIT = 6;
-
 	/** The call of {@code members}: rate_limit.lua's for one, batch.lua's for several, in their order. */
 	static BatchCall of(List<BatchMember> members) {
 		if (members.size() == 1) {
 			BatchMember member = members.get(0);
-			return new BatchCall(LuaScript.forLimits(member.limits), member.call.keys(), member.call.args());
+			return new BatchCall(DecisionScripts.forLimits(member.limits), member.call.keys(), member.call.args());
 		}
 		int algorithms = 0;
 		int keyCount = 0;
@@ -34,7 +31,7 @@ record BatchCall(LuaScript script, List<String> keys, List<String> args) {
 			args.add(Integer.toString(member.limits.size()));
 			args.addAll(member.call.args());
 		}
-		return new BatchCall(LuaScript.forBatch(algorithms), keys, args);
+		return new BatchCall(DecisionScripts.batch(algorithms), keys, args);
 	}
 
 	/** Answers each member of a batch of several from {@code batch.lua}'s reply. */
@@ -44,14 +41,14 @@ record BatchCall(LuaScript script, List<String> keys, List<String> args) {
 			BatchMember member = batch.get(i);
 			try {
 				if (reply.get(at) == 0) {
-					int values = REPLY_PER_LIMIT * member.limits.size();
-					member.decided(RedisRateLimiter.decisions(member.limits, reply.subList(at + 1, at + 1 + values)));
+					int values = ScriptReplies.PER_LIMIT * member.limits.size();
+					member.decided(ScriptReplies.decisions(member.limits, reply.subList(at + 1, at + 1 + values)));
 					at += 1 + values;
 				}
 				else {
 					int length = reply.get(at + 1).intValue();
 					member.fail(new IllegalStateException(
-							"Redis answered this decision of a batch with an error: " + RedisRateLimiter.text(reply, at + 2, length)));
+							"Redis answered this decision of a batch with an error: " + ScriptReplies.text(reply, at + 2, length)));
 					at += 2 + length;
 				}
 			}

@@ -12,7 +12,7 @@ final class BatchMember {
 
 	final Call call;
 
-	/** {@link LuaScript#algorithms} of its limits. */
+	/** The {@link DecisionScripts#set} of its limits. */
 	final int algorithms;
 
 	/** The characters of its KEYS and ARGV. */

@@ -67,8 +67,8 @@ final class DecisionBatches {
 
 	/** Decides on this thread: sent at once, or queued and then sent by this thread or answered by another's call. */
 	RateLimitDecision decide(List<LimitRequest> limits, Call call) {
-		int algorithms = LuaScript.algorithms(limits);
-		if (LuaScript.recordsUsage(algorithms)) {
+		int algorithms = DecisionScripts.set(limits);
+		if (DecisionScripts.recordsUsage(algorithms)) {
 			return alone(limits, call);
 		}
 		BatchMember member = new BatchMember(limits, call, algorithms, true);
@@ -104,12 +104,12 @@ final class DecisionBatches {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
-		int algorithms = LuaScript.algorithms(limits);
-		if (LuaScript.recordsUsage(algorithms)) {
-			return this.executor.executeAsync(LuaScript.forLimits(limits), call.keys(), call.args())
+		int algorithms = DecisionScripts.set(limits);
+		if (DecisionScripts.recordsUsage(algorithms)) {
+			return this.executor.executeAsync(DecisionScripts.forLimits(limits), call.keys(), call.args())
 				.thenApply((reply) -> {
 					this.sizes.accept(1);
-					return RedisRateLimiter.decisions(limits, reply);
+					return ScriptReplies.decisions(limits, reply);
 				});
 		}
 		BatchMember member = new BatchMember(limits, call, algorithms, false);
@@ -122,8 +122,8 @@ final class DecisionBatches {
 	}
 
 	private RateLimitDecision alone(List<LimitRequest> limits, Call call) {
-		RateLimitDecision decision = RedisRateLimiter.decisions(limits,
-				this.executor.execute(LuaScript.forLimits(limits), call.keys(), call.args()));
+		RateLimitDecision decision = ScriptReplies.decisions(limits,
+				this.executor.execute(DecisionScripts.forLimits(limits), call.keys(), call.args()));
 		this.sizes.accept(1);
 		return decision;
 	}
@@ -218,7 +218,7 @@ final class DecisionBatches {
 		if (batch.size() == 1) {
 			BatchMember member = batch.get(0);
 			try {
-				member.decided(RedisRateLimiter.decisions(member.limits, reply));
+				member.decided(ScriptReplies.decisions(member.limits, reply));
 			}
 			catch (RuntimeException ex) {
 				member.fail(ex);
@@ -235,7 +235,7 @@ final class DecisionBatches {
 	private void sendAlone(BatchMember member) {
 		CompletionStage<List<Long>> reply;
 		try {
-			reply = this.executor.executeAsync(LuaScript.forLimits(member.limits), member.call.keys(),
+			reply = this.executor.executeAsync(DecisionScripts.forLimits(member.limits), member.call.keys(),
 					member.call.args());
 		}
 		catch (RuntimeException ex) {

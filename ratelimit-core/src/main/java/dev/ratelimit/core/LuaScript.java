@@ -20,62 +20,20 @@ import java.util.stream.Stream;
  */
 public record LuaScript(String source, String sha1) {
 
-	/** What the decision, the peek and the settlement share: the arithmetic, the four algorithms and concurrency. */
+	/**
+	 * What the peek and the settlement share with the decision (whose scripts {@link DecisionScripts} assembles per set
+	 * of algorithms): the arithmetic, the algorithms, concurrency and calendar periods.
+	 */
 	private static final String[] ALGORITHM_PARTS = { "common.lua", "fixed_window.lua", "sliding_log.lua",
 			"sliding_window_counter.lua", "token_bucket.lua", "concurrency.lua", "calendar_window.lua",
 			"algorithms.lua" };
 
-	/**
-	 * Each algorithm's file, in {@link Algorithm}'s order (as in {@link #ALGORITHM_PARTS}), then the fixed window of
-	 * calendar periods ({@link #CALENDAR}); its constructor is the file's name without {@code .lua}.
-	 */
-	private static final String[] ALGORITHM_FILES = { "fixed_window.lua", "sliding_log.lua",
-			"sliding_window_counter.lua", "token_bucket.lua", "concurrency.lua", "calendar_window.lua" };
-
-	/** The bit of calendar_window.lua in a script's set: after the algorithms' own. */
-	private static final int CALENDAR = Algorithm.values().length;
-
-	/** The bit of usage.lua in a decision script's set: a limit of the call records usage. */
-	private static final int USAGE = ALGORITHM_FILES.length;
-
-	/** What a script without usage.lua declares in its place, so that the decision and the settlement find nil. */
-	private static final String NO_USAGE = "-- no limit of this call records usage (usage.lua)\nlocal usage_limits, record_usage\n";
-
-	// All read when the class is: reading the class path later could block a reactive application's event loop.
-	private static final String COMMON = read("common.lua");
-
-	private static final String[] ALGORITHM_SOURCES = Arrays.stream(ALGORITHM_FILES)
-		.map(LuaScript::read)
-		.toArray(String[]::new);
-
-	private static final String ALGORITHMS = read("algorithms.lua");
-
-	/** One request's decision as a function (decide_request), which the decision and the batch scripts call. */
-	private static final String DECISION = read("decision.lua");
-
-	private static final String DECIDE = read("rate_limit.lua");
-
-	private static final String BATCH = read("batch.lua");
-
-	private static final String USAGE_SOURCE = read("usage.lua");
-
-	/**
-	 * The decision scripts by the set of algorithms they hold (bit {@link Algorithm#ordinal()}), made when first
-	 * used: identical if two threads make one at once.
-	 */
-	private static final LuaScript[] RATE_LIMITS = new LuaScript[1 << (USAGE + 1)];
-
-	/** The batch scripts by the set of algorithms they hold, as {@link #RATE_LIMITS} (never with usage). */
-	private static final LuaScript[] BATCHES = new LuaScript[1 << USAGE];
-
-	private static final LuaScript RATE_LIMIT = rateLimit((1 << ALGORITHM_FILES.length) - 1);
-
 	private static final LuaScript PEEK = load(ALGORITHM_PARTS, "peek.lua");
 
-	private static final LuaScript SETTLE = of(parts(ALGORITHM_PARTS) + NO_USAGE + read("settle.lua"));
+	private static final LuaScript SETTLE = of(parts(ALGORITHM_PARTS) + DecisionScripts.NO_USAGE + read("settle.lua"));
 
-	private static final LuaScript SETTLE_USAGE = of(parts(ALGORITHM_PARTS) + USAGE_SOURCE + read("usage_settle.lua")
-			+ read("settle.lua"));
+	private static final LuaScript SETTLE_USAGE = of(parts(ALGORITHM_PARTS) + read("usage.lua")
+			+ read("usage_settle.lua") + read("settle.lua"));
 
 	private static final LuaScript USAGE_PAGE = load(new String[0], "usage_page.lua");
 
@@ -116,7 +74,7 @@ public record LuaScript(String source, String sha1) {
 	 * reply.
 	 */
 	public static LuaScript rateLimit() {
-		return RATE_LIMIT;
+		return DecisionScripts.decision(DecisionScripts.ALL);
 	}
 
 	/**
@@ -127,14 +85,7 @@ public record LuaScript(String source, String sha1) {
 	 * @throws IllegalArgumentException when {@code algorithms} is empty
 	 */
 	public static LuaScript rateLimit(Collection<Algorithm> algorithms) {
-		int set = 0;
-		for (Algorithm algorithm : algorithms) {
-			set |= 1 << algorithm.ordinal();
-		}
-		if (set == 0) {
-			throw new IllegalArgumentException("a decision needs at least one algorithm");
-		}
-		return rateLimit(set);
+		return DecisionScripts.decision(DecisionScripts.set(algorithms, false));
 	}
 
 	/**
@@ -143,15 +94,7 @@ public record LuaScript(String source, String sha1) {
 	 * @throws IllegalArgumentException when {@code algorithms} is empty
 	 */
 	public static LuaScript rateLimit(Collection<Algorithm> algorithms, boolean usage) {
-		LuaScript script = rateLimit(algorithms);
-		if (!usage) {
-			return script;
-		}
-		int set = 1 << USAGE;
-		for (Algorithm algorithm : algorithms) {
-			set |= 1 << algorithm.ordinal();
-		}
-		return rateLimit(set);
+		return DecisionScripts.decision(DecisionScripts.set(algorithms, usage));
 	}
 
 	/**
@@ -161,52 +104,7 @@ public record LuaScript(String source, String sha1) {
 	 * @throws IllegalArgumentException when {@code algorithms} is empty
 	 */
 	public static LuaScript batch(Collection<Algorithm> algorithms) {
-		int set = 0;
-		for (Algorithm algorithm : algorithms) {
-			set |= 1 << algorithm.ordinal();
-		}
-		return forBatch(set);
-	}
-
-	/** The decision script of {@code limits}' algorithms, calendar periods included, and of usage if one records it. */
-	static LuaScript forLimits(List<LimitRequest> limits) {
-		return rateLimit(algorithms(limits));
-	}
-
-	/** The set of {@code limits}' algorithms, calendar periods included, and of usage if one records it. */
-	static int algorithms(List<LimitRequest> limits) {
-		int set = 0;
-		for (int i = 0; i < limits.size(); i++) {
-			LimitDefinition limit = limits.get(i).definition();
-			set |= 1 << ((limit.calendar() != null) ? CALENDAR : limit.algorithm().ordinal());
-			if (limit.usage() != null) {
-				set |= 1 << USAGE;
-			}
-		}
-		return set;
-	}
-
-	/** Whether a set of {@link #algorithms} holds usage: such a decision is never part of a batch. */
-	static boolean recordsUsage(int set) {
-		return (set & (1 << USAGE)) != 0;
-	}
-
-	/**
-	 * The script that decides several requests in one call, in order, each as {@link #rateLimit()} decides it alone:
-	 * the algorithm files of {@code set} (the union of the members' {@link #algorithms}, without usage) joined with
-	 * {@code decision.lua} and {@code batch.lua}, which documents its KEYS, ARGV and reply.
-	 * @throws IllegalArgumentException when {@code set} is empty or holds usage
-	 */
-	static LuaScript forBatch(int set) {
-		if (set == 0 || recordsUsage(set)) {
-			throw new IllegalArgumentException("a batch needs algorithms, and none that records usage: " + set);
-		}
-		LuaScript script = BATCHES[set];
-		if (script == null) {
-			script = of(algorithmsPart(set) + NO_USAGE + DECISION + BATCH);
-			BATCHES[set] = script;
-		}
-		return script;
+		return DecisionScripts.batch(DecisionScripts.set(algorithms, false));
 	}
 
 	/** The settlement script, with usage.lua when a limit of {@code settlements} records usage. */
@@ -217,37 +115,6 @@ public record LuaScript(String source, String sha1) {
 			}
 		}
 		return SETTLE;
-	}
-
-	private static LuaScript rateLimit(int set) {
-		LuaScript script = RATE_LIMITS[set];
-		if (script == null) {
-			script = of(algorithmsPart(set) + (recordsUsage(set) ? USAGE_SOURCE : NO_USAGE) + DECISION + DECIDE);
-			RATE_LIMITS[set] = script;
-		}
-		return script;
-	}
-
-	/** common.lua, the algorithm files of {@code set} (the others declared nil) and algorithms.lua. */
-	private static String algorithmsPart(int set) {
-		StringBuilder source = new StringBuilder(COMMON);
-		StringBuilder absent = new StringBuilder();
-		for (int i = 0; i < ALGORITHM_FILES.length; i++) {
-			if ((set & (1 << i)) != 0) {
-				source.append(ALGORITHM_SOURCES[i]);
-			}
-			else {
-				absent.append((absent.length() > 0) ? ", " : "")
-					.append(ALGORITHM_FILES[i], 0, ALGORITHM_FILES[i].length() - ".lua".length());
-			}
-		}
-		if (absent.length() > 0) {
-			// declared, and nil: algorithms.lua answers their codes as unknown
-			source.append("-- algorithms not in this script (LuaScript.rateLimit(algorithms))\nlocal ")
-				.append(absent)
-				.append('\n');
-		}
-		return source.append(ALGORITHMS).toString();
 	}
 
 	/**
@@ -307,7 +174,8 @@ public record LuaScript(String source, String sha1) {
 		return source.toString();
 	}
 
-	private static String read(String part) {
+	/** The text of {@code scripts/<part>}, a resource beside this class. */
+	static String read(String part) {
 		try (InputStream in = LuaScript.class.getResourceAsStream("scripts/" + part)) {
 			if (in == null) {
 				throw new IllegalStateException("script resource missing: " + part);

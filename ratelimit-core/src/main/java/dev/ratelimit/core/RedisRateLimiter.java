@@ -1,11 +1,8 @@
 package dev.ratelimit.core;
 
-import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
 import java.util.function.IntConsumer;
 
@@ -26,21 +23,9 @@ public final class RedisRateLimiter implements RateLimiter {
 	/** Key prefix used when none is given. */
 	public static final String DEFAULT_KEY_PREFIX = "rl:";
 
-	/** The scripts' retry-after of a cost that can never fit (rate_limit.lua, peek.lua). */
-	private static final long SCRIPT_NEVER = -1;
-
-	/**
-	 * Integers per limit in the scripts' reply: allowed, remaining, retry, reset, more, decided at (see
-	 * rate_limit.lua; peek.lua and settle.lua reply alike).
-	 */
-	private static final int REPLY_PER_LIMIT = 6;
-
 	/** Told nothing: a limiter without {@link #withBatchSizes}. */
 	private static final IntConsumer NO_SIZES = (size) -> {
 	};
-
-	/** The {@code COUNT} hint of each {@code SCAN} of {@link #resetAll}. */
-	private static final int RESET_BATCH = 1000;
 
 	private final ScriptExecutor executor;
 
@@ -157,8 +142,8 @@ public final class RedisRateLimiter implements RateLimiter {
 		if (this.batches != null) {
 			return this.batches.decide(limits, call);
 		}
-		RateLimitDecision decision = decisions(limits,
-				this.executor.execute(LuaScript.forLimits(limits), call.keys(), call.args()));
+		RateLimitDecision decision = ScriptReplies.decisions(limits,
+				this.executor.execute(DecisionScripts.forLimits(limits), call.keys(), call.args()));
 		this.batchSizes.accept(1);
 		return decision;
 	}
@@ -170,9 +155,9 @@ public final class RedisRateLimiter implements RateLimiter {
 		if (this.batches != null) {
 			return this.batches.decideAsync(limits, call);
 		}
-		return this.executor.executeAsync(LuaScript.forLimits(limits), call.keys(), call.args()).thenApply((reply) -> {
+		return this.executor.executeAsync(DecisionScripts.forLimits(limits), call.keys(), call.args()).thenApply((reply) -> {
 			this.batchSizes.accept(1);
-			return decisions(limits, reply);
+			return ScriptReplies.decisions(limits, reply);
 		});
 	}
 
@@ -182,7 +167,7 @@ public final class RedisRateLimiter implements RateLimiter {
 		Requests.checkPeek(clientId);
 		Call call = this.calls.peek(clientId, limit);
 		List<Long> reply = this.executor.execute(LuaScript.peek(), call.keys(), call.args());
-		return decisions(List.of(limit), reply).decisions().get(0);
+		return ScriptReplies.decisions(List.of(limit), reply).decisions().get(0);
 	}
 
 	@Override
@@ -190,14 +175,14 @@ public final class RedisRateLimiter implements RateLimiter {
 		Requests.checkPeek(clientId);
 		Call call = this.calls.peek(clientId, limit);
 		return this.executor.executeAsync(LuaScript.peek(), call.keys(), call.args())
-			.thenApply((reply) -> decisions(List.of(limit), reply).decisions().get(0));
+			.thenApply((reply) -> ScriptReplies.decisions(List.of(limit), reply).decisions().get(0));
 	}
 
 	@Override
 	public RateLimitDecision settle(String clientId, List<Settlement> settlements) {
 		Requests.checkSettle(clientId, settlements);
 		Call call = this.calls.settlement(clientId, settlements);
-		return decisions(requests(settlements),
+		return ScriptReplies.decisions(ScriptCalls.requests(settlements),
 				this.executor.execute(LuaScript.forSettlements(settlements), call.keys(), call.args()));
 	}
 
@@ -205,9 +190,9 @@ public final class RedisRateLimiter implements RateLimiter {
 	public CompletionStage<RateLimitDecision> settleAsync(String clientId, List<Settlement> settlements) {
 		Requests.checkSettle(clientId, settlements);
 		Call call = this.calls.settlement(clientId, settlements);
-		List<LimitRequest> requests = requests(settlements);
+		List<LimitRequest> requests = ScriptCalls.requests(settlements);
 		return this.executor.executeAsync(LuaScript.forSettlements(settlements), call.keys(), call.args())
-			.thenApply((reply) -> decisions(requests, reply));
+			.thenApply((reply) -> ScriptReplies.decisions(requests, reply));
 	}
 
 	@Override
@@ -231,29 +216,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	 */
 	@Override
 	public long resetAll() {
-		String pattern = this.keys.statePattern();
-		long cursor = 0;
-		long deleted = 0;
-		do {
-			List<Long> reply;
-			try {
-				reply = this.executor.execute(LuaScript.resetAll(), List.of(),
-						List.of(Long.toString(cursor), pattern, Integer.toString(RESET_BATCH)));
-			}
-			catch (RuntimeException ex) {
-				if (String.valueOf(ex.getMessage()).contains("not supported on a Redis Cluster")) {
-					throw new UnsupportedOperationException("Resetting every client's state is not supported on a "
-							+ "Redis Cluster: reset clients one by one (RateLimiter.reset)", ex);
-				}
-				throw ex;
-			}
-			if (reply.size() != 2) {
-				throw new IllegalStateException("reset_all script replied " + reply);
-			}
-			cursor = reply.get(0);
-			deleted += reply.get(1);
-		}
-		while (cursor != 0);
+		long deleted = StateReset.resetAll(this.executor, this.keys);
 		AcquireLines.resetAll();
 		return deleted;
 	}
@@ -264,14 +227,7 @@ public final class RedisRateLimiter implements RateLimiter {
 		String time = (this.clock != null) ? Long.toString(Requests.timeOf(this.clock)) : ScriptCalls.SERVER_TIME_ARG;
 		List<Long> reply = this.executor.execute(LuaScript.leases(), List.of(this.keys.key(clientId, limit)),
 				List.of(time));
-		List<HeldLease> leases = new ArrayList<>();
-		int at = 0;
-		while (at < reply.size()) {
-			int length = reply.get(at + 1).intValue();
-			leases.add(new HeldLease(text(reply, at + 2, length), reply.get(at)));
-			at += 2 + length;
-		}
-		return leases;
+		return ScriptReplies.leases(reply);
 	}
 
 	/**
@@ -284,39 +240,6 @@ public final class RedisRateLimiter implements RateLimiter {
 		long clockMs = this.calls.clockMs();
 		return this.usage.read(this.executor, limit, period, page, size,
 				(clockMs >= 0) ? clockMs : System.currentTimeMillis());
-	}
-
-	/**
-	 * The text of {@code length} bytes of a script's reply from {@code from}, one byte an integer (leases.lua,
-	 * usage_page.lua): a script's reply holds integers as the executors read it.
-	 */
-	static String text(List<Long> reply, int from, int length) {
-		byte[] text = new byte[length];
-		for (int i = 0; i < length; i++) {
-			text[i] = reply.get(from + i).byteValue();
-		}
-		return new String(text, StandardCharsets.UTF_8);
-	}
-
-	static List<LimitRequest> requests(List<Settlement> settlements) {
-		return settlements.stream().map(Settlement::reservation).toList();
-	}
-
-	/** The decisions of a decision script's reply, 6 integers per limit (rate_limit.lua). */
-	static RateLimitDecision decisions(List<LimitRequest> limits, List<Long> reply) {
-		if (reply.size() != REPLY_PER_LIMIT * limits.size()) {
-			throw new IllegalStateException("rate-limit script replied " + reply + " for " + limits.size() + " limits");
-		}
-		List<LimitDecision> decisions = new ArrayList<>(limits.size());
-		for (int i = 0; i < limits.size(); i++) {
-			int at = REPLY_PER_LIMIT * i;
-			long retry = reply.get(at + 2);
-			decisions.add(new LimitDecision(limits.get(i), reply.get(at) == 1,
-					(retry == SCRIPT_NEVER) ? OptionalLong.empty() : OptionalLong.of(retry),
-					new LimitDecision.Allowance(reply.get(at + 1), reply.get(at + 3), reply.get(at + 4)),
-					reply.get(at + 5)));
-		}
-		return new RateLimitDecision(decisions);
 	}
 
 }

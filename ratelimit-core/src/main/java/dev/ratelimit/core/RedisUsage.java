@@ -153,7 +153,7 @@ final class RedisUsage {
 			int at = 2;
 			while (at < reply.size()) {
 				int length = reply.get(at + 1).intValue();
-				entries.add(new ClientUsage(RedisRateLimiter.text(reply, at + 2, length), reply.get(at)));
+				entries.add(new ClientUsage(ScriptReplies.text(reply, at + 2, length), reply.get(at)));
 				at += 2 + length;
 			}
 			return new Page(reply.get(0), reply.get(1), entries);

@@ -65,7 +65,7 @@ final class ScriptCalls {
 
 	/** settle.lua's KEYS and ARGV, usage.lua's after them if a limit records usage. */
 	Call settlement(String clientId, List<Settlement> settlements) {
-		List<LimitRequest> requests = RedisRateLimiter.requests(settlements);
+		List<LimitRequest> requests = requests(settlements);
 		Call call = limits(clientId, requests, (args, i) -> {
 			args.add(Long.toString(settlements.get(i).actualCost()));
 			args.add(Long.toString(settlements.get(i).reservedAtMs()));
@@ -118,6 +118,11 @@ final class ScriptCalls {
 			return Long.toString(limit.capacity());
 		}
 		return (request.lease() != null) ? request.lease() : "";
+	}
+
+	/** The reservations that {@code settlements} settle, in order: the limits of a settlement script's reply. */
+	static List<LimitRequest> requests(List<Settlement> settlements) {
+		return settlements.stream().map(Settlement::reservation).toList();
 	}
 
 }

@@ -36,7 +36,7 @@ class LuaScriptTest {
 			.doesNotContain("local function calendar_window(settling)");
 		assertThat(LuaScript.rateLimit().source()).contains("local function calendar_window(settling)");
 		LimitDefinition daily = LimitDefinition.calendar("daily", 5, CalendarPeriod.of(CalendarPeriod.Unit.DAY));
-		assertThat(LuaScript.forLimits(List.of(daily.request())).source())
+		assertThat(DecisionScripts.forLimits(List.of(daily.request())).source())
 			.contains("local function calendar_window(settling)")
 			.doesNotContain("local function fixed_window(settling)");
 		assertThatIllegalArgumentException().isThrownBy(() -> LuaScript.rateLimit(List.of()));
@@ -71,7 +71,7 @@ class LuaScriptTest {
 	void onlyALimitThatRecordsUsageRunsTheScriptThatRecordsIt() {
 		LimitDefinition plain = LimitDefinition.of("plain", Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
 		LimitDefinition recording = plain.withUsage();
-		LuaScript decision = LuaScript.forLimits(List.of(plain.request()));
+		LuaScript decision = DecisionScripts.forLimits(List.of(plain.request()));
 		assertThat(decision).isEqualTo(LuaScript.rateLimit(List.of(Algorithm.TOKEN_BUCKET)));
 		assertThat(decision.source()).doesNotContain("ZINCRBY");
 		assertThat(LuaScript.forSettlements(List.of(new Settlement(plain.request(), 1, 2)))).isEqualTo(LuaScript.settle());
@@ -79,7 +79,7 @@ class LuaScriptTest {
 			.contains("ZINCRBY");
 		assertThat(LuaScript.settle().source()).doesNotContain("ZINCRBY");
 
-		LuaScript withUsage = LuaScript.forLimits(List.of(plain.request(), recording.request()));
+		LuaScript withUsage = DecisionScripts.forLimits(List.of(plain.request(), recording.request()));
 		assertThat(withUsage.source()).contains("ZINCRBY");
 		assertThat(withUsage).isNotEqualTo(decision);
 	}

@@ -48,7 +48,7 @@ class RedisCalendarWindowTest extends CalendarWindowContract {
 		String bounds = b[0] + " " + b[1] + " " + b[2] + " " + b[3];
 		JedisScriptExecutor executor = new JedisScriptExecutor(jedis);
 		List<String> args = List.of(Long.toString(redis), "fc", "1", Long.toString(daily.windowMs()), bounds, "1", "0");
-		LuaScript script = LuaScript.forLimits(List.of(daily.request()));
+		LuaScript script = DecisionScripts.forLimits(List.of(daily.request()));
 
 		List<Long> first = executor.execute(script, List.of(key), args);
 		// admitted in Berlin's new day, which ends a day after Redis' midnight

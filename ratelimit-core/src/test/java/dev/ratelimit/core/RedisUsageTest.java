@@ -103,7 +103,7 @@ class RedisUsageTest extends UsageContract {
 		List<String> arguments = new ArrayList<>(List.of(Long.toString(application)));
 		new RedisUsage(keys, false).append("key:a", List.of(API.request(4)), scriptKeys, arguments);
 		args.addAll(arguments.subList(1, arguments.size()));
-		List<Long> reply = new JedisScriptExecutor(jedis).execute(LuaScript.forLimits(List.of(API.request(4))),
+		List<Long> reply = new JedisScriptExecutor(jedis).execute(DecisionScripts.forLimits(List.of(API.request(4))),
 				scriptKeys, args);
 		assertThat(reply.get(0)).isEqualTo(1);
 
