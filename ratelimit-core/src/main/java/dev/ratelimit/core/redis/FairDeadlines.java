@@ -1,6 +1,7 @@
 package dev.ratelimit.core.redis;
 
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -43,21 +44,30 @@ public final class FairDeadlines implements Timeouts {
 
 	private final long backstopNanos;
 
+	/** {@link System#nanoTime()}, or a test's clock of the same scale (the progress's times are on it). */
+	private final LongSupplier nanoTime;
+
 	/**
 	 * @param timer where the deadlines run; for Lettuce the I/O thread, which reads replies before its due tasks
 	 * @param progress what Redis has done with the client's calls
 	 * @param timeout the client's timeout ({@code ratelimit.redis.timeout}), of which the grace is half
 	 */
 	FairDeadlines(Timeouts timer, Progress progress, Duration timeout) {
+		this(timer, progress, timeout, System::nanoTime);
+	}
+
+	/** As above, on {@code nanoTime}: the timer's delays and the progress's times are on that clock. */
+	FairDeadlines(Timeouts timer, Progress progress, Duration timeout, LongSupplier nanoTime) {
 		this.timer = timer;
 		this.progress = progress;
 		this.graceNanos = timeout.toNanos() / 2;
 		this.backstopNanos = timeout.toNanos() * (BACKSTOP - 1);
+		this.nanoTime = nanoTime;
 	}
 
 	@Override
 	public Runnable schedule(Runnable onTimeout, long delayNanos) {
-		long due = System.nanoTime() + delayNanos;
+		long due = this.nanoTime.getAsLong() + delayNanos;
 		Deadline deadline = new Deadline(onTimeout, due + this.graceNanos, due + this.backstopNanos);
 		deadline.at(delayNanos);
 		return deadline::cancel;
@@ -110,7 +120,7 @@ public final class FairDeadlines implements Timeouts {
 			if (this.cancelled) {
 				return;
 			}
-			long now = System.nanoTime();
+			long now = FairDeadlines.this.nanoTime.getAsLong();
 			long waitUntil = waitUntil(now);
 			if (waitUntil - now > 0) {
 				this.confirming = false;
