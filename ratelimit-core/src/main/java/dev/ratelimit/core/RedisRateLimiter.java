@@ -216,7 +216,7 @@ public final class RedisRateLimiter implements RateLimiter {
 	 */
 	@Override
 	public long resetAll() {
-		long deleted = StateReset.resetAll(this.executor, this.keys);
+		long deleted = KeyPrefixReset.resetAll(this.executor, this.keys);
 		AcquireLines.resetAll();
 		return deleted;
 	}

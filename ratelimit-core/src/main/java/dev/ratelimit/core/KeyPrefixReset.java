@@ -6,12 +6,12 @@ import java.util.List;
  * {@link RedisRateLimiter#resetAll()}: every client's state under a key prefix deleted in calls of
  * {@code reset_all.lua} that each scan and delete one batch, so that Redis serves other clients between them.
  */
-final class StateReset {
+final class KeyPrefixReset {
 
 	/** The {@code COUNT} hint of each {@code SCAN}. */
 	private static final int BATCH = 1000;
 
-	private StateReset() {
+	private KeyPrefixReset() {
 	}
 
 	/**
