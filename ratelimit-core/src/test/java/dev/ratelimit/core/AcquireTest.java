@@ -114,9 +114,11 @@ class AcquireTest {
 	}
 
 	/**
-	 * 16 threads waiting on one limit in one JVM ask in line (AcquireLines): each permit costs at most 1.5 decisions
-	 * on every algorithm, not the herd's 6 to 11 of threads that all wake at the same retry-after (docs/BENCHMARKS.md,
-	 * "Waited calls"), and the limit holds. Counts, not times: a loaded machine delays the permits, not the count.
+	 * 16 threads waiting on one limit in one JVM ask in line (AcquireLines) until 100 permits are in: each permit costs
+	 * at most 1.5 decisions on every algorithm, not the herd's 6 to 11 of threads that all wake at the same
+	 * retry-after (docs/BENCHMARKS.md, "Waited calls"), and the limit holds over the time they took. Counts, not
+	 * times: a loaded machine delays the permits, not the count (with a fixed 1.5 s instead, a machine loaded 11 on 2
+	 * cores let only 83 permits through).
 	 */
 	@ParameterizedTest(name = "{0} {2}")
 	@MethodSource("backendsAndRates")
@@ -127,12 +129,14 @@ class AcquireTest {
 		String client = "line-" + algorithm + "-" + System.nanoTime();
 		AtomicInteger permits = new AtomicInteger();
 		AtomicInteger gaveUp = new AtomicInteger();
-		long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+		long start = System.nanoTime();
+		// a limiter that stopped granting fails the count below rather than hanging the build
+		long giveUp = start + Duration.ofSeconds(60).toNanos();
 		List<Thread> threads = new java.util.ArrayList<>();
 		for (int i = 0; i < 16; i++) {
 			Thread thread = new Thread(() -> {
 				try {
-					while (System.nanoTime() - until < 0) {
+					while (permits.get() < 100 && System.nanoTime() - giveUp < 0) {
 						if (counting.acquire(client, List.of(limit.request()), Duration.ofSeconds(5)).allowed()) {
 							permits.incrementAndGet();
 						}
@@ -151,10 +155,11 @@ class AcquireTest {
 		for (Thread thread : threads) {
 			thread.join();
 		}
+		long windows = Duration.ofNanos(System.nanoTime() - start).toMillis() / 200 + 1;
 		assertThat(gaveUp).hasValue(0);
-		// the first window's (or a full bucket's) 20, then 20 per 200 ms: about 170 in 1.5 s, at least 100 on a loaded
-		// machine; a fixed window's boundary lets one window more through
-		assertThat(permits.get()).isBetween(100, 20 + 20 * ((1500 + 5000) / 200) + 20);
+		// 100, and at most the 15 other threads' calls that were waiting when the 100th came; the limit holds: the
+		// first window's (or a full bucket's) 20, then 20 per 200 ms begun, and a fixed window's boundary one window more
+		assertThat(permits.get()).isBetween(100, 115).isLessThanOrEqualTo((int) (20 + 20 * windows + 20));
 		assertThat((double) counting.calls.get() / permits.get()).as("decisions per permit").isLessThanOrEqualTo(1.5);
 		assertThat(AcquireLines.size()).as("lines left").isZero();
 	}
