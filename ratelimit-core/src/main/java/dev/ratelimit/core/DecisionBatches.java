@@ -69,7 +69,7 @@ final class DecisionBatches {
 	RateLimitDecision decide(List<LimitRequest> limits, Call call) {
 		int algorithms = DecisionScripts.set(limits);
 		if (DecisionScripts.recordsUsage(algorithms)) {
-			return alone(limits, call);
+			return alone(this.executor, this.sizes, limits, call);
 		}
 		BatchMember member = new BatchMember(limits, call, algorithms, true);
 		BatchLane lane = lane(call);
@@ -106,11 +106,7 @@ final class DecisionBatches {
 		}
 		int algorithms = DecisionScripts.set(limits);
 		if (DecisionScripts.recordsUsage(algorithms)) {
-			return this.executor.executeAsync(DecisionScripts.forLimits(limits), call.keys(), call.args())
-				.thenApply((reply) -> {
-					this.sizes.accept(1);
-					return ScriptReplies.decisions(limits, reply);
-				});
+			return aloneAsync(this.executor, this.sizes, limits, call);
 		}
 		BatchMember member = new BatchMember(limits, call, algorithms, false);
 		BatchLane lane = lane(call);
@@ -121,11 +117,24 @@ final class DecisionBatches {
 		return member.answer;
 	}
 
-	private RateLimitDecision alone(List<LimitRequest> limits, Call call) {
+	/**
+	 * A decision in a call of its own, on this thread: what a limiter without batches sends, and a decision that
+	 * records usage. {@code sizes} is told 1.
+	 */
+	static RateLimitDecision alone(ScriptExecutor executor, IntConsumer sizes, List<LimitRequest> limits, Call call) {
 		RateLimitDecision decision = ScriptReplies.decisions(limits,
-				this.executor.execute(DecisionScripts.forLimits(limits), call.keys(), call.args()));
-		this.sizes.accept(1);
+				executor.execute(DecisionScripts.forLimits(limits), call.keys(), call.args()));
+		sizes.accept(1);
 		return decision;
+	}
+
+	/** {@link #alone}, without waiting. */
+	static CompletionStage<RateLimitDecision> aloneAsync(ScriptExecutor executor, IntConsumer sizes,
+			List<LimitRequest> limits, Call call) {
+		return executor.executeAsync(DecisionScripts.forLimits(limits), call.keys(), call.args()).thenApply((reply) -> {
+			sizes.accept(1);
+			return ScriptReplies.decisions(limits, reply);
+		});
 	}
 
 	private BatchLane lane(Call call) {

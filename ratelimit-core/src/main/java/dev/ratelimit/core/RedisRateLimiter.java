@@ -142,10 +142,7 @@ public final class RedisRateLimiter implements RateLimiter {
 		if (this.batches != null) {
 			return this.batches.decide(limits, call);
 		}
-		RateLimitDecision decision = ScriptReplies.decisions(limits,
-				this.executor.execute(DecisionScripts.forLimits(limits), call.keys(), call.args()));
-		this.batchSizes.accept(1);
-		return decision;
+		return DecisionBatches.alone(this.executor, this.batchSizes, limits, call);
 	}
 
 	@Override
@@ -155,10 +152,7 @@ public final class RedisRateLimiter implements RateLimiter {
 		if (this.batches != null) {
 			return this.batches.decideAsync(limits, call);
 		}
-		return this.executor.executeAsync(DecisionScripts.forLimits(limits), call.keys(), call.args()).thenApply((reply) -> {
-			this.batchSizes.accept(1);
-			return ScriptReplies.decisions(limits, reply);
-		});
+		return DecisionBatches.aloneAsync(this.executor, this.batchSizes, limits, call);
 	}
 
 	/** One call of {@link LuaScript#peek()}: the time and the limit's values of a decision but the shadow flag. */
